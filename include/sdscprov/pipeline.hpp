@@ -1,0 +1,41 @@
+// The pipeline: discovery on one thread, per-kernel work on `jobs` worker threads (each with its
+// own Scanner: one simdjson parser and one read buffer, reused), results delivered to the caller
+// in discovery order. Output is therefore identical whatever `jobs` is, and memory stays flat:
+// at most a bounded window of kernel results is held at once.
+#pragma once
+
+#include "sdscprov/discover.hpp"
+#include "sdscprov/report.hpp"
+#include "sdscprov/scan.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sdscprov {
+
+struct PipelineOptions {
+    unsigned jobs = 0; // 0: all cores
+    DiscoverOptions discover;
+    ScanOptions scan;
+};
+
+// Fills `report.files` (and whatever else the command needs) for one kernel directory. Runs on a
+// worker thread; must not touch shared state.
+using KernelWork = std::function<void(KernelReport& report, Scanner& scanner)>;
+
+// The work of `sdscprov scan`: scan every file of the kernel directory.
+void scan_kernel(KernelReport& report, Scanner& scanner);
+
+struct PipelineResult {
+    Totals totals;
+    std::vector<Problem> problems; // every problem, in discovery order
+};
+
+// Runs discovery and `work` over `roots`; calls `deliver` on the calling thread for each kernel
+// directory, in discovery order.
+PipelineResult run_pipeline(const std::vector<std::string>& roots, const PipelineOptions& options,
+                            const KernelWork& work,
+                            const std::function<void(const KernelReport&)>& deliver);
+
+} // namespace sdscprov

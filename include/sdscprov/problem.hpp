@@ -1,0 +1,57 @@
+// Problems: what went wrong with one input, as a value. Stages never throw for bad input; they
+// return Problems and the command-line front decides the exit status.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace sdscprov {
+
+// 1-based line and column of a byte offset. Column counts code points (UTF-8 lead bytes) from the
+// start of the line, so it matches what an editor shows. 0:0 means "no position" (e.g. a file that
+// could not be opened).
+struct TextPosition {
+    std::size_t line = 0;
+    std::size_t col = 0;
+};
+
+// Line and column of `offset` in `bytes` (offset may equal bytes.size(), the position after the
+// last byte). A UTF-8 byte order mark at the start does not count as a column.
+TextPosition position_at(std::string_view bytes, std::size_t offset);
+
+enum class Severity { error, warning, note };
+
+std::string_view to_string(Severity s);
+
+// Stable codes: reports, SARIF rule ids and the exit status are derived from them.
+enum class ProblemCode {
+    io_error,          // could not open, stat or read a file or directory
+    not_regular_file,  // a fifo, socket or device named like an SDSC file
+    file_too_large,    // larger than --max-file-size
+    parse_error,       // not valid JSON
+    not_sdsc,          // valid JSON, not an SDSC document (FORMATS section 2)
+    duplicate_handle,  // debug_handle_ more than once in the op object
+    index_mismatch,    // N in the op key differs from N in the file name
+    opfunc_mismatch,   // opfunc in the op key differs from the file name's
+    malformed_handle,  // debug_handle_ present but not of the shape in FORMATS section 3
+    bad_argument,      // a command-line path that does not exist
+};
+
+std::string_view to_string(ProblemCode c);
+Severity default_severity(ProblemCode c);
+
+struct Problem {
+    std::string path;
+    TextPosition pos;
+    Severity severity = Severity::error;
+    ProblemCode code = ProblemCode::parse_error;
+    std::string message;
+};
+
+inline Problem make_problem(std::string path, TextPosition pos, ProblemCode code,
+                            std::string message) {
+    return Problem{std::move(path), pos, default_severity(code), code, std::move(message)};
+}
+
+} // namespace sdscprov

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Shared set-up for demo.sh and test.sh: install what is missing (Debian packages only),
+# then configure and build in Release. Quick when everything is already there.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${SDSCPROV_BUILD_DIR:-$root/build}
+
+# Debian packages this project builds and tests with (see README "Dependencies").
+packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev doctest-dev libssl-dev python3 git)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$build_dir" -j "$(nproc)"

@@ -1,0 +1,348 @@
+#include "sdscprov/discover.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+namespace sdscprov {
+
+std::string_view to_string(FileNaming n) {
+    switch (n) {
+    case FileNaming::indexed:
+        return "sdsc_N";
+    case FileNaming::indexed_opfunc:
+        return "sdsc_N_opfunc";
+    case FileNaming::execute:
+        return "execute";
+    case FileNaming::named:
+        return "named";
+    }
+    return "named";
+}
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident(char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
+
+std::string join_path(std::string_view dir, std::string_view name) {
+    std::string p;
+    p.reserve(dir.size() + 1 + name.size());
+    p.append(dir);
+    if (!p.empty() && p.back() != '/') {
+        p.push_back('/');
+    }
+    p.append(name);
+    return p;
+}
+
+std::string_view base_name(std::string_view path) {
+    while (path.size() > 1 && path.back() == '/') {
+        path.remove_suffix(1);
+    }
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string parent_path(std::string_view path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string_view::npos) {
+        return ".";
+    }
+    return slash == 0 ? std::string("/") : std::string(path.substr(0, slash));
+}
+
+std::string errno_message(int err) { return std::strerror(err); }
+
+bool by_index_then_name(const SdscFile& a, const SdscFile& b) {
+    // Files without an index sort after indexed ones; then byte order of the path.
+    auto ia = a.name.index.value_or(UINT64_MAX);
+    auto ib = b.name.index.value_or(UINT64_MAX);
+    return ia != ib ? ia < ib : a.path < b.path;
+}
+
+enum class EntryKind { file, directory, other };
+
+struct Entry {
+    std::string name;
+    EntryKind kind;
+    bool is_symlink;
+};
+
+class Walker {
+public:
+    Walker(const DiscoverOptions& options, const std::function<void(KernelDir&&)>& on_kernel_dir,
+           const std::function<void(Problem&&)>& on_problem)
+        : options_(options), on_kernel_dir_(on_kernel_dir), on_problem_(on_problem) {}
+
+    void walk(const std::string& root) {
+        // Explicit stack: nesting depth is bounded by the file system, not by our call stack.
+        std::vector<std::string> stack;
+        stack.push_back(root);
+        while (!stack.empty()) {
+            std::string dir = std::move(stack.back());
+            stack.pop_back();
+            if (options_.follow_symlinks && !first_visit(dir)) {
+                continue;
+            }
+            std::vector<Entry> entries;
+            if (!read_directory(dir, entries)) {
+                continue;
+            }
+            ++stats_.directories;
+            visit(dir, entries, stack);
+        }
+    }
+
+    const DiscoverStats& stats() const { return stats_; }
+
+private:
+    // Reads one directory's entries, sorted by name. Symlinks are resolved to the kind of their
+    // target; a directory symlink is kept only when following is on and its target is new.
+    bool read_directory(const std::string& dir, std::vector<Entry>& entries) {
+        DIR* d = ::opendir(dir.c_str());
+        if (d == nullptr) {
+            on_problem_(make_problem(dir, {}, ProblemCode::io_error,
+                                     "cannot read directory: " + errno_message(errno)));
+            return false;
+        }
+        int dfd = ::dirfd(d);
+        errno = 0;
+        while (dirent* e = ::readdir(d)) {
+            std::string_view name = e->d_name;
+            if (name == "." || name == "..") {
+                continue;
+            }
+            Entry entry{std::string(name), EntryKind::other, false};
+            unsigned char type = e->d_type;
+            if (type == DT_UNKNOWN || type == DT_LNK) {
+                struct stat st{};
+                if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                    continue;
+                }
+                if (S_ISLNK(st.st_mode)) {
+                    entry.is_symlink = true;
+                    if (::fstatat(dfd, e->d_name, &st, 0) != 0) {
+                        continue; // dangling link
+                    }
+                }
+                type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+                if (type == DT_DIR && entry.is_symlink && !options_.follow_symlinks) {
+                    continue;
+                }
+            }
+            // Fifos, sockets and devices named like SDSC files are kept as "files": reading them
+            // reports them instead of silently skipping a name the user expects to be scanned.
+            entry.kind = type == DT_DIR ? EntryKind::directory : EntryKind::file;
+            entries.push_back(std::move(entry));
+        }
+        int err = errno;
+        ::closedir(d);
+        if (err != 0) {
+            on_problem_(make_problem(dir, {}, ProblemCode::io_error,
+                                     "error while reading directory: " + errno_message(err)));
+        }
+        std::sort(entries.begin(), entries.end(),
+                  [](const Entry& a, const Entry& b) { return a.name < b.name; });
+        return true;
+    }
+
+    // With symlinks followed, a directory reached twice (a loop, or two links to one target) is
+    // walked once.
+    bool first_visit(const std::string& dir) {
+        struct stat st{};
+        if (::stat(dir.c_str(), &st) != 0) {
+            return true; // reading it will report the problem
+        }
+        return visited_.insert({st.st_dev, st.st_ino}).second;
+    }
+
+    bool skipped_as_incomplete(std::string_view name, std::string_view parent_name) const {
+        if (options_.include_incomplete) {
+            return false;
+        }
+        return name.find(".tmp.") != std::string_view::npos ||
+               (name == "failed" && parent_name == "inductor-spyre-cache");
+    }
+
+    void visit(const std::string& dir, const std::vector<Entry>& entries,
+               std::vector<std::string>& stack) {
+        KernelDir kd;
+        kd.path = dir;
+        std::string dir_name(base_name(dir));
+        bool has_execute = false;
+        for (const auto& e : entries) {
+            if (e.kind == EntryKind::directory) {
+                has_execute |= e.name == "execute";
+                continue;
+            }
+            if (e.name == "bundle.mlir") {
+                kd.has_bundle = true;
+            } else if (auto name = match_sdsc_file_name(e.name)) {
+                kd.files.push_back({join_path(dir, e.name), std::move(*name)});
+            }
+        }
+        if (has_execute) {
+            collect_execute_files(dir, kd);
+        }
+        if (!kd.files.empty()) {
+            kd.kernel = kernel_name_from_dir(dir_name);
+            std::sort(kd.files.begin(), kd.files.end(), by_index_then_name);
+            on_kernel_dir_(std::move(kd));
+        }
+        // Push subdirectories in reverse so that they are walked in name order.
+        for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+            if (it->kind != EntryKind::directory) {
+                continue;
+            }
+            if (skipped_as_incomplete(it->name, dir_name)) {
+                ++stats_.skipped_incomplete;
+                continue;
+            }
+            stack.push_back(join_path(dir, it->name));
+        }
+    }
+
+    // The oldest layout keeps one op per kernel in <kernel dir>/execute/<kernel>/sdsc.json; those
+    // files belong to the kernel directory, not to execute/<kernel>/.
+    void collect_execute_files(const std::string& dir, KernelDir& kd) {
+        std::string execute = join_path(dir, "execute");
+        DIR* d = ::opendir(execute.c_str());
+        if (d == nullptr) {
+            return; // reported when the walk reaches it
+        }
+        std::vector<std::string> found;
+        while (dirent* e = ::readdir(d)) {
+            std::string_view name = e->d_name;
+            if (name == "." || name == "..") {
+                continue;
+            }
+            std::string candidate = join_path(join_path(execute, name), "sdsc.json");
+            struct stat st{};
+            if (::stat(candidate.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+                found.push_back(std::move(candidate));
+            }
+        }
+        ::closedir(d);
+        std::sort(found.begin(), found.end());
+        for (auto& path : found) {
+            kd.files.push_back({std::move(path), SdscName{FileNaming::execute, std::nullopt, {}}});
+        }
+    }
+
+    const DiscoverOptions& options_;
+    const std::function<void(KernelDir&&)>& on_kernel_dir_;
+    const std::function<void(Problem&&)>& on_problem_;
+    std::set<std::pair<dev_t, ino_t>> visited_;
+    DiscoverStats stats_;
+};
+
+} // namespace
+
+std::optional<SdscName> match_sdsc_file_name(std::string_view name) {
+    constexpr std::string_view prefix = "sdsc_";
+    constexpr std::string_view suffix = ".json";
+    if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
+        !name.ends_with(suffix)) {
+        return std::nullopt;
+    }
+    std::string_view stem = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    std::size_t digits = 0;
+    while (digits < stem.size() && is_digit(stem[digits])) {
+        ++digits;
+    }
+    if (digits == 0 || digits > 19) {
+        return std::nullopt;
+    }
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < digits; ++i) {
+        n = n * 10 + static_cast<std::uint64_t>(stem[i] - '0');
+    }
+    if (digits == stem.size()) {
+        return SdscName{FileNaming::indexed, n, {}};
+    }
+    std::string_view opfunc = stem.substr(digits + 1);
+    if (stem[digits] != '_' || opfunc.empty() || !std::all_of(opfunc.begin(), opfunc.end(), is_ident)) {
+        return std::nullopt;
+    }
+    return SdscName{FileNaming::indexed_opfunc, n, std::string(opfunc)};
+}
+
+std::optional<std::string> kernel_name_from_dir(std::string_view name) {
+    constexpr std::size_t random_len = 8;
+    if (name.size() > 9 && std::all_of(name.begin(), name.begin() + 8, is_lower_hex) &&
+        name[8] == '_' && name.substr(9).starts_with("sdsc_")) {
+        name.remove_prefix(9);
+    }
+    if (!name.starts_with("sdsc_") || name.size() < 5 + 1 + 1 + random_len) {
+        return std::nullopt;
+    }
+    std::string_view random = name.substr(name.size() - random_len);
+    std::string_view kernel = name.substr(0, name.size() - random_len - 1);
+    if (name[name.size() - random_len - 1] != '_' ||
+        !std::all_of(random.begin(), random.end(), is_ident) ||
+        !std::all_of(kernel.begin(), kernel.end(), is_ident) || kernel.size() <= 5) {
+        return std::nullopt;
+    }
+    return std::string(kernel);
+}
+
+DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOptions& options,
+                       const std::function<void(KernelDir&&)>& on_kernel_dir,
+                       const std::function<void(Problem&&)>& on_problem) {
+    Walker walker(options, on_kernel_dir, on_problem);
+    std::vector<KernelDir> file_groups; // explicit file roots, grouped by parent
+    for (const auto& root : roots) {
+        struct stat st{};
+        if (::stat(root.c_str(), &st) != 0) {
+            on_problem(make_problem(root, {}, ProblemCode::bad_argument,
+                                    "cannot access: " + errno_message(errno)));
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            walker.walk(root);
+            continue;
+        }
+        std::string parent = parent_path(root);
+        auto group = std::find_if(file_groups.begin(), file_groups.end(),
+                                  [&](const KernelDir& k) { return k.path == parent; });
+        if (group == file_groups.end()) {
+            KernelDir kd;
+            kd.path = parent;
+            kd.kernel = kernel_name_from_dir(base_name(parent == "." ? std::string_view{} : parent));
+            struct stat bundle{};
+            kd.has_bundle = ::stat(join_path(parent, "bundle.mlir").c_str(), &bundle) == 0;
+            file_groups.push_back(std::move(kd));
+            group = std::prev(file_groups.end());
+        }
+        bool seen = std::any_of(group->files.begin(), group->files.end(),
+                                [&](const SdscFile& f) { return f.path == root; });
+        if (seen) {
+            continue;
+        }
+        std::string_view file_name = base_name(root);
+        SdscName name{FileNaming::named, std::nullopt, {}};
+        if (auto m = match_sdsc_file_name(file_name)) {
+            name = std::move(*m);
+        } else if (file_name == "sdsc.json" && base_name(parent_path(parent)) == "execute") {
+            name.naming = FileNaming::execute;
+        }
+        group->files.push_back({root, std::move(name)});
+    }
+    for (auto& group : file_groups) {
+        std::sort(group.files.begin(), group.files.end(), by_index_then_name);
+        on_kernel_dir(std::move(group));
+    }
+    return walker.stats();
+}
+
+} // namespace sdscprov

@@ -1,0 +1,579 @@
+#include "sdscprov/report.hpp"
+
+#include <algorithm>
+#include <ostream>
+#include <rapidjson/ostreamwrapper.h>
+#include <rapidjson/prettywriter.h>
+#include <set>
+#include <sstream>
+
+namespace sdscprov {
+
+void HandleCounts::add(const ScanResult& r) {
+    ++files;
+    switch (r.status) {
+    case FileStatus::ok:
+        switch (r.handle_state) {
+        case HandleState::populated:
+            ++populated;
+            break;
+        case HandleState::null:
+            ++null;
+            break;
+        case HandleState::absent:
+            ++absent;
+            break;
+        case HandleState::malformed:
+            ++malformed;
+            break;
+        }
+        for (std::size_t m = 0; m < provenance_member_count; ++m) {
+            provenance[m] += r.has(static_cast<ProvenanceMember>(m)) ? 1 : 0;
+        }
+        break;
+    case FileStatus::not_sdsc:
+        ++not_sdsc;
+        break;
+    case FileStatus::invalid_json:
+        ++invalid_json;
+        break;
+    case FileStatus::unreadable:
+        ++unreadable;
+        break;
+    }
+    for (const auto& p : r.problems) {
+        errors += p.severity == Severity::error ? 1 : 0;
+        warnings += p.severity == Severity::warning ? 1 : 0;
+    }
+}
+
+void HandleCounts::add(const HandleCounts& o) {
+    files += o.files;
+    populated += o.populated;
+    null += o.null;
+    absent += o.absent;
+    malformed += o.malformed;
+    not_sdsc += o.not_sdsc;
+    invalid_json += o.invalid_json;
+    unreadable += o.unreadable;
+    errors += o.errors;
+    warnings += o.warnings;
+    for (std::size_t m = 0; m < provenance_member_count; ++m) {
+        provenance[m] += o.provenance[m];
+    }
+}
+
+Coverage coverage(std::uint64_t count, std::uint64_t total) {
+    if (count == 0 || total == 0) {
+        return Coverage::none;
+    }
+    return count >= total ? Coverage::all : Coverage::some;
+}
+
+namespace {
+
+std::string_view coverage_name(Coverage c) {
+    return c == Coverage::all ? "all" : c == Coverage::none ? "none" : "some";
+}
+
+std::string coverage_text(std::uint64_t count, std::uint64_t total) {
+    switch (coverage(count, total)) {
+    case Coverage::all:
+        return "all";
+    case Coverage::none:
+        return "none";
+    case Coverage::some:
+        break;
+    }
+    return std::to_string(count) + "/" + std::to_string(total);
+}
+
+std::string coverage_mark(std::uint64_t count, std::uint64_t total) {
+    switch (coverage(count, total)) {
+    case Coverage::all:
+        return "\xE2\x9C\x85"; // check mark, as in the audit
+    case Coverage::none:
+        return "\xE2\x9D\x8C"; // cross mark
+    case Coverage::some:
+        break;
+    }
+    return "\xE2\x97\x90 " + std::to_string(count) + "/" + std::to_string(total);
+}
+
+std::string location(const Problem& p) {
+    std::string s = p.path;
+    if (p.pos.line > 0) {
+        s += ':' + std::to_string(p.pos.line) + ':' + std::to_string(p.pos.col);
+    }
+    return s;
+}
+
+// Files in which any provenance member is populated.
+std::uint64_t files_with_any_provenance(const KernelReport& k) {
+    return static_cast<std::uint64_t>(std::count_if(
+        k.files.begin(), k.files.end(),
+        [](const ScanResult& r) { return r.status == FileStatus::ok && r.provenance != 0; }));
+}
+
+// ---- text --------------------------------------------------------------------------------------
+
+class TextPrinter final : public ReportPrinter {
+public:
+    TextPrinter(std::ostream& out, PrinterOptions options) : out_(out), options_(options) {}
+
+    void kernel(const KernelReport& k) override {
+        if (!header_done_) {
+            out_ << paint(bold, "files  populated   null  absent  malformed  problems  kernel") << "  "
+                 << paint(dim, "directory") << '\n';
+            header_done_ = true;
+        }
+        const auto& c = k.counts;
+        char line[96];
+        std::snprintf(line, sizeof line, "%5llu  %9llu  %5llu  %6llu  %9llu  %8llu  ",
+                      static_cast<unsigned long long>(c.files),
+                      static_cast<unsigned long long>(c.populated),
+                      static_cast<unsigned long long>(c.null),
+                      static_cast<unsigned long long>(c.absent),
+                      static_cast<unsigned long long>(c.malformed),
+                      static_cast<unsigned long long>(c.errors + c.warnings));
+        const char* tone = c.errors > 0                       ? red
+                           : c.populated == c.sdsc_documents() ? green
+                                                               : yellow;
+        out_ << paint(tone, line) << (k.dir.kernel ? *k.dir.kernel : std::string("?")) << "  "
+             << paint(dim, k.dir.path) << '\n';
+    }
+
+    void finish(const Totals& t, const std::vector<Problem>& problems) override {
+        const auto& c = t.counts;
+        if (!problems.empty()) {
+            out_ << '\n';
+            for (const auto& p : problems) {
+                const char* tone = p.severity == Severity::error ? red : yellow;
+                out_ << location(p) << ": " << paint(tone, std::string(to_string(p.severity)))
+                     << ": " << p.message << " [" << to_string(p.code) << "]\n";
+            }
+        }
+        out_ << '\n'
+             << paint(bold, "total") << ": " << t.kernels << " kernel director"
+             << (t.kernels == 1 ? "y" : "ies") << ", " << c.files << " SDSC file"
+             << (c.files == 1 ? "" : "s") << ": " << c.populated << " populated, " << c.null
+             << " null, " << c.absent << " absent, " << c.malformed << " malformed";
+        if (c.not_sdsc + c.invalid_json + c.unreadable > 0) {
+            out_ << "; " << c.not_sdsc << " not SDSC, " << c.invalid_json << " invalid JSON, "
+                 << c.unreadable << " unreadable";
+        }
+        out_ << '\n';
+        if (t.discovery.skipped_incomplete > 0) {
+            out_ << "skipped " << t.discovery.skipped_incomplete
+                 << " incomplete kernel-cache entr"
+                 << (t.discovery.skipped_incomplete == 1 ? "y" : "ies")
+                 << " (*.tmp.*, failed/); --include-incomplete scans them\n";
+        }
+        std::uint64_t docs = c.sdsc_documents();
+        out_ << '\n'
+             << paint(bold, "SuperDSC JSON provenance") << " (the audit's last column, FORMATS §6; "
+             << docs << " SDSC document" << (docs == 1 ? "" : "s") << "):\n";
+        for (std::size_t m = 0; m < provenance_member_count; ++m) {
+            std::string name(to_string(static_cast<ProvenanceMember>(m)));
+            name.resize(15, ' ');
+            std::string cell = coverage_text(c.provenance[m], docs);
+            const char* tone = coverage(c.provenance[m], docs) == Coverage::all ? green
+                               : coverage(c.provenance[m], docs) == Coverage::none ? red
+                                                                                   : yellow;
+            out_ << "  " << name << paint(tone, cell) << '\n';
+        }
+    }
+
+private:
+    static constexpr const char* bold = "\x1b[1m";
+    static constexpr const char* dim = "\x1b[2m";
+    static constexpr const char* red = "\x1b[31m";
+    static constexpr const char* green = "\x1b[32m";
+    static constexpr const char* yellow = "\x1b[33m";
+
+    std::string paint(const char* code, const std::string& s) const {
+        return options_.color ? code + s + "\x1b[0m" : s;
+    }
+
+    std::ostream& out_;
+    PrinterOptions options_;
+    bool header_done_ = false;
+};
+
+// ---- JSON (docs/report-json.md) -------------------------------------------------------------
+
+class JsonPrinter final : public ReportPrinter {
+public:
+    JsonPrinter(std::ostream& out, PrinterOptions options)
+        : stream_(out), writer_(stream_), options_(std::move(options)) {
+        writer_.SetIndent(' ', 2);
+        writer_.StartObject();
+        key("sdscprov_report");
+        writer_.Int(1);
+        key("tool");
+        writer_.StartObject();
+        key("name");
+        string("sdscprov");
+        key("version");
+        string(SDSCPROV_VERSION);
+        writer_.EndObject();
+        key("command");
+        string(options_.command);
+        key("kernels");
+        writer_.StartArray();
+    }
+
+    void kernel(const KernelReport& k) override {
+        writer_.StartObject();
+        key("dir");
+        string(k.dir.path);
+        key("kernel");
+        optional_string(k.dir.kernel);
+        key("bundle");
+        writer_.Bool(k.dir.has_bundle);
+        key("counts");
+        counts(k.counts);
+        key("files");
+        writer_.StartArray();
+        for (const auto& f : k.files) {
+            file(f);
+        }
+        writer_.EndArray();
+        writer_.EndObject();
+    }
+
+    void finish(const Totals& t, const std::vector<Problem>& problems) override {
+        writer_.EndArray();
+        key("problems");
+        writer_.StartArray();
+        for (const auto& p : problems) {
+            writer_.StartObject();
+            key("path");
+            string(p.path);
+            key("line");
+            position(p.pos.line);
+            key("col");
+            position(p.pos.col);
+            key("severity");
+            string(to_string(p.severity));
+            key("code");
+            string(to_string(p.code));
+            key("message");
+            string(p.message);
+            writer_.EndObject();
+        }
+        writer_.EndArray();
+        const auto& c = t.counts;
+        key("totals");
+        writer_.StartObject();
+        key("kernels");
+        writer_.Uint64(t.kernels);
+        key("files");
+        writer_.Uint64(c.files);
+        key("handles_populated");
+        writer_.Uint64(c.populated);
+        key("handles_null");
+        writer_.Uint64(c.null);
+        key("handles_absent");
+        writer_.Uint64(c.absent);
+        key("handles_malformed");
+        writer_.Uint64(c.malformed);
+        key("not_sdsc");
+        writer_.Uint64(c.not_sdsc);
+        key("invalid_json");
+        writer_.Uint64(c.invalid_json);
+        key("unreadable");
+        writer_.Uint64(c.unreadable);
+        key("errors");
+        writer_.Uint64(c.errors);
+        key("warnings");
+        writer_.Uint64(c.warnings);
+        key("skipped_incomplete");
+        writer_.Uint64(t.discovery.skipped_incomplete);
+        writer_.EndObject();
+        key("superdsc_json");
+        writer_.StartObject();
+        key("documents");
+        writer_.Uint64(c.sdsc_documents());
+        key("members");
+        writer_.StartObject();
+        for (std::size_t m = 0; m < provenance_member_count; ++m) {
+            key(to_string(static_cast<ProvenanceMember>(m)));
+            writer_.StartObject();
+            key("files");
+            writer_.Uint64(c.provenance[m]);
+            key("coverage");
+            string(coverage_name(coverage(c.provenance[m], c.sdsc_documents())));
+            writer_.EndObject();
+        }
+        writer_.EndObject();
+        writer_.EndObject();
+        writer_.EndObject();
+        stream_.Flush();
+        stream_.Put('\n');
+        stream_.Flush();
+    }
+
+private:
+    using Writer = rapidjson::PrettyWriter<rapidjson::OStreamWrapper>;
+
+    void key(std::string_view k) { writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
+    void string(std::string_view s) {
+        writer_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    }
+    void optional_string(const std::optional<std::string>& s) {
+        if (s) {
+            string(*s);
+        } else {
+            writer_.Null();
+        }
+    }
+    void position(std::size_t v) {
+        if (v == 0) {
+            writer_.Null();
+        } else {
+            writer_.Uint64(v);
+        }
+    }
+
+    void counts(const HandleCounts& c) {
+        writer_.StartObject();
+        key("files");
+        writer_.Uint64(c.files);
+        key("populated");
+        writer_.Uint64(c.populated);
+        key("null");
+        writer_.Uint64(c.null);
+        key("absent");
+        writer_.Uint64(c.absent);
+        key("malformed");
+        writer_.Uint64(c.malformed);
+        key("not_sdsc");
+        writer_.Uint64(c.not_sdsc);
+        key("invalid_json");
+        writer_.Uint64(c.invalid_json);
+        key("unreadable");
+        writer_.Uint64(c.unreadable);
+        key("errors");
+        writer_.Uint64(c.errors);
+        key("warnings");
+        writer_.Uint64(c.warnings);
+        writer_.EndObject();
+    }
+
+    void handle(const DebugHandle& h) {
+        writer_.StartObject();
+        key("id");
+        string(h.id);
+        key("source");
+        if (h.source) {
+            writer_.StartObject();
+            key("file");
+            string(h.source->file);
+            key("start_line");
+            writer_.Int64(h.source->start_line);
+            key("start_col");
+            writer_.Int64(h.source->start_col);
+            key("end_line");
+            optional_int(h.source->end_line);
+            key("end_col");
+            optional_int(h.source->end_col);
+            writer_.EndObject();
+        } else {
+            writer_.Null();
+        }
+        key("aten_op");
+        optional_string(h.aten_op);
+        key("ir_chain");
+        writer_.StartArray();
+        for (const auto& s : h.ir_chain) {
+            string(s);
+        }
+        writer_.EndArray();
+        key("fused_from");
+        writer_.StartArray();
+        for (const auto& child : h.fused_from) {
+            handle(child);
+        }
+        writer_.EndArray();
+        if (h.history_shape == HistoryShape::fusion_context) {
+            key("fusion_context");
+            optional_string(h.fusion_context);
+        } else {
+            key("transform_history");
+            writer_.StartArray();
+            for (const auto& step : h.transform_history) {
+                writer_.StartObject();
+                key("kind");
+                string(step.kind);
+                key("pass_name");
+                string(step.pass_name);
+                key("reason");
+                optional_string(step.reason);
+                writer_.EndObject();
+            }
+            writer_.EndArray();
+        }
+        writer_.EndObject();
+    }
+
+    void optional_int(const std::optional<std::int64_t>& v) {
+        if (v) {
+            writer_.Int64(*v);
+        } else {
+            writer_.Null();
+        }
+    }
+
+    void file(const ScanResult& f) {
+        writer_.StartObject();
+        key("path");
+        string(f.file.path);
+        key("naming");
+        string(to_string(f.file.name.naming));
+        key("status");
+        string(to_string(f.status));
+        bool ok = f.status == FileStatus::ok;
+        key("op");
+        if (ok) {
+            string(f.op_key);
+        } else {
+            writer_.Null();
+        }
+        key("index");
+        if (ok && f.index) {
+            writer_.Uint64(*f.index);
+        } else {
+            writer_.Null();
+        }
+        key("opfunc");
+        if (ok && f.index) {
+            string(f.opfunc);
+        } else {
+            writer_.Null();
+        }
+        key("line");
+        position(ok ? f.op_key_pos.line : 0);
+        key("col");
+        position(ok ? f.op_key_pos.col : 0);
+        key("handle");
+        if (ok) {
+            string(to_string(f.handle_state));
+        } else {
+            writer_.Null();
+        }
+        key("debug_handle");
+        if (f.handle) {
+            handle(*f.handle);
+        } else {
+            writer_.Null();
+        }
+        key("provenance");
+        writer_.StartArray();
+        for (std::size_t m = 0; m < provenance_member_count; ++m) {
+            if (f.has(static_cast<ProvenanceMember>(m))) {
+                string(to_string(static_cast<ProvenanceMember>(m)));
+            }
+        }
+        writer_.EndArray();
+        writer_.EndObject();
+    }
+
+    rapidjson::OStreamWrapper stream_;
+    Writer writer_;
+    PrinterOptions options_;
+};
+
+// ---- Markdown: the audit's Stage 6 section, per kernel ------------------------------------------
+
+class MarkdownPrinter final : public ReportPrinter {
+public:
+    MarkdownPrinter(std::ostream& out, PrinterOptions options) : out_(out), options_(options) {}
+
+    void kernel(const KernelReport& k) override {
+        const auto& c = k.counts;
+        body_ << "### `" << (k.dir.kernel ? *k.dir.kernel : std::string("(unknown kernel)"))
+              << "`\n\n";
+        body_ << "- directory: `" << k.dir.path << "`\n";
+        body_ << "- ops (" << c.sdsc_documents() << "): ";
+        bool first = true;
+        for (const auto& f : k.files) {
+            if (f.status == FileStatus::ok) {
+                body_ << (first ? "" : ", ") << '`' << f.op_key << '`';
+                first = false;
+            }
+        }
+        body_ << (first ? "none\n" : "\n");
+        body_ << "- `debug_handle_`: populated " << c.populated << ", null " << c.null
+              << ", absent " << c.absent << ", malformed " << c.malformed << '\n';
+        std::set<std::string> sources;
+        for (const auto& f : k.files) {
+            if (f.handle && f.handle->source) {
+                sources.insert(f.handle->source->file + ":" +
+                               std::to_string(f.handle->source->start_line));
+            }
+        }
+        if (!sources.empty()) {
+            body_ << "- source lines:";
+            for (const auto& s : sources) {
+                body_ << " `" << s << '`';
+            }
+            body_ << '\n';
+        }
+        if (c.errors + c.warnings > 0) {
+            body_ << "- problems: " << c.errors << " errors, " << c.warnings << " warnings\n";
+        }
+        body_ << "- `sdsc_*.json` files: " << c.files << " &nbsp; provenance in JSON: "
+              << coverage_mark(files_with_any_provenance(k), c.sdsc_documents()) << "\n\n";
+        any_provenance_ += files_with_any_provenance(k);
+    }
+
+    void finish(const Totals& t, const std::vector<Problem>& problems) override {
+        const auto& c = t.counts;
+        std::uint64_t docs = c.sdsc_documents();
+        out_ << "## Stage 6 \xE2\x80\x94 SuperDSC: " << c.files << " `sdsc_*.json` files ("
+             << t.kernels << " kernels)\n\n";
+        out_ << "Provenance field present in any emitted `sdsc_*.json`: "
+             << coverage_mark(any_provenance_, docs) << "\n\n";
+        out_ << "| Field | SuperDSC JSON |\n| --- | --- |\n";
+        for (std::size_t m = 0; m < provenance_member_count; ++m) {
+            out_ << "| `" << to_string(static_cast<ProvenanceMember>(m)) << "` | "
+                 << coverage_mark(c.provenance[m], docs) << " |\n";
+        }
+        out_ << "\n`debug_handle_`: populated " << c.populated << ", null " << c.null
+             << ", absent " << c.absent << ", malformed " << c.malformed << " (of " << docs
+             << " SDSC documents)\n\n";
+        out_ << body_.str();
+        if (!problems.empty()) {
+            out_ << "### Problems\n\n";
+            for (const auto& p : problems) {
+                out_ << "- `" << location(p) << "`: " << to_string(p.severity) << ": "
+                     << p.message << " (`" << to_string(p.code) << "`)\n";
+            }
+            out_ << '\n';
+        }
+    }
+
+private:
+    std::ostream& out_;
+    PrinterOptions options_;
+    std::ostringstream body_;
+    std::uint64_t any_provenance_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& out,
+                                            PrinterOptions options) {
+    switch (format) {
+    case ReportFormat::json:
+        return std::make_unique<JsonPrinter>(out, std::move(options));
+    case ReportFormat::markdown:
+        return std::make_unique<MarkdownPrinter>(out, std::move(options));
+    case ReportFormat::text:
+        break;
+    }
+    return std::make_unique<TextPrinter>(out, std::move(options));
+}
+
+} // namespace sdscprov

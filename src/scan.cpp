@@ -1,0 +1,494 @@
+#include "sdscprov/scan.hpp"
+
+#include "sdscprov/json_error.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace sdscprov {
+
+std::string_view to_string(HandleState s) {
+    switch (s) {
+    case HandleState::absent:
+        return "absent";
+    case HandleState::null:
+        return "null";
+    case HandleState::populated:
+        return "populated";
+    case HandleState::malformed:
+        return "malformed";
+    }
+    return "absent";
+}
+
+std::string_view to_string(FileStatus s) {
+    switch (s) {
+    case FileStatus::ok:
+        return "ok";
+    case FileStatus::unreadable:
+        return "unreadable";
+    case FileStatus::invalid_json:
+        return "invalid-json";
+    case FileStatus::not_sdsc:
+        return "not-sdsc";
+    }
+    return "ok";
+}
+
+std::string_view to_string(ProvenanceMember m) {
+    static constexpr std::string_view names[] = {"stack_trace", "original_aten", "from_node",
+                                                  "origins",     "origin_node",   "traceback",
+                                                  "provenance",  "debug_handle_"};
+    return names[static_cast<std::size_t>(m)];
+}
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+// ---- Byte layout of a document already validated by simdjson --------------------------------
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::size_t skip_ws(std::string_view b, std::size_t i) {
+    while (i < b.size() && is_ws(b[i])) {
+        ++i;
+    }
+    return i;
+}
+
+// i at the opening quote; returns the index after the closing quote.
+std::size_t skip_string(std::string_view b, std::size_t i) {
+    ++i;
+    while (i < b.size()) {
+        char c = b[i];
+        if (c == '\\') {
+            i += 2;
+        } else if (c == '"') {
+            return i + 1;
+        } else {
+            ++i;
+        }
+    }
+    return b.size();
+}
+
+// i at the first byte of a value; returns the index after its last byte.
+std::size_t skip_value(std::string_view b, std::size_t i) {
+    if (i >= b.size()) {
+        return i;
+    }
+    char c = b[i];
+    if (c == '"') {
+        return skip_string(b, i);
+    }
+    if (c == '{' || c == '[') {
+        std::size_t depth = 0;
+        while (i < b.size()) {
+            c = b[i];
+            if (c == '"') {
+                i = skip_string(b, i);
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                ++depth;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    return i + 1;
+                }
+            }
+            ++i;
+        }
+        return i;
+    }
+    while (i < b.size() && !is_ws(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']') {
+        ++i;
+    }
+    return i;
+}
+
+// i at an object's '{'; returns the offset of the key of member `index` (its opening quote).
+std::size_t member_key_offset(std::string_view b, std::size_t open, std::size_t index) {
+    std::size_t i = skip_ws(b, open + 1);
+    for (std::size_t m = 0; m < index; ++m) {
+        i = skip_string(b, i);              // key
+        i = skip_ws(b, skip_ws(b, i) + 1);  // ':' and the value's start
+        i = skip_ws(b, skip_value(b, i));   // value, then ','
+        i = skip_ws(b, i + 1);
+    }
+    return i;
+}
+
+// i at a member's key; returns the offset of its value's first byte.
+std::size_t member_value_offset(std::string_view b, std::size_t key) {
+    std::size_t i = skip_ws(b, skip_string(b, key));
+    return skip_ws(b, i + 1);
+}
+
+// ---- Provenance members at any depth (FORMATS section 6) --------------------------------------
+
+bool is_populated(const element& e) {
+    switch (e.type()) {
+    case element_type::NULL_VALUE:
+        return false;
+    case element_type::STRING:
+        return e.get_string_length().value_unsafe() != 0;
+    case element_type::ARRAY: {
+        simdjson::dom::array a;
+        return e.get(a) == simdjson::SUCCESS && a.begin() != a.end();
+    }
+    case element_type::OBJECT: {
+        simdjson::dom::object o;
+        return e.get(o) == simdjson::SUCCESS && o.begin() != o.end();
+    }
+    default:
+        return true; // numbers and booleans, 0 and false included, are content
+    }
+}
+
+int provenance_member_of(std::string_view key) {
+    // Switch on the length first: almost every key in an SDSC file is rejected by it.
+    switch (key.size()) {
+    case 7:
+        return key == "origins" ? static_cast<int>(ProvenanceMember::origins) : -1;
+    case 9:
+        return key == "from_node"   ? static_cast<int>(ProvenanceMember::from_node)
+               : key == "traceback" ? static_cast<int>(ProvenanceMember::traceback)
+                                    : -1;
+    case 10:
+        return key == "provenance" ? static_cast<int>(ProvenanceMember::provenance) : -1;
+    case 11:
+        return key == "stack_trace"   ? static_cast<int>(ProvenanceMember::stack_trace)
+               : key == "origin_node" ? static_cast<int>(ProvenanceMember::origin_node)
+                                      : -1;
+    case 13:
+        return key == "original_aten"   ? static_cast<int>(ProvenanceMember::original_aten)
+               : key == "debug_handle_" ? static_cast<int>(ProvenanceMember::debug_handle)
+                                        : -1;
+    default:
+        return -1;
+    }
+}
+
+// Depth is bounded by simdjson's own limit (1024), so recursion is safe here.
+void collect_provenance(const element& e, std::uint8_t& bits) {
+    switch (e.type()) {
+    case element_type::OBJECT: {
+        simdjson::dom::object object;
+        if (e.get(object) != simdjson::SUCCESS) {
+            break;
+        }
+        for (auto [key, value] : object) {
+            int m = provenance_member_of(key);
+            if (m >= 0 && is_populated(value)) {
+                bits = static_cast<std::uint8_t>(bits | (1U << m));
+            }
+            collect_provenance(value, bits);
+        }
+        break;
+    }
+    case element_type::ARRAY: {
+        simdjson::dom::array array;
+        if (e.get(array) != simdjson::SUCCESS) {
+            break;
+        }
+        for (element value : array) {
+            collect_provenance(value, bits);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+// "<N>_<opfunc>": N decimal, opfunc [A-Za-z0-9_]+.
+bool split_op_key(std::string_view key, std::uint64_t& n, std::string_view& opfunc) {
+    std::size_t digits = 0;
+    while (digits < key.size() && key[digits] >= '0' && key[digits] <= '9') {
+        ++digits;
+    }
+    if (digits == 0 || digits > 19 || digits + 1 >= key.size() || key[digits] != '_') {
+        return false;
+    }
+    opfunc = key.substr(digits + 1);
+    for (char c : opfunc) {
+        bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  c == '_';
+        if (!ok) {
+            return false;
+        }
+    }
+    n = 0;
+    for (std::size_t i = 0; i < digits; ++i) {
+        n = n * 10 + static_cast<std::uint64_t>(key[i] - '0');
+    }
+    return true;
+}
+
+std::string in_quotes(std::string_view s) {
+    std::string out = "'";
+    out.append(s.substr(0, 80));
+    if (s.size() > 80) {
+        out.append("...");
+    }
+    out.push_back('\'');
+    return out;
+}
+
+} // namespace
+
+struct Scanner::Impl {
+    ScanOptions options;
+    simdjson::dom::parser parser;
+    std::vector<char> buffer; // file bytes, then SIMDJSON_PADDING bytes
+    std::size_t length = 0;
+
+    void reserve(std::size_t n) {
+        if (buffer.size() < n + simdjson::SIMDJSON_PADDING) {
+            buffer.resize(n + n / 2 + simdjson::SIMDJSON_PADDING);
+        }
+    }
+
+    // Reads the whole file into `buffer`. Returns false with a problem on failure.
+    bool read(const std::string& path, FileStamp& stamp, Problem& problem) {
+        // O_NONBLOCK: opening a fifo named sdsc_0.json must not hang the scan.
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+            problem = make_problem(path, {}, ProblemCode::io_error,
+                                   std::string("cannot open: ") + std::strerror(errno));
+            return false;
+        }
+        struct stat st{};
+        if (::fstat(fd, &st) != 0) {
+            problem = make_problem(path, {}, ProblemCode::io_error,
+                                   std::string("cannot stat: ") + std::strerror(errno));
+            ::close(fd);
+            return false;
+        }
+        stamp = FileStamp{static_cast<std::uint64_t>(st.st_dev),
+                          static_cast<std::uint64_t>(st.st_ino),
+                          static_cast<std::uint64_t>(st.st_size),
+                          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
+                              st.st_mtim.tv_nsec,
+                          static_cast<std::uint32_t>(st.st_mode)};
+        if (!S_ISREG(st.st_mode)) {
+            problem = make_problem(path, {}, ProblemCode::not_regular_file,
+                                   S_ISFIFO(st.st_mode)   ? "is a fifo, not a regular file"
+                                   : S_ISSOCK(st.st_mode) ? "is a socket, not a regular file"
+                                   : S_ISDIR(st.st_mode)  ? "is a directory, not a file"
+                                                          : "is not a regular file");
+            ::close(fd);
+            return false;
+        }
+        auto size = static_cast<std::uint64_t>(st.st_size);
+        if (size > options.max_file_size) {
+            problem = make_problem(path, {}, ProblemCode::file_too_large,
+                                   "file is " + std::to_string(size) + " bytes, more than " +
+                                       "--max-file-size (" +
+                                       std::to_string(options.max_file_size) + ")");
+            ::close(fd);
+            return false;
+        }
+        // Read until end of file: the file may have grown since fstat.
+        length = 0;
+        reserve(static_cast<std::size_t>(size) + 1);
+        for (;;) {
+            if (length + 1 > buffer.size() - simdjson::SIMDJSON_PADDING) {
+                if (length >= options.max_file_size) {
+                    problem = make_problem(path, {}, ProblemCode::file_too_large,
+                                           "file grew past --max-file-size while being read");
+                    ::close(fd);
+                    return false;
+                }
+                reserve(length * 2);
+            }
+            ssize_t got = ::read(fd, buffer.data() + length,
+                                 buffer.size() - simdjson::SIMDJSON_PADDING - length);
+            if (got < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                problem = make_problem(path, {}, ProblemCode::io_error,
+                                       std::string("cannot read: ") + std::strerror(errno));
+                ::close(fd);
+                return false;
+            }
+            if (got == 0) {
+                break;
+            }
+            length += static_cast<std::size_t>(got);
+        }
+        ::close(fd);
+        stamp.size = length;
+        return true;
+    }
+
+    ScanResult scan(const SdscFile& file, std::string_view bytes);
+};
+
+ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
+    ScanResult r;
+    r.file = file;
+    const std::string& path = file.path;
+    if (bytes.substr(0, 3) == "\xEF\xBB\xBF") {
+        r.bom = 3; // simdjson 3.0.1 does not skip a BOM; the bytes after it are the document
+    }
+    std::string_view doc = bytes.substr(r.bom);
+    element root;
+    auto error = parser.parse(doc.data(), doc.size(), false).get(root);
+    if (error != simdjson::SUCCESS) {
+        r.status = FileStatus::invalid_json;
+        if (auto located = locate_json_error(doc)) {
+            r.problems.push_back(make_problem(path, position_at(bytes, r.bom + located->offset),
+                                              ProblemCode::parse_error, located->message));
+        } else {
+            r.problems.push_back(make_problem(path, position_at(bytes, r.bom),
+                                              ProblemCode::parse_error,
+                                              std::string("invalid JSON: ") +
+                                                  simdjson::error_message(error)));
+        }
+        return r;
+    }
+
+    // FORMATS section 2: exactly one top-level member "<N>_<opfunc>" holding an object.
+    std::size_t root_open = skip_ws(doc, 0);
+    auto not_sdsc = [&](std::size_t offset, std::string why) {
+        r.status = FileStatus::not_sdsc;
+        r.problems.push_back(make_problem(path, position_at(bytes, r.bom + offset),
+                                          ProblemCode::not_sdsc,
+                                          "not an SDSC document: " + std::move(why)));
+        return r;
+    };
+    simdjson::dom::object top;
+    if (root.get(top) != simdjson::SUCCESS) {
+        return not_sdsc(root_open, "the top level is not an object");
+    }
+    std::size_t members = top.size();
+    if (members != 1) {
+        if (members == 0) {
+            return not_sdsc(root_open, "the top-level object is empty");
+        }
+        return not_sdsc(member_key_offset(doc, root_open, 1),
+                        "the top-level object has " + std::to_string(members) +
+                            " members, an SDSC file has exactly one (\"<N>_<opfunc>\")");
+    }
+    auto [key, op_value] = *top.begin();
+    r.op_key_offset = r.bom + member_key_offset(doc, root_open, 0);
+    std::uint64_t n = 0;
+    std::string_view opfunc;
+    bool key_ok = split_op_key(key, n, opfunc);
+    if (!key_ok && file.name.naming != FileNaming::execute) {
+        return not_sdsc(r.op_key_offset - r.bom,
+                        "the top-level key " + in_quotes(key) + " is not \"<N>_<opfunc>\"");
+    }
+    simdjson::dom::object op;
+    if (op_value.get(op) != simdjson::SUCCESS) {
+        return not_sdsc(member_value_offset(doc, r.op_key_offset - r.bom),
+                        "the op " + in_quotes(key) + " does not hold an object");
+    }
+    r.status = FileStatus::ok;
+    r.op_key.assign(key);
+    if (key_ok) {
+        r.index = n;
+        r.opfunc.assign(opfunc);
+    }
+    r.op_object_open = r.bom + member_value_offset(doc, r.op_key_offset - r.bom);
+    r.op_key_pos = position_at(bytes, r.op_key_offset);
+
+    if (key_ok && file.name.index && *file.name.index != n) {
+        r.problems.push_back(make_problem(
+            path, r.op_key_pos, ProblemCode::index_mismatch,
+            "op " + in_quotes(key) + " has index " + std::to_string(n) + " but the file name says " +
+                std::to_string(*file.name.index)));
+    }
+    if (key_ok && !file.name.opfunc.empty() && file.name.opfunc != opfunc) {
+        r.problems.push_back(make_problem(path, r.op_key_pos, ProblemCode::opfunc_mismatch,
+                                          "op " + in_quotes(key) + " has opfunc " + in_quotes(opfunc) +
+                                              " but the file name says " +
+                                              in_quotes(file.name.opfunc)));
+    }
+
+    // The handle: count occurrences, remember the first one's position among the members.
+    std::size_t index = 0;
+    std::size_t occurrences = 0;
+    element handle_value;
+    for (auto [member_key, member_value] : op) {
+        if (member_key == "debug_handle_") {
+            if (occurrences++ == 0) {
+                r.handle_member_index = index;
+                handle_value = member_value;
+            }
+        }
+        ++index;
+    }
+    if (occurrences > 0) {
+        std::size_t key_at = member_key_offset(doc, r.op_object_open - r.bom, r.handle_member_index);
+        std::size_t value_at = member_value_offset(doc, key_at);
+        r.handle_member = ByteSpan{r.bom + key_at, r.bom + skip_value(doc, value_at)};
+        r.handle_pos = position_at(bytes, r.bom + key_at);
+        if (occurrences > 1) {
+            r.handle_state = HandleState::malformed;
+            r.problems.push_back(make_problem(path, r.handle_pos, ProblemCode::duplicate_handle,
+                                              "debug_handle_ appears " +
+                                                  std::to_string(occurrences) +
+                                                  " times in the op object"));
+        } else if (handle_value.is_null()) {
+            r.handle_state = HandleState::null;
+        } else {
+            auto read = read_debug_handle(handle_value);
+            if (read.handle) {
+                r.handle_state = HandleState::populated;
+                r.handle = std::move(read.handle);
+            } else {
+                r.handle_state = HandleState::malformed;
+                r.problems.push_back(make_problem(
+                    path, position_at(bytes, r.bom + value_at), ProblemCode::malformed_handle,
+                    "debug_handle_ is not of the documented shape: " + read.malformed_reason));
+            }
+        }
+    }
+    collect_provenance(root, r.provenance);
+    return r;
+}
+
+Scanner::Scanner(ScanOptions options) : impl_(std::make_unique<Impl>()) {
+    impl_->options = options;
+}
+
+Scanner::~Scanner() = default;
+
+ScanResult Scanner::scan_file(const SdscFile& file) {
+    FileStamp stamp;
+    Problem problem;
+    if (!impl_->read(file.path, stamp, problem)) {
+        ScanResult r;
+        r.file = file;
+        r.stamp = stamp;
+        r.status = FileStatus::unreadable;
+        r.problems.push_back(std::move(problem));
+        return r;
+    }
+    ScanResult r = impl_->scan(file, bytes());
+    r.stamp = stamp;
+    return r;
+}
+
+ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
+    impl_->reserve(bytes.size());
+    std::memcpy(impl_->buffer.data(), bytes.data(), bytes.size());
+    impl_->length = bytes.size();
+    return impl_->scan(file, this->bytes());
+}
+
+std::string_view Scanner::bytes() const {
+    return {impl_->buffer.data(), impl_->length};
+}
+
+} // namespace sdscprov

@@ -1,0 +1,40 @@
+#include "sdscprov/problem.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace sdscprov;
+
+TEST_CASE("problem: line and column of a byte offset") {
+    struct Case {
+        std::string_view text;
+        std::size_t offset;
+        std::size_t line;
+        std::size_t col;
+    };
+    const Case cases[] = {
+        {"", 0, 1, 1},
+        {"abc", 0, 1, 1},
+        {"abc", 3, 1, 4},
+        {"a\nbc", 2, 2, 1},
+        {"a\nbc", 3, 2, 2},
+        {"a\r\nbc", 4, 2, 2},
+        {"\xC3\xA9x", 2, 1, 2},          // é is one column
+        {"\xEF\xBB\xBF{}", 3, 1, 1},     // the BOM takes no column
+        {"\xEF\xBB\xBF{\n}", 5, 2, 1},
+        {"ab", 99, 1, 3},                 // past the end: clamped
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.text);
+        CAPTURE(c.offset);
+        auto p = position_at(c.text, c.offset);
+        CHECK(p.line == c.line);
+        CHECK(p.col == c.col);
+    }
+}
+
+TEST_CASE("problem: codes and severities are stable") {
+    CHECK(to_string(ProblemCode::parse_error) == "parse-error");
+    CHECK(to_string(ProblemCode::not_sdsc) == "not-sdsc");
+    CHECK(default_severity(ProblemCode::parse_error) == Severity::error);
+    CHECK(default_severity(ProblemCode::malformed_handle) == Severity::warning);
+}

@@ -1,0 +1,247 @@
+// Scan: one file's bytes in, a ScanResult out. Table-driven over small hand-written documents.
+#include "sdscprov/scan.hpp"
+
+#include <doctest/doctest.h>
+#include <string>
+
+using namespace sdscprov;
+
+namespace {
+
+SdscFile named(std::string path) {
+    auto name = match_sdsc_file_name(path.substr(path.rfind('/') + 1));
+    return SdscFile{path, name ? *name : SdscName{}};
+}
+
+ScanResult scan(std::string_view bytes, std::string path = "k/sdsc_0.json") {
+    Scanner scanner;
+    return scanner.scan_bytes(named(std::move(path)), bytes);
+}
+
+const std::string handle_json = R"({
+      "id": "8249498605557491263",
+      "source": {
+        "file": "/w/model.py",
+        "start_line": 11,
+        "start_col": 0,
+        "end_line": null,
+        "end_col": null
+      },
+      "aten_op": "aten.add.Tensor",
+      "ir_chain": [
+        "add",
+        "buf0"
+      ],
+      "fused_from": [],
+      "transform_history": []
+    })";
+
+std::string doc_with_handle(const std::string& member) {
+    return "{\n  \"0_add\": {\n    " + member +
+           ",\n    \"numCoresUsed_\": 32,\n    \"dscs_\": [\n      {\n        \"add\": {}\n      }\n    ]\n  }\n}";
+}
+
+} // namespace
+
+TEST_CASE("scan: handle states") {
+    struct Case {
+        const char* what;
+        std::string doc;
+        HandleState state;
+        std::size_t problems;
+    };
+    const Case cases[] = {
+        {"absent", "{\n  \"0_add\": {\n    \"numCoresUsed_\": 32\n  }\n}", HandleState::absent, 0},
+        {"null", doc_with_handle("\"debug_handle_\": null"), HandleState::null, 0},
+        {"populated", doc_with_handle("\"debug_handle_\": " + handle_json),
+         HandleState::populated, 0},
+        {"string", doc_with_handle("\"debug_handle_\": \"8249498605557491263\""),
+         HandleState::malformed, 1},
+        {"empty object", doc_with_handle("\"debug_handle_\": {}"), HandleState::malformed, 1},
+        {"twice", doc_with_handle("\"debug_handle_\": null,\n    \"debug_handle_\": null"),
+         HandleState::malformed, 1},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.what);
+        auto r = scan(c.doc);
+        CHECK(r.status == FileStatus::ok);
+        CHECK(r.handle_state == c.state);
+        CHECK(r.problems.size() == c.problems);
+        CHECK(r.op_key == "0_add");
+        CHECK(r.index == 0);
+        CHECK(r.opfunc == "add");
+    }
+}
+
+TEST_CASE("scan: populated handle fields are read") {
+    auto r = scan(doc_with_handle("\"debug_handle_\": " + handle_json));
+    REQUIRE(r.handle);
+    CHECK(r.handle->id == "8249498605557491263");
+    REQUIRE(r.handle->source);
+    CHECK(r.handle->source->file == "/w/model.py");
+    CHECK(r.handle->source->start_line == 11);
+    CHECK(r.handle->aten_op == "aten.add.Tensor");
+    CHECK(r.handle->ir_chain == std::vector<std::string>{"add", "buf0"});
+    CHECK(r.handle->history_shape == HistoryShape::transform_history);
+    CHECK(r.has(ProvenanceMember::debug_handle));
+}
+
+TEST_CASE("scan: byte spans point at the op object and the handle member") {
+    std::string doc = doc_with_handle("\"debug_handle_\": null");
+    auto r = scan(doc);
+    CHECK(doc.substr(r.op_key_offset, 7) == "\"0_add\"");
+    CHECK(doc[r.op_object_open] == '{');
+    REQUIRE(r.handle_member);
+    CHECK(doc.substr(r.handle_member->begin, r.handle_member->end - r.handle_member->begin) ==
+          "\"debug_handle_\": null");
+    CHECK(r.handle_member_index == 0);
+    CHECK(r.op_key_pos.line == 2);
+    CHECK(r.op_key_pos.col == 3);
+    CHECK(r.handle_pos.line == 3);
+    CHECK(r.handle_pos.col == 5);
+
+    std::string populated = doc_with_handle("\"debug_handle_\": " + handle_json);
+    auto p = scan(populated);
+    REQUIRE(p.handle_member);
+    CHECK(populated.substr(p.handle_member->begin,
+                           p.handle_member->end - p.handle_member->begin) ==
+          "\"debug_handle_\": " + handle_json);
+}
+
+TEST_CASE("scan: a handle that is not the first member is found") {
+    std::string doc = "{\"3_mul\":{\"a\":[1,{\"x\":\"}]\\\"\"}],\"debug_handle_\" : null,\"b\":{}}}";
+    auto r = scan(doc, "k/sdsc_3.json");
+    CHECK(r.handle_state == HandleState::null);
+    CHECK(r.handle_member_index == 1);
+    REQUIRE(r.handle_member);
+    CHECK(doc.substr(r.handle_member->begin, r.handle_member->end - r.handle_member->begin) ==
+          "\"debug_handle_\" : null");
+}
+
+TEST_CASE("scan: documents that are not SDSC") {
+    struct Case {
+        const char* what;
+        const char* doc;
+        std::size_t line;
+        std::size_t col;
+    };
+    const Case cases[] = {
+        {"array", "[1, 2]", 1, 1},
+        {"scalar", "  42", 1, 3},
+        {"empty object", "{}", 1, 1},
+        {"two members", "{\n  \"0_add\": {},\n  \"1_add\": {}\n}", 3, 3},
+        {"summary", "{\"loc_counts\": {\"lx\": 8}}", 1, 2},
+        {"op not an object", "{\"0_add\": [1]}", 1, 11},
+        {"key without index", "{\"add\": {}}", 1, 2},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.what);
+        auto r = scan(c.doc);
+        CHECK(r.status == FileStatus::not_sdsc);
+        REQUIRE(r.problems.size() == 1);
+        CHECK(r.problems[0].code == ProblemCode::not_sdsc);
+        CHECK(r.problems[0].severity == Severity::error);
+        CHECK(r.problems[0].message.find("not an SDSC document") == 0);
+        CHECK(r.problems[0].pos.line == c.line);
+        CHECK(r.problems[0].pos.col == c.col);
+    }
+}
+
+TEST_CASE("scan: invalid JSON gives line and column") {
+    std::string doc = "{\n  \"0_add\": {\n    \"numCoresUsed_\": 32,\n    \"x\": \"abc";
+    auto r = scan(doc);
+    CHECK(r.status == FileStatus::invalid_json);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].code == ProblemCode::parse_error);
+    CHECK(r.problems[0].pos.line == 4);
+    CHECK(r.problems[0].pos.col == 14); // end of input, after "abc
+}
+
+TEST_CASE("scan: index and opfunc are checked against the file name") {
+    auto r = scan("{\"2_add\": {}}", "k/sdsc_3.json");
+    CHECK(r.status == FileStatus::ok);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].code == ProblemCode::index_mismatch);
+    CHECK(r.problems[0].severity == Severity::warning);
+
+    auto o = scan("{\"1_add\": {}}", "k/sdsc_1_mul.json");
+    REQUIRE(o.problems.size() == 1);
+    CHECK(o.problems[0].code == ProblemCode::opfunc_mismatch);
+
+    auto ok = scan("{\"1_ReStickifyOpHBM\": {}}", "k/sdsc_1_ReStickifyOpHBM.json");
+    CHECK(ok.problems.empty());
+}
+
+TEST_CASE("scan: byte order mark, CRLF and tabs") {
+    std::string doc = "\xEF\xBB\xBF{\r\n\t\"0_add\": {\r\n\t\t\"debug_handle_\": null\r\n\t}\r\n}";
+    auto r = scan(doc);
+    CHECK(r.status == FileStatus::ok);
+    CHECK(r.bom == 3);
+    CHECK(r.handle_state == HandleState::null);
+    CHECK(doc.substr(r.op_key_offset, 7) == "\"0_add\"");
+    CHECK(r.op_key_pos.line == 2);
+    CHECK(r.op_key_pos.col == 2);
+    REQUIRE(r.handle_member);
+    CHECK(doc.substr(r.handle_member->begin, r.handle_member->end - r.handle_member->begin) ==
+          "\"debug_handle_\": null");
+}
+
+TEST_CASE("scan: provenance members at any depth (FORMATS section 6)") {
+    struct Case {
+        const char* doc;
+        ProvenanceMember member;
+        bool populated;
+    };
+    const Case cases[] = {
+        {R"({"0_add": {"a": [{"b": {"stack_trace": "File x"}}]}})", ProvenanceMember::stack_trace,
+         true},
+        {R"({"0_add": {"stack_trace": ""}})", ProvenanceMember::stack_trace, false},
+        {R"({"0_add": {"origins": []}})", ProvenanceMember::origins, false},
+        {R"({"0_add": {"origins": ["mm"]}})", ProvenanceMember::origins, true},
+        {R"({"0_add": {"provenance": {}}})", ProvenanceMember::provenance, false},
+        {R"({"0_add": {"traceback": 0}})", ProvenanceMember::traceback, true},
+        {R"({"0_add": {"origin_node": null}})", ProvenanceMember::origin_node, false},
+        {R"({"0_add": {"x": {"original_aten": "aten.mm"}}})", ProvenanceMember::original_aten,
+         true},
+        {R"({"0_add": {"from_node": [{"name": "x"}]}})", ProvenanceMember::from_node, true},
+        {R"({"0_add": {"debug_handle_": null}})", ProvenanceMember::debug_handle, false},
+        {R"({"0_add": {"stack_tracex": "y"}})", ProvenanceMember::stack_trace, false},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.doc);
+        auto r = scan(c.doc);
+        REQUIRE(r.status == FileStatus::ok);
+        CHECK(r.has(c.member) == c.populated);
+    }
+}
+
+TEST_CASE("scan: files that cannot be read") {
+    Scanner scanner;
+    auto missing = scanner.scan_file(named("/nonexistent/dir/sdsc_0.json"));
+    CHECK(missing.status == FileStatus::unreadable);
+    REQUIRE(missing.problems.size() == 1);
+    CHECK(missing.problems[0].code == ProblemCode::io_error);
+
+    auto dir = scanner.scan_file(SdscFile{"/", {}});
+    CHECK(dir.status == FileStatus::unreadable);
+    REQUIRE(dir.problems.size() == 1);
+    CHECK(dir.problems[0].code == ProblemCode::not_regular_file);
+
+    Scanner small(ScanOptions{4});
+    auto big = small.scan_file(SdscFile{"/proc/self/exe", {}});
+    CHECK(big.status == FileStatus::unreadable);
+    REQUIRE(big.problems.size() == 1);
+    CHECK(big.problems[0].code == ProblemCode::file_too_large);
+}
+
+TEST_CASE("scan: the scanner is reused across files") {
+    Scanner scanner;
+    auto a = scanner.scan_bytes(named("k/sdsc_0.json"), doc_with_handle("\"debug_handle_\": null"));
+    auto b = scanner.scan_bytes(named("k/sdsc_0.json"), "{\"0_add\": {}}");
+    auto c = scanner.scan_bytes(named("k/sdsc_0.json"), "{\"0_add\": {");
+    auto d = scanner.scan_bytes(named("k/sdsc_0.json"), doc_with_handle("\"debug_handle_\": null"));
+    CHECK(a.handle_state == HandleState::null);
+    CHECK(b.handle_state == HandleState::absent);
+    CHECK(c.status == FileStatus::invalid_json);
+    CHECK(d.handle_state == HandleState::null);
+}
