@@ -191,17 +191,26 @@ private:
                 kd.files.push_back({join_path(dir, e.name), std::move(*name)});
             }
         }
+        kd.kernel = kernel_name_from_dir(dir_name);
         if (has_execute) {
             collect_execute_files(dir, kd);
         }
+        // A kernel directory (by its name, or by its place in the persistent kernel cache) holds
+        // backend output in its subdirectories (execute/, spyreCodeDir/, ...), never other kernel
+        // directories: they are not walked. execute/<kernel>/sdsc.json was collected above.
+        bool kernel_layout = kd.kernel.has_value() ||
+                             (dir_name != "failed" &&
+                              base_name(parent_path(dir)) == "inductor-spyre-cache");
         if (!kd.files.empty()) {
-            kd.kernel = kernel_name_from_dir(dir_name);
             std::sort(kd.files.begin(), kd.files.end(), by_index_then_name);
             on_kernel_dir_(std::move(kd));
         }
+        if (kernel_layout) {
+            return;
+        }
         // Push subdirectories in reverse so that they are walked in name order.
         for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-            if (it->kind != EntryKind::directory) {
+            if (it->kind != EntryKind::directory || it->name == "execute") {
                 continue;
             }
             if (skipped_as_incomplete(it->name, dir_name)) {
@@ -218,7 +227,9 @@ private:
         std::string execute = join_path(dir, "execute");
         DIR* d = ::opendir(execute.c_str());
         if (d == nullptr) {
-            return; // reported when the walk reaches it
+            on_problem_(make_problem(execute, {}, ProblemCode::io_error,
+                                     "cannot read directory: " + errno_message(errno)));
+            return;
         }
         std::vector<std::string> found;
         while (dirent* e = ::readdir(d)) {
@@ -226,10 +237,10 @@ private:
             if (name == "." || name == "..") {
                 continue;
             }
-            std::string candidate = join_path(join_path(execute, name), "sdsc.json");
+            std::string relative = join_path(name, "sdsc.json");
             struct stat st{};
-            if (::stat(candidate.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-                found.push_back(std::move(candidate));
+            if (::fstatat(::dirfd(d), relative.c_str(), &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
+                found.push_back(join_path(execute, relative));
             }
         }
         ::closedir(d);

@@ -24,12 +24,20 @@ struct WalkProblem {
     Problem problem;
 };
 
+// Kernel directories travel in batches: one lock round trip per batch rather than per directory
+// keeps thread synchronisation out of the profile (most kernel directories hold a few files).
+struct Batch {
+    std::size_t first_kernel = 0; // sequence number of dirs[0]
+    std::vector<KernelDir> dirs;
+    std::size_t files = 0;
+};
+
 class Pipeline {
 public:
     Pipeline(const PipelineOptions& options, const KernelWork& work)
         : options_(options), work_(work) {
         jobs_ = options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
-        queue_capacity_ = 64 + 4 * static_cast<std::size_t>(jobs_);
+        queue_capacity_ = 8 + 2 * static_cast<std::size_t>(jobs_);
         window_ = 2 * queue_capacity_;
     }
 
@@ -45,7 +53,7 @@ public:
         try {
             deliver_in_order(deliver, result);
         } catch (...) {
-            abort_all();
+            stop(nullptr);
             walker.join();
             for (auto& w : workers) {
                 w.join();
@@ -63,26 +71,46 @@ public:
     }
 
 private:
+    static constexpr std::size_t batch_files = 64;
+    static constexpr std::size_t batch_dirs = 32;
+
+    void push(Batch&& batch) {
+        std::unique_lock lock(mutex_);
+        space_.wait(lock, [&] { return queue_.size() < queue_capacity_ || aborted_; });
+        if (aborted_) {
+            return;
+        }
+        queue_.emplace_back(batches_++, std::move(batch));
+        work_ready_.notify_one();
+    }
+
     void walk(const std::vector<std::string>& roots) {
         DiscoverStats stats;
+        Batch batch;
         try {
             stats = discover(
                 roots, options_.discover,
                 [&](KernelDir&& dir) {
-                    std::unique_lock lock(mutex_);
-                    space_.wait(lock, [&] { return queue_.size() < queue_capacity_ || aborted_; });
-                    if (aborted_) {
-                        return;
+                    if (batch.dirs.empty()) {
+                        batch.first_kernel = kernels_seen_;
                     }
-                    queue_.emplace_back(next_seq_++, std::move(dir));
-                    work_ready_.notify_one();
+                    ++kernels_seen_;
+                    batch.files += dir.files.size();
+                    batch.dirs.push_back(std::move(dir));
+                    if (batch.files >= batch_files || batch.dirs.size() >= batch_dirs) {
+                        push(std::move(batch));
+                        batch = Batch{};
+                    }
                 },
                 [&](Problem&& problem) {
                     std::lock_guard lock(mutex_);
-                    walk_problems_.push_back({next_seq_, std::move(problem)});
+                    walk_problems_.push_back({kernels_seen_, std::move(problem)});
                 });
+            if (!batch.dirs.empty()) {
+                push(std::move(batch));
+            }
         } catch (...) {
-            fail(std::current_exception());
+            stop(std::current_exception());
         }
         std::lock_guard lock(mutex_);
         discovery_stats_ = stats;
@@ -94,10 +122,10 @@ private:
     void work_loop() {
         Scanner scanner(options_.scan);
         for (;;) {
-            std::pair<std::size_t, KernelDir> item;
+            std::pair<std::size_t, Batch> item;
             {
                 std::unique_lock lock(mutex_);
-                // Take the next kernel only when its result fits the reorder window.
+                // Take the next batch only when its result fits the reorder window.
                 work_ready_.wait(lock, [&] {
                     return aborted_ || (walk_done_ && queue_.empty()) ||
                            (!queue_.empty() && queue_.front().first < delivered_ + window_);
@@ -109,55 +137,68 @@ private:
                 queue_.pop_front();
                 space_.notify_one();
             }
-            KernelReport report;
-            report.dir = std::move(item.second);
+            std::vector<KernelReport> reports(item.second.dirs.size());
             try {
-                work_(report, scanner);
+                for (std::size_t i = 0; i < reports.size(); ++i) {
+                    reports[i].dir = std::move(item.second.dirs[i]);
+                    work_(reports[i], scanner);
+                }
             } catch (...) {
-                fail(std::current_exception());
+                stop(std::current_exception());
                 return;
             }
             std::lock_guard lock(mutex_);
-            done_.emplace(item.first, std::move(report));
-            done_ready_.notify_all();
+            done_.emplace(item.first, std::make_pair(item.second.first_kernel, std::move(reports)));
+            if (item.first == delivered_) {
+                done_ready_.notify_one();
+            }
         }
     }
 
     void deliver_in_order(const std::function<void(const KernelReport&)>& deliver,
                           PipelineResult& result) {
         std::size_t next_problem = 0;
+        std::vector<WalkProblem> pending; // walk problems not yet delivered, copied under the lock
         for (;;) {
-            KernelReport report;
+            std::size_t first_kernel = 0;
+            std::vector<KernelReport> reports;
             {
                 std::unique_lock lock(mutex_);
                 done_ready_.wait(lock, [&] {
                     return aborted_ || done_.count(delivered_) != 0 ||
-                           (walk_done_ && delivered_ == next_seq_);
+                           (walk_done_ && delivered_ == batches_);
                 });
                 if (aborted_) {
                     break;
                 }
-                for (; next_problem < walk_problems_.size() &&
-                       walk_problems_[next_problem].before_kernel <= delivered_;
-                     ++next_problem) {
-                    result.problems.push_back(walk_problems_[next_problem].problem);
-                }
                 auto it = done_.find(delivered_);
                 if (it == done_.end()) {
-                    break; // walk done and every kernel delivered
+                    break; // walk done and every batch delivered
                 }
-                report = std::move(it->second);
+                first_kernel = it->second.first;
+                reports = std::move(it->second.second);
                 done_.erase(it);
                 ++delivered_;
                 work_ready_.notify_all();
+                pending.assign(walk_problems_.begin() + static_cast<std::ptrdiff_t>(next_problem),
+                               walk_problems_.end());
             }
-            for (const auto& f : report.files) {
-                result.problems.insert(result.problems.end(), f.problems.begin(),
-                                       f.problems.end());
+            std::size_t taken = 0;
+            for (std::size_t i = 0; i < reports.size(); ++i) {
+                for (; taken < pending.size() && pending[taken].before_kernel <= first_kernel + i;
+                     ++taken) {
+                    result.problems.push_back(std::move(pending[taken].problem));
+                }
+                const auto& report = reports[i];
+                for (const auto& f : report.files) {
+                    result.problems.insert(result.problems.end(), f.problems.begin(),
+                                           f.problems.end());
+                }
+                ++result.totals.kernels;
+                result.totals.counts.add(report.counts);
+                deliver(report);
             }
-            ++result.totals.kernels;
-            result.totals.counts.add(report.counts);
-            deliver(report);
+            next_problem += taken;
         }
         std::lock_guard lock(mutex_);
         for (; next_problem < walk_problems_.size(); ++next_problem) {
@@ -166,19 +207,11 @@ private:
         result.totals.discovery = discovery_stats_;
     }
 
-    void fail(std::exception_ptr e) {
+    void stop(std::exception_ptr e) {
         std::lock_guard lock(mutex_);
-        if (!failure_) {
+        if (e && !failure_) {
             failure_ = e;
         }
-        aborted_ = true;
-        work_ready_.notify_all();
-        done_ready_.notify_all();
-        space_.notify_all();
-    }
-
-    void abort_all() {
-        std::lock_guard lock(mutex_);
         aborted_ = true;
         work_ready_.notify_all();
         done_ready_.notify_all();
@@ -188,18 +221,19 @@ private:
     const PipelineOptions& options_;
     const KernelWork& work_;
     unsigned jobs_ = 1;
-    std::size_t queue_capacity_ = 0;
-    std::size_t window_ = 0;
+    std::size_t queue_capacity_ = 0; // batches
+    std::size_t window_ = 0;         // batches
 
     std::mutex mutex_;
     std::condition_variable work_ready_; // queue has work, or the window moved, or the walk ended
-    std::condition_variable done_ready_; // a result is ready, or the walk ended
+    std::condition_variable done_ready_; // the next batch is ready, or the walk ended
     std::condition_variable space_;      // the queue has room
-    std::deque<std::pair<std::size_t, KernelDir>> queue_;
-    std::map<std::size_t, KernelReport> done_;
+    std::deque<std::pair<std::size_t, Batch>> queue_;
+    std::map<std::size_t, std::pair<std::size_t, std::vector<KernelReport>>> done_;
     std::vector<WalkProblem> walk_problems_;
-    std::size_t next_seq_ = 0;  // kernels discovered so far
-    std::size_t delivered_ = 0; // kernels delivered so far
+    std::size_t kernels_seen_ = 0; // walker thread only
+    std::size_t batches_ = 0;      // batches queued so far
+    std::size_t delivered_ = 0;    // batches delivered so far
     bool walk_done_ = false;
     bool aborted_ = false;
     std::exception_ptr failure_;

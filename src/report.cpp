@@ -531,8 +531,9 @@ public:
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
         const auto& c = t.counts;
         std::uint64_t docs = c.sdsc_documents();
-        out_ << "## Stage 6 \xE2\x80\x94 SuperDSC: " << c.files << " `sdsc_*.json` files ("
-             << t.kernels << " kernels)\n\n";
+        out_ << "## Stage 6 \xE2\x80\x94 SuperDSC: " << c.files << " `sdsc_*.json` file"
+             << (c.files == 1 ? "" : "s") << " (" << t.kernels << " kernel"
+             << (t.kernels == 1 ? "" : "s") << ")\n\n";
         out_ << "Provenance field present in any emitted `sdsc_*.json`: "
              << coverage_mark(any_provenance_, docs) << "\n\n";
         out_ << "| Field | SuperDSC JSON |\n| --- | --- |\n";

@@ -296,11 +296,14 @@ struct Scanner::Impl {
             ::close(fd);
             return false;
         }
-        // Read until end of file: the file may have grown since fstat.
+        // Read until end of file: the file may have grown since fstat. A regular file returns a
+        // short read only at its end, so asking for one byte more than its size ends the loop
+        // without a second read call in the usual case.
         length = 0;
         reserve(static_cast<std::size_t>(size) + 1);
         for (;;) {
-            if (length + 1 > buffer.size() - simdjson::SIMDJSON_PADDING) {
+            std::size_t room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
+            if (room == 0) {
                 if (length >= options.max_file_size) {
                     problem = make_problem(path, {}, ProblemCode::file_too_large,
                                            "file grew past --max-file-size while being read");
@@ -308,9 +311,9 @@ struct Scanner::Impl {
                     return false;
                 }
                 reserve(length * 2);
+                room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
             }
-            ssize_t got = ::read(fd, buffer.data() + length,
-                                 buffer.size() - simdjson::SIMDJSON_PADDING - length);
+            ssize_t got = ::read(fd, buffer.data() + length, room);
             if (got < 0) {
                 if (errno == EINTR) {
                     continue;
@@ -320,10 +323,10 @@ struct Scanner::Impl {
                 ::close(fd);
                 return false;
             }
-            if (got == 0) {
+            length += static_cast<std::size_t>(got);
+            if (static_cast<std::size_t>(got) < room) {
                 break;
             }
-            length += static_cast<std::size_t>(got);
         }
         ::close(fd);
         stamp.size = length;

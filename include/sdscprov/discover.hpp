@@ -61,9 +61,11 @@ struct DiscoverStats {
 
 // Walks `roots` in order. A directory root is walked recursively, entries in byte order of their
 // names, depth first; each directory holding SDSC files is passed to `on_kernel_dir` once, before
-// its subdirectories. File roots are grouped by parent directory (in order of first appearance)
-// after the directory roots. Problems (missing roots, unreadable directories) go to `on_problem`
-// and the walk goes on.
+// its subdirectories. Subdirectories of a kernel directory (recognised by its name, or by its
+// place in inductor-spyre-cache/) hold backend output and are not walked, and no `execute/`
+// directory is walked: both are only read for the oldest layout's execute/<kernel>/sdsc.json.
+// File roots are grouped by parent directory (in order of first appearance) after the directory
+// roots. Problems (missing roots, unreadable directories) go to `on_problem`; the walk goes on.
 DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOptions& options,
                        const std::function<void(KernelDir&&)>& on_kernel_dir,
                        const std::function<void(Problem&&)>& on_problem);
