@@ -192,7 +192,8 @@ private:
             }
         }
         kd.kernel = kernel_name_from_dir(dir_name);
-        if (has_execute) {
+        // The oldest layout has no sdsc_<N> files beside execute/: only then is execute/ read.
+        if (has_execute && kd.files.empty()) {
             collect_execute_files(dir, kd);
         }
         // A kernel directory (by its name, or by its place in the persistent kernel cache) holds

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <ostream>
-#include <rapidjson/ostreamwrapper.h>
+#include <rapidjson/stringbuffer.h>
 #include <rapidjson/prettywriter.h>
 #include <set>
 #include <sstream>
@@ -205,7 +205,7 @@ private:
 class JsonPrinter final : public ReportPrinter {
 public:
     JsonPrinter(std::ostream& out, PrinterOptions options)
-        : stream_(out), writer_(stream_), options_(std::move(options)) {
+        : out_(out), writer_(buffer_), options_(std::move(options)) {
         writer_.SetIndent(' ', 2);
         writer_.StartObject();
         key("sdscprov_report");
@@ -240,6 +240,7 @@ public:
         }
         writer_.EndArray();
         writer_.EndObject();
+        flush();
     }
 
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
@@ -309,13 +310,20 @@ public:
         writer_.EndObject();
         writer_.EndObject();
         writer_.EndObject();
-        stream_.Flush();
-        stream_.Put('\n');
-        stream_.Flush();
+        buffer_.Put('\n');
+        flush();
+        out_.flush();
     }
 
 private:
-    using Writer = rapidjson::PrettyWriter<rapidjson::OStreamWrapper>;
+    using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+    // Output goes through a buffer written out once per kernel: RapidJSON's ostream wrapper puts
+    // one character at a time.
+    void flush() {
+        out_.write(buffer_.GetString(), static_cast<std::streamsize>(buffer_.GetSize()));
+        buffer_.Clear();
+    }
 
     void key(std::string_view k) { writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
     void string(std::string_view s) {
@@ -479,7 +487,8 @@ private:
         writer_.EndObject();
     }
 
-    rapidjson::OStreamWrapper stream_;
+    std::ostream& out_;
+    rapidjson::StringBuffer buffer_;
     Writer writer_;
     PrinterOptions options_;
 };

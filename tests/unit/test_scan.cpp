@@ -2,6 +2,7 @@
 #include "sdscprov/scan.hpp"
 
 #include <doctest/doctest.h>
+#include <simdjson.h>
 #include <string>
 
 using namespace sdscprov;
@@ -244,4 +245,83 @@ TEST_CASE("scan: the scanner is reused across files") {
     CHECK(b.handle_state == HandleState::absent);
     CHECK(c.status == FileStatus::invalid_json);
     CHECK(d.handle_state == HandleState::null);
+}
+
+namespace {
+
+// The reference for FORMATS section 6: a plain recursive walk over simdjson's DOM. The scanner
+// reads simdjson's tape instead, for speed; this oracle keeps it honest.
+bool populated(const simdjson::dom::element& e) {
+    switch (e.type()) {
+    case simdjson::dom::element_type::NULL_VALUE:
+        return false;
+    case simdjson::dom::element_type::STRING:
+        return !std::string_view(e).empty();
+    case simdjson::dom::element_type::ARRAY:
+        return simdjson::dom::array(e).size() != 0;
+    case simdjson::dom::element_type::OBJECT:
+        return simdjson::dom::object(e).size() != 0;
+    default:
+        return true;
+    }
+}
+
+void reference_provenance(const simdjson::dom::element& e, std::uint8_t& bits) {
+    static const std::string_view names[] = {"stack_trace", "original_aten", "from_node",
+                                             "origins",     "origin_node",   "traceback",
+                                             "provenance",  "debug_handle_"};
+    if (e.is_object()) {
+        for (auto [key, value] : simdjson::dom::object(e)) {
+            for (std::size_t m = 0; m < 8; ++m) {
+                if (key == names[m] && populated(value)) {
+                    bits = static_cast<std::uint8_t>(bits | (1U << m));
+                }
+            }
+            reference_provenance(value, bits);
+        }
+    } else if (e.is_array()) {
+        for (auto value : simdjson::dom::array(e)) {
+            reference_provenance(value, bits);
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("scan: provenance from the tape equals a DOM walk") {
+    // Every combination of the members at several depths, in objects and arrays, with empty and
+    // populated values, numbers taking two tape words, and keys that only look similar.
+    const char* values[] = {"null", "\"\"", "\"x\"", "[]", "[0]", "{}", "{\"a\":1}", "0",
+                            "-1", "1.5", "18446744073709551615", "false",
+                            // 0x2200000000000000: a number whose raw word looks like a string's
+                            "2449958197289549824"};
+    const char* names[] = {"stack_trace", "original_aten", "from_node",  "origins",
+                           "origin_node", "traceback",     "provenance", "debug_handle_",
+                           "origin",      "stack_trac"};
+    Scanner scanner;
+    simdjson::dom::parser parser;
+    int checked = 0;
+    for (std::size_t n = 0; n < std::size(names); ++n) {
+        for (std::size_t v = 0; v < std::size(values); ++v) {
+            std::string inner = std::string("{\"") + names[n] + "\": " + values[v] + "}";
+            const std::string docs[] = {
+                "{\"0_add\": " + inner + "}",
+                "{\"0_add\": {\"a\": [1, 2.5, " + inner + ", [[" + inner + "]]], \"b\": " +
+                    values[(v + 3) % std::size(values)] + "}}",
+                "{\"0_add\": {\"x\": {\"y\": {\"z\": [" + inner + "]}}, \"" + names[(n + 1) % 10] +
+                    "\": " + values[(v + 5) % std::size(values)] + "}}",
+                "{\"0_add\": {\"x\": " + inner + ", \"n\": 2449958197289549824}}",
+            };
+            for (const auto& doc : docs) {
+                CAPTURE(doc);
+                auto r = scanner.scan_bytes(SdscFile{"k/sdsc_0.json", {}}, doc);
+                REQUIRE(r.status == FileStatus::ok);
+                std::uint8_t want = 0;
+                reference_provenance(parser.parse(doc).value(), want);
+                CHECK(r.provenance == want);
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked == 520);
 }

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Benchmarks: each compares sdscprov with baselines, side by side in one run, and prints ratios.
+
+A benchmark never fails on a time: it measures and prints. Runs are interleaved (A B C A B C ...)
+so that a slow moment of the machine hits every command alike, and the median is reported.
+
+  bench.py scan [--files N] [--runs R] [--rss-files M]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("SDSCPROV_BUILD_DIR", os.path.join(ROOT, "build"))
+SDSCPROV = os.path.join(BUILD, "sdscprov")
+LIMIT = os.path.join(BUILD, "sdscprov-bench-limit")
+WORK = os.environ.get("SDSCPROV_BENCH_DIR", os.path.join(tempfile.gettempdir(), "sdscprov-bench"))
+
+
+def cache_of(files):
+    """A generated cache of `files` SDSC files, made once and reused across runs."""
+    path = os.path.join(WORK, f"cache-{files}")
+    manifest = path + ".manifest.json"
+    if not os.path.exists(manifest):
+        shutil.rmtree(path, ignore_errors=True)
+        print(f"generating {files} files in {path} ...", file=sys.stderr)
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_cache.py"), path,
+                        "--files", str(files), "--layout", "mixed", "--seed", "1",
+                        "--manifest", manifest + ".tmp"], check=True)
+        os.replace(manifest + ".tmp", manifest)
+    return path
+
+
+def file_list(cache):
+    """The SDSC files of a cache, for the bare limit loop (which does not walk)."""
+    out = cache + ".files.txt"
+    if not os.path.exists(out):
+        names = []
+        for root, dirs, files in os.walk(cache):
+            dirs.sort()
+            for f in sorted(files):
+                if f.startswith("sdsc") and f.endswith(".json"):
+                    names.append(os.path.join(root, f))
+        with open(out, "w") as f:
+            f.write("\n".join(names) + "\n")
+    return out
+
+
+def run_once(cmd):
+    """Wall time (s) and peak RSS (KiB) of one run, output discarded."""
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    elapsed = time.perf_counter() - start
+    rc = os.waitstatus_to_exitcode(status)
+    if rc not in (0, 1):
+        sys.exit(f"bench: {' '.join(cmd)} exited {rc}")
+    return elapsed, usage.ru_maxrss
+
+
+def measure(commands, runs):
+    """Interleaved runs after one warm-up each; returns {name: (median s, max RSS KiB)}."""
+    for _, cmd in commands:
+        run_once(cmd)  # warm the page cache and the binaries
+    times = {name: [] for name, _ in commands}
+    rss = {name: 0 for name, _ in commands}
+    for _ in range(runs):
+        for name, cmd in commands:
+            t, r = run_once(cmd)
+            times[name].append(t)
+            rss[name] = max(rss[name], r)
+    return {name: (statistics.median(times[name]), rss[name]) for name, _ in commands}
+
+
+def bench_scan(args):
+    cores = os.cpu_count()
+    cache = cache_of(args.files)
+    listing = file_list(cache)
+    size_mb = sum(os.path.getsize(p) for p in open(listing).read().split()) / 1e6
+    jobs = str(args.jobs)
+    commands = [
+        ("sdscprov scan", [SDSCPROV, "scan", "-j", jobs, "--format", "json", cache]),
+        ("limit: read + simdjson DOM", [LIMIT, "-j", jobs, listing]),
+        ("python audit-style script", [sys.executable, os.path.join(ROOT, "scripts", "audit_scan.py"),
+                                       "--json", cache]),
+    ]
+    result = measure(commands, args.runs)
+    ours = result["sdscprov scan"][0]
+    print(f"scan benchmark: {args.files} files ({size_mb:.0f} MB), {cores} cores, -j {jobs}, "
+          f"median of {args.runs} interleaved runs, warm page cache")
+    print(f"| command | time | per file | ratio to sdscprov scan |")
+    print(f"|---|---|---|---|")
+    for name, (t, _) in result.items():
+        print(f"| {name} | {t * 1000:.0f} ms | {t / args.files * 1e6:.1f} us | {t / ours:.2f}x |")
+    limit = result["limit: read + simdjson DOM"][0]
+    python = result["python audit-style script"][0]
+    print(f"scan / limit = {ours / limit:.2f} (target <= 1.25); "
+          f"python / scan = {python / ours:.1f}x faster (target >= 20)")
+    print(f"peak RSS, scan of {args.files} files: {result['sdscprov scan'][1] / 1024:.1f} MiB")
+    if args.rss_files:
+        big = cache_of(args.rss_files)
+        t, r = measure([("scan", [SDSCPROV, "scan", "-j", jobs, "--format", "json", big])], 1)["scan"]
+        print(f"peak RSS, scan of {args.rss_files} files: {r / 1024:.1f} MiB (target < 64 MB), "
+              f"{t * 1000:.0f} ms, {t / args.rss_files * 1e6:.1f} us per file")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    scan = sub.add_parser("scan")
+    scan.add_argument("--files", type=int, default=10000)
+    scan.add_argument("--runs", type=int, default=7)
+    scan.add_argument("--jobs", type=int, default=os.cpu_count())
+    scan.add_argument("--rss-files", type=int, default=0,
+                      help="also measure peak memory on a cache of this many files (e.g. 100000)")
+    args = parser.parse_args()
+    os.makedirs(WORK, exist_ok=True)
+    if args.what == "scan":
+        bench_scan(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1001 @@
+#!/usr/bin/env python3
+"""Generate a deterministic, realistic torch-spyre SuperDSC (SDSC) kernel cache.
+
+Used for tests and benchmarks of sdscprov. Everything is synthetic: the structure follows
+docs/reference FORMATS.md (sections 1-4), the values come from a seeded random generator.
+The same arguments always produce the same bytes.
+
+    gen_cache.py OUT_DIR --files N [--seed S] [--eras current,may2026,execute]
+                 [--handles populated,null,absent] [--layout inductor-spyre|kernel-cache|mixed]
+                 [--manifest PATH] [--incomplete] [--jobs J]
+    gen_cache.py OUT_DIR --simplemlp [--manifest PATH]
+    gen_cache.py --self-test
+
+What is written (FORMATS section numbers in brackets):
+  - kernel directories [1]: OUT_DIR/inductor-spyre/[<8 hex>_]<kernel>_<8 random>/ or
+    OUT_DIR/inductor-spyre-cache/<sha256 key>/, 1-12 files mostly, occasionally up to 68;
+  - file naming era per directory [1]: current sdsc_<N>.json + bundle.mlir (with symbol_ids,
+    sometimes de-duplicated: more ops than files), may2026 sdsc_<N>_<opfunc>.json + bundle.mlir,
+    execute execute/<dir>/sdsc.json (one op per kernel);
+  - backend sidecars beside them: execute/<dir>/pagi.json (" : " spacing), segment_size.json,
+    execute_dsg.txt; none of them is an SDSC file;
+  - SDSC files [2]: one "<N>_<opfunc>" member, 14 levels deep, 15-47 KB, byte-identical to
+    Python json.dump(obj, f, indent=2) output (no trailing newline);
+  - debug_handle_ [3] per file: populated (first member, id version 2 [3.1]), null, or absent;
+  - --incomplete: <key>.tmp.<uuid>/ and failed/<key>.tmp.<uuid>/ entries a scanner must skip.
+
+Speed: each opfunc gets a handful of template documents built once (json.dumps); a file is a
+template with its addresses filled in by str.format plus a handle serialised on its own, so
+100,000 files take a few minutes. Large runs are spread over processes (--jobs).
+"""
+
+import argparse
+import hashlib
+import json
+import multiprocessing
+import os
+import random
+import re
+import sys
+
+# ---------------------------------------------------------------------------------------------
+# debug_handle_ ids (FORMATS 3.1, id version 2)
+
+_SHORT_ESCAPES = {'"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r',
+                  '\t': '\\t'}
+
+
+def json_string_ascii(s):
+    """A JSON string literal escaped like Python's json.dumps(ensure_ascii=True)."""
+    out = ['"']
+    for ch in s:
+        code = ord(ch)
+        if ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code < 0x10000:
+            out.append('\\u%04x' % code)
+        else:
+            code -= 0x10000
+            out.append('\\u%04x\\u%04x' % (0xD800 | (code >> 10), 0xDC00 | (code & 0x3FF)))
+    out.append('"')
+    return ''.join(out)
+
+
+def _json_scalar(v):
+    if v is None:
+        return 'null'
+    if isinstance(v, bool):
+        return 'true' if v else 'false'
+    if isinstance(v, int):
+        return str(v)
+    return json_string_ascii(v)
+
+
+def handle_id_text_v2(aten_op, fused_from_ids, ir_chain, source):
+    """The compact, key-sorted text that id version 2 hashes (transform_history excluded)."""
+    if source is None:
+        src = 'null'
+    else:
+        src = ('{"end_col":%s,"end_line":%s,"file":%s,"start_col":%s,"start_line":%s}' % (
+            _json_scalar(source['end_col']), _json_scalar(source['end_line']),
+            _json_scalar(source['file']), _json_scalar(source['start_col']),
+            _json_scalar(source['start_line'])))
+    return '{"aten_op":%s,"fused_from":[%s],"ir_chain":[%s],"source":%s,"version":2}' % (
+        _json_scalar(aten_op), ','.join(json_string_ascii(i) for i in fused_from_ids),
+        ','.join(json_string_ascii(n) for n in ir_chain), src)
+
+
+def handle_id_v2(aten_op, fused_from_ids, ir_chain, source):
+    """SHA-256 of the id text, first 8 bytes big-endian, shifted right by one, in decimal."""
+    digest = hashlib.sha256(handle_id_text_v2(aten_op, fused_from_ids, ir_chain, source)
+                            .encode('ascii')).digest()
+    return str(int.from_bytes(digest[:8], 'big') >> 1)
+
+
+def _source(path, line):
+    return {"file": path, "start_line": line, "start_col": 0, "end_line": None, "end_col": None}
+
+
+# The four test vectors of FORMATS 3.1: (aten_op, fused_from ids, ir_chain, source, id).
+ID_TEST_VECTORS = [
+    ("aten.add.Tensor", [], ["add", "buf0"], _source("/home/senuser/compile_add.py", 11),
+     "8249498605557491263"),
+    ("aten._softmax.default", [], ["amax", "buf0"], _source("/home/senuser/ex/ops.py", 11),
+     "1791139761021750516"),
+    (None, [], ["clone_60", "buf312"], None, "6460594415264223131"),
+    (None, [], ["batched_matmul_default_1"], None, "8704335446284134785"),
+]
+FIRST_VECTOR_SHA256 = "e4f8368c4eab4c7fc1d1eee82ef67227356632d224258918e27ecf6d068c5435"
+
+# ---------------------------------------------------------------------------------------------
+# Vocabulary (synthetic, shaped after FORMATS 1-3)
+
+ATEN_NAMES = [
+    'add', 'addmm', 'amax', 'arange', 'argmax', 'avg_pool2d', 'bitwise_and', 'bmm', 'cat',
+    'clamp', 'clone', 'convolution', 'cumsum', 'div', 'embedding', 'erf', 'exp', 'expand',
+    'full_like', 'gelu', 'index_put', 'index_select', 'layer_norm', 'linear', 'logical_not',
+    'masked_fill', 'maximum', 'mean', 'mm', 'mul', 'native_layer_norm', 'neg', 'permute', 'pow',
+    'relu', 'repeat_interleave', 'rsqrt', 'scaled_dot_product_attention', 'scatter_add', 'select',
+    'sigmoid', 'silu', 'slice', 'softmax', 'split_with_sizes', 'sub', 'sum', 't', 'tanh', 'topk',
+    'transpose', 'unsqueeze', 'var_mean', 'view', 'where', 'zeros_like', '_softmax', '_to_copy',
+]
+COMMON_ATEN = ['add', 'addmm', 'bmm', 'linear', 'mm', 'mul', 'relu', 'silu', 'split_with_sizes',
+               't', 'amax', 'exp', 'sub', 'sum', 'div', 'maximum', 'unsqueeze', 'transpose',
+               'clone', 'permute', 'neg', 'softmax', '_softmax', 'view', 'rsqrt', 'mean', 'pow']
+
+# ATen name -> Spyre ops it lowers to (rough, enough to make kernels look coherent).
+ATEN_TO_OPFUNCS = {
+    'add': ['add'], 'addmm': ['batchmatmul', 'add'], 'bmm': ['batchmatmul'],
+    'mm': ['batchmatmul'], 'linear': ['batchmatmul'], 'relu': ['relufwd'], 'amax': ['max'],
+    'maximum': ['max'], 'exp': ['exp'], 'neg': ['neg'], 'div': ['realdiv'], 'mul': ['mul'],
+    'silu': ['neg', 'exp', 'add', 'realdiv', 'mul'],
+    'softmax': ['max', 'sub', 'exp', 'sum', 'realdiv'],
+    '_softmax': ['max', 'sub', 'exp', 'sum', 'realdiv'], 'clone': ['identity'],
+    '_to_copy': ['identity'], 'permute': ['ReStickifyOpHBM'], 't': ['ReStickifyOpHBM'],
+    'transpose': ['ReStickifyOpHBM', 'ReStickifyOpLx'], 'sub': ['sub'], 'sum': ['sum'],
+    'view': ['shuffle'], 'mean': ['sum', 'realdiv'], 'rsqrt': ['realdiv'], 'pow': ['mul'],
+}
+OPFUNCS = ['add', 'sub', 'mul', 'realdiv', 'batchmatmul', 'relufwd', 'max', 'sum', 'exp', 'neg',
+           'identity', 'ReStickifyOpHBM', 'ReStickifyOpLx', 'shuffle']
+BINARY_OPFUNCS = {'add', 'sub', 'mul', 'realdiv', 'batchmatmul'}
+RARE_OPFUNC = 'LXRelayoutSTCDPOpLx'   # an experimental-branch name, rare
+SYMBOLIC_OPFUNCS = BINARY_OPFUNCS | {'relufwd', 'max', 'exp', 'neg'}
+
+# Spyre op -> (FX origin base name, original_aten) candidates for a handle.
+OPFUNC_ORIGINS = {
+    'add': [('add', 'aten.add.Tensor'), ('add_tensor', 'aten.add.Tensor'),
+            ('addmm', 'aten.addmm.default')],
+    'sub': [('sub', 'aten.sub.Tensor')],
+    'mul': [('mul', 'aten.mul.Tensor'), ('pow', 'aten.pow.Tensor_Scalar')],
+    'realdiv': [('div', 'aten.div.Tensor'), ('rsqrt', 'aten.rsqrt.default')],
+    'batchmatmul': [('mm_default', 'aten.mm.default'), ('bmm', 'aten.bmm.default'),
+                    ('addmm', 'aten.addmm.default'), ('batched_matmul_default', 'aten.bmm.default')],
+    'relufwd': [('relu', 'aten.relu.default')],
+    'max': [('amax', 'aten.amax.default'), ('amax', 'aten._softmax.default'),
+            ('maximum', 'aten.maximum.default')],
+    'sum': [('sum', 'aten.sum.dim_IntList'), ('mean', 'aten.mean.dim')],
+    'exp': [('exp', 'aten.exp.default')],
+    'neg': [('neg', 'aten.neg.default')],
+    'identity': [('clone', 'aten.clone.default'), ('_to_copy', 'aten._to_copy.default')],
+    'ReStickifyOpHBM': [('permute', 'aten.permute.default'), ('t', 'aten.t.default')],
+    'ReStickifyOpLx': [('transpose', 'aten.transpose.int')],
+    'shuffle': [('view', 'aten.view.default')],
+    RARE_OPFUNC: [('transpose', 'aten.transpose.int')],
+}
+SECONDARY_ORIGINS = [('permute', 'aten.permute.default'), ('view', 'aten.view.default'),
+                     ('expand', 'aten.expand.default'), ('unsqueeze', 'aten.unsqueeze.default'),
+                     ('convert_element_type', 'prims.convert_element_type.default'),
+                     ('split_with_sizes', 'aten.split_with_sizes.default')]
+RESTICKIFY_REASONS = [None, "producer stick dimension differs from consumer",
+                      "layout change before batchmatmul", "stick size mismatch on input 1"]
+USERS = ['senuser', 'mlperf', 'dev', 'ci-runner', 'ana', 'kwame', 'li.wei', 'zo\u00eb']
+PROJECTS = ['models', 'work/llm', 'src/bench', 'exp/attn', 'repo/examples']
+SOURCE_FILES = ['model.py', 'mlp.py', 'attention.py', 'layers/ffn.py', 'run_inference.py',
+                'compile_add.py', 'ops.py', 'granite/modeling.py', 'tests/test_ops.py']
+MKDTEMP_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789_'
+
+# ---------------------------------------------------------------------------------------------
+# Template documents: built once per process from a fixed seed, then filled per file.
+
+FILE_MIN = 15 * 1024           # what every written SDSC file satisfies (checked when written)
+FILE_MAX = 47 * 1000
+HANDLE_MAX = 2400              # longest handle member make_handle produces is about 2.1 KB
+_KEY_SENTINEL = '@@K@@'
+_SLOT_RE = re.compile(r'"@@S(\d+)@@"')
+
+
+class Template:
+    """One SDSC document with its per-core addresses left as slots.
+
+    body_fmt is the json.dumps(indent=2) text after the op object's opening line, with
+    braces doubled and every address slot replaced by {} (str.format fields, in order).
+    slots[i] = (tensor index, core index) of field i.
+    """
+
+    def __init__(self, opfunc, shape, body_fmt, slots, min_size, max_size):
+        self.opfunc = opfunc
+        self.shape = shape
+        self.body_fmt = body_fmt
+        self.slots = slots
+        self.min_size = min_size      # bounds of the rendered size without a handle
+        self.max_size = max_size
+
+    def fits(self):
+        return self.min_size >= FILE_MIN and self.max_size + HANDLE_MAX <= FILE_MAX
+
+
+def _folds_for_dim(size, slices, is_stick):
+    per_core = max(1, size // slices)
+    funcs = [{"Affine": {"alpha_": per_core, "beta_": 0}},
+             {"Affine": {"alpha_": 0, "beta_": 0}},
+             {"Affine": {"alpha_": 0, "beta_": 0}}]
+    attrs = [{"factor_": slices, "label_": "core_fold"},
+             {"factor_": 1, "label_": "corelet_fold"},
+             {"factor_": 1, "label_": "row_fold"}]
+    if is_stick and per_core >= 64:
+        funcs += [{"Affine": {"alpha_": 64, "beta_": 0}}, {"Affine": {"alpha_": 1, "beta_": 0}}]
+        attrs += [{"factor_": per_core // 64, "label_": "elem_arr_1"},
+                  {"factor_": 64, "label_": "elem_arr_0"}]
+    else:
+        funcs += [{"Affine": {"alpha_": 1, "beta_": 0}}]
+        attrs += [{"factor_": per_core, "label_": "elem_arr_0"}]
+    return {"dim_prop_func": funcs, "dim_prop_attr": attrs}
+
+
+def _core_slices(cores, dims, wk):
+    """coreIdToWkSlice_: core id -> slice index per dim (first dim varies fastest)."""
+    result = {}
+    for c in range(cores):
+        rest, entry = c, {}
+        for d in dims:
+            entry[d] = rest % wk[d]
+            rest //= wk[d]
+        result[str(c)] = entry
+    return result
+
+
+def _random_shape(rng, opfunc):
+    cores = rng.choice([32, 32, 32, 16, 16, 8])
+    if opfunc == 'batchmatmul':
+        dims = ['mb', 'in', 'out']
+    elif rng.random() < 0.25:
+        dims = ['mb', 'x', 'out']
+    else:
+        dims = ['mb', 'out']
+    sizes = {d: rng.choice([64, 128, 256, 512, 1024, 2048, 4096]) for d in dims}
+    sizes['mb'] = rng.choice([64, 128, 256, 512, 1024])
+    if 'in' in sizes:
+        sizes['in'] = rng.choice([1024, 2048, 4096, 12800])
+    if 'out' in sizes and rng.random() < 0.3:
+        sizes['out'] = rng.choice([12800, 25600, 3200])
+    # spread the cores over the dims as powers of two
+    wk = {d: 1 for d in dims}
+    left = cores
+    split_dims = [d for d in dims if d != 'in'] or dims
+    while left > 1:
+        d = rng.choice(split_dims)
+        wk[d] *= 2
+        left //= 2
+    for d in dims:
+        sizes[d] = max(sizes[d], wk[d] * 64)
+    n_in = 2 if opfunc in BINARY_OPFUNCS else 1
+    tensors = []
+    for i in range(n_in + 1 + rng.choice([0, 0, 0, 1, 1, 2])):
+        if opfunc == 'batchmatmul' and i < 3:
+            ds_type = ['INPUT', 'KERNEL', 'OUTPUT'][i]
+        elif opfunc.startswith('ReStickify') and i == 1:
+            ds_type = 'KERNEL'
+        else:
+            ds_type = 'OUTPUT'
+        component = 'lx' if (i > n_in or rng.random() < 0.2 or opfunc.endswith('Lx')) else 'hbm'
+        order = list(dims)
+        if rng.random() < 0.5:
+            order.reverse()
+        tensors.append({"component": component, "ds_type": ds_type, "order": order,
+                        "stick": order[0] if rng.random() < 0.5 else order[-1],
+                        "hbm_cycle": rng.choice([1, 2, 4, 8, cores]),
+                        "stride": rng.choice([1 << 20, 1 << 21, 4 << 20, 1 << 16])})
+    return {"cores": cores, "dims": dims, "sizes": sizes, "wk": wk, "tensors": tensors,
+            "n_inputs": n_in, "sched_len": rng.choice([1, 1, 1, 2, 3]),
+            "time_folds": rng.choice([1, 1, 1, 2, 4]), "dsp_extras": rng.random() < 0.5,
+            "with_lx_mirror": rng.random() < 0.3, "symbolic": False}
+
+
+def _build_doc(opfunc, shape):
+    """The op object of one SDSC document, with slot sentinels for per-core addresses."""
+    cores, dims, sizes, wk = shape['cores'], shape['dims'], shape['sizes'], shape['wk']
+    slot_list = []
+
+    def addr_slot(tensor, core):
+        slot_list.append((tensor, core))
+        return '@@S%d@@' % (len(slot_list) - 1)
+
+    def ss_block():
+        block = {"name_": "core"}
+        for d in dims:
+            block[d + '_'] = max(1, sizes[d] // wk[d])
+        if shape['dsp_extras']:
+            for k in ("symbolicDimInfo_", "maxSymbolicVolume_", "coreletSplit_", "rowSplit_",
+                      "peSfpSplit_", "paddingSizes_"):
+                block[k] = {}
+        return block
+
+    nodes, lds = [], []
+    for i, t in enumerate(shape['tensors']):
+        node = {"nodeType_": "allocate", "name_": "allocate-Tensor%d_%s" % (i, t['component']),
+                "prev_": "", "ldsIdx_": i, "component_": t['component']}
+        if shape['symbolic'] and i == 0:
+            node["isStartAddrSymbolic_"] = 1
+        node["layoutDimOrder_"] = list(t['order'])
+        node["maxDimSizes_"] = [-1] * len(dims)
+        node["indirectAllocType_"] = "no_indirection"
+        node["startAddressCoreCorelet_"] = {
+            "dim_prop_func": [{"Map": {}}, {"Const": {}}, {"Const": {}}],
+            "dim_prop_attr": [{"factor_": cores, "label_": "core"},
+                              {"factor_": 1, "label_": "corelet"},
+                              {"factor_": 1, "label_": "time"}],
+            "data_": {"[%d, 0, 0]" % c: addr_slot(i, c) for c in range(cores)}}
+        node["coordinates_"] = {
+            "coordInfo": {d: {"spatial": 3, "temporal": 0, "elemArr": k + 1, "padding": "nopad",
+                              "folds": _folds_for_dim(sizes[d], wk[d], d == t['stick'])}
+                          for k, d in enumerate(t['order'])},
+            "coreIdToWkSlice_": {}}
+        nodes.append(node)
+        mem = {t['component']: {"isPresent": 1}}
+        if shape['with_lx_mirror'] and t['component'] == 'hbm':
+            mem["lx"] = {"isPresent": 1}
+        lds.append({"ldsIdx_": i, "dsName_": "Tensor%d" % i, "dsType_": t['ds_type'],
+                    "scale_": [1] * len(dims), "wordLength": 2, "dataFormat_": "SEN169_FP16",
+                    "memOrg_": mem})
+
+    primary = {}
+    for t in shape['tensors']:
+        if t['ds_type'] not in primary:
+            primary[t['ds_type']] = {"layoutDimOrder_": list(t['order']),
+                                     "stickDimOrder_": [t['stick']], "stickSize_": [64]}
+    n_in = shape['n_inputs']
+    n_t = len(shape['tensors'])
+    compute = [{"exUnit": "pt" if opfunc == 'batchmatmul' else "sfp",
+                "opFuncName": opfunc,
+                "attributes_": {"dataFormat_": "SEN169_FP16", "fidelity_": "regular"},
+                "location": "Inner",
+                "inputLabeledDs": ["Tensor%d-idx%d" % (i, i) for i in range(n_in)],
+                "outputLabeledDs": ["Tensor%d-idx%d" % (n_t - 1, n_t - 1)]}]
+    n_shape = {"name_": "n"}
+    for d in dims:
+        n_shape[d + '_'] = sizes[d]
+    dsc = {
+        "numCoresUsed_": cores, "numCoreletsUsed_": 1, "coreIdsUsed_": list(range(cores)),
+        "N_": n_shape, "coordinateMasking_": {}, "maskingConstId_": -1,
+        "dataStageParam_": {"0": {"ss_": ss_block(), "el_": ss_block()}},
+        "primaryDsInfo_": primary, "scheduleTree_": nodes, "labeledDs_": lds,
+        "constantInfo_": "{}", "computeOp_": compute}
+    tf = shape['time_folds']
+    schedule = {}
+    for c in range(cores):
+        schedule[str(c)] = [[-1, 0, 0, 0] if k == 0 else [k - 1, 0, k, 0]
+                            for k in range(shape['sched_len'])]
+    op = {
+        "sdscFoldProps_": [{"factor_": tf, "label_": "time"}],
+        "sdscFolds_": {"dim_prop_func": [{"Affine": {"alpha_": 1, "beta_": 0}}],
+                       "dim_prop_attr": [{"factor_": tf, "label_": "time"}],
+                       "data_": {"[%d]" % k: str(k) for k in range(tf)}},
+        "coreFoldProp_": {"factor_": cores, "label_": "core"},
+        "coreletFoldProp_": {"factor_": 1, "label_": "corelet"},
+        "numCoresUsed_": cores,
+        "coreIdToDsc_": {str(c): 0 for c in range(cores)},
+        "numWkSlicesPerDim_": {d: wk[d] for d in dims},
+        "coreIdToWkSlice_": _core_slices(cores, dims, wk),
+        "coreIdToDscSchedule": schedule,
+        "dscs_": [{opfunc: dsc}],
+    }
+    return op, slot_list
+
+
+_OP_PREFIX = '{\n  "%s": {\n' % _KEY_SENTINEL
+
+
+def _make_template(opfunc, shape):
+    op, slots = _build_doc(opfunc, shape)
+    text = json.dumps({_KEY_SENTINEL: op}, indent=2)
+    assert text.startswith(_OP_PREFIX)
+    body = text[len(_OP_PREFIX):]
+    # Slot sentinels appear in creation order; check it so field i is slots[i].
+    found = [int(m) for m in _SLOT_RE.findall(body)]
+    assert found == list(range(len(slots)))
+    body_fmt = _SLOT_RE.sub('\x00', body.replace('{', '{{').replace('}', '}}')).replace('\x00', '{}')
+    # size bounds: addresses are 1 to 11 digits (or a short negative id), keys "<N>_<opfunc>"
+    # with N below 100
+    head = len('{\n  "": {\n') + len(opfunc)
+    min_size = head + 2 + len(_SLOT_RE.sub('"0"', body))
+    max_size = head + 3 + len(_SLOT_RE.sub('"12345678901"', body))
+    return Template(opfunc, shape, body_fmt, slots, min_size, max_size)
+
+
+class TemplateSet:
+    """A handful of templates per opfunc, deterministic for a given seed."""
+
+    def __init__(self, seed, per_opfunc=6):
+        rng = random.Random('templates:%d' % seed)
+        self.by_opfunc = {}
+        for opfunc in OPFUNCS + [RARE_OPFUNC]:
+            chosen = []
+            # plain templates, plus a few whose tensor 0 has symbolic (bundle argument)
+            # addresses for the current era
+            for symbolic, wanted in ((False, per_opfunc), (True, per_opfunc // 2)):
+                if symbolic and opfunc not in SYMBOLIC_OPFUNCS:
+                    continue
+                found, attempts = 0, 0
+                while found < wanted and attempts < 400:
+                    attempts += 1
+                    shape = _random_shape(rng, opfunc)
+                    shape['symbolic'] = symbolic
+                    t = _make_template(opfunc, shape)
+                    if t.fits():
+                        chosen.append(t)
+                        found += 1
+                assert found, (opfunc, symbolic)
+            chosen.sort(key=lambda t: t.max_size)
+            self.by_opfunc[opfunc] = chosen
+
+    def pick(self, rng, opfunc, symbolic):
+        """A template; symbolic ones only when asked and the opfunc has them."""
+        cands = [t for t in self.by_opfunc[opfunc] if t.shape['symbolic'] == symbolic]
+        return rng.choice(cands or [t for t in self.by_opfunc[opfunc] if not t.shape['symbolic']])
+
+
+# ---------------------------------------------------------------------------------------------
+# Handles (FORMATS 3: derived from one op's FX origins)
+
+def _origin_name(rng, base):
+    return base if rng.random() < 0.4 else '%s_%d' % (base, rng.randint(1, 60))
+
+
+def make_handle(rng, opfunc, buf_index, source_pool):
+    """A populated debug_handle_ built the way torch-spyre derives it from FX origins."""
+    n_origins = rng.choices([1, 2, 3], weights=[70, 25, 5])[0]
+    base, aten = rng.choice(OPFUNC_ORIGINS[opfunc])
+    origins = [(_origin_name(rng, base), aten)]
+    for _ in range(n_origins - 1):
+        b, a = rng.choice(SECONDARY_ORIGINS)
+        origins.append((_origin_name(rng, b), a))
+    # one stack trace (or none) per origin
+    sources = {}
+    for name, _ in origins:
+        if rng.random() < 0.6:
+            path, line = rng.choice(source_pool)
+            sources[name] = _source(path, line)
+        else:
+            sources[name] = None
+    primary = origins[0]
+    origins = sorted(set(origins))
+    has_origin_node = rng.random() < 0.85
+
+    def agreed(values):
+        unique = []
+        for v in values:
+            if v not in unique:
+                unique.append(v)
+        return unique[0] if len(unique) == 1 else None
+
+    if has_origin_node:
+        aten_op = primary[1]
+        source = sources[primary[0]] or agreed([sources[n] for n, _ in origins])
+    else:
+        aten_op = agreed([a for _, a in origins])
+        source = agreed([sources[n] for n, _ in origins])
+    ir_chain = sorted(n for n, _ in origins) + ['buf%d' % buf_index]
+    children = []
+    if len(origins) >= 2:
+        for name, a in origins:
+            s = sources[name]
+            children.append({"id": handle_id_v2(a, [], [name], s), "source": s, "aten_op": a,
+                             "ir_chain": [name], "fused_from": [], "transform_history": []})
+    history = []
+    if opfunc.startswith('ReStickify') or opfunc == RARE_OPFUNC or rng.random() < 0.03:
+        history.append({"kind": "rewrite", "pass_name": "insert_restickify",
+                        "reason": rng.choice(RESTICKIFY_REASONS)})
+    return {"id": handle_id_v2(aten_op, [c['id'] for c in children], ir_chain, source),
+            "source": source, "aten_op": aten_op, "ir_chain": ir_chain, "fused_from": children,
+            "transform_history": history}
+
+
+def handle_member(kind, handle=None):
+    """The debug_handle_ member line(s) as they appear first in the op object (indent 4)."""
+    if kind == 'absent':
+        return ''
+    if kind == 'null':
+        return '    "debug_handle_": null,\n'
+    return '    "debug_handle_": ' + json.dumps(handle, indent=2).replace('\n', '\n    ') + ',\n'
+
+
+def render_sdsc(template, key, handle_text, addresses):
+    """One SDSC file's text; addresses[t] is the list of per-core values of tensor t."""
+    fields = ['"%s"' % addresses[t][c] for t, c in template.slots]
+    return '{\n  ' + json_string_ascii(key) + ': {\n' + handle_text + template.body_fmt.format(*fields)
+
+
+def tensor_addresses(rng, template, symbol_base=None):
+    """Per-core decimal-string addresses for every tensor; symbolic ids (negative) for tensor 0
+    when symbol_base is given."""
+    shape = template.shape
+    cores = shape['cores']
+    result = []
+    for i, t in enumerate(shape['tensors']):
+        if symbol_base is not None and i == 0:
+            result.append([str(-(symbol_base + c)) for c in range(cores)])
+        elif t['component'] == 'lx':
+            base = rng.randrange(0, 1 << 20, 2048)
+            result.append([str(base)] * cores)
+        else:
+            base = (1 << 35) + rng.randrange(0, 1 << 34, 1 << 20)
+            cycle, stride = t['hbm_cycle'], t['stride']
+            result.append([str(base + (c % cycle) * stride) for c in range(cores)])
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Backend sidecars (not SDSC files) and bundle.mlir
+
+def pagi_text(rng, name):
+    addr_map = ''
+    if rng.random() < 0.3:
+        addr_map = ''.join('    "%d" : "%d",\n' % (k, (1 << 35) + rng.randrange(0, 1 << 30, 4096))
+                           for k in range(rng.randint(1, 3)))
+        addr_map = addr_map[:-2] + '\n'
+    return ('{\n  "dsName_" : "%s",\n  "isMarker_" : 0,\n  "defaultAddr_" : "%d",\n'
+            '  "addrMap_" : [\n%s  ],\n  "addrMapTag_" : [\n  ],\n  "inputSym_" : [],\n'
+            '  "addrIdxSym_" : [],\n  "variableDefs_" : {\n  }\n}' % (
+                name, (7 << 34) + rng.randrange(0, 1 << 24, 4096), addr_map))
+
+
+def segment_size_text(rng):
+    names = ['output', 'input', 'model', 'stack', 'heap', 'reserve1', 'reserve2', 'const']
+    rows = ['    "%d" : { "name" : "%s", "size" : %d }' % (
+        i, n, rng.choice([4096, 8192, 16384]) if n != 'const' else rng.randint(64, 4000))
+        for i, n in enumerate(names)]
+    return '{\n  "memReqPerSegment" : {\n' + ',\n'.join(rows) + '\n  }\n}\n'
+
+
+def execute_dsg_text(name):
+    return ('N 0 SenPreparedOp %s\nE 0 1\nN 1 SenProgAddrGenerate %s\n' % (name, name))
+
+
+def bundle_text(lines, args):
+    """bundle.mlir: args = [(arg index, cores, stride)] for symbolic inputs; lines are the
+    sdsc_execute lines (without indentation), one per OpSpec."""
+    sig = ', '.join('%%arg_%d_base_addr: !sdscbundle.input_arg<index>' % a for a, _, _ in args)
+    out = ['module {', '\tfunc.func @sdsc_bundle(%s) {' % sig]
+    for a, _, _ in args:
+        out.append('\t\t%%arg_%d = sdscbundle.input_arg_extract value from %%arg_%d_base_addr : '
+                   '!sdscbundle.input_arg<index> -> index' % (a, a))
+    for a, cores, stride in args:
+        for c in range(1, cores):
+            off = c * stride
+            out.append('\t\t%%arg_%d_core_offset_%d = arith.constant %d : index' % (a, off, off))
+            out.append('\t\t%%arg_%d_core_%d = arith.addi %%arg_%d, %%arg_%d_core_offset_%d : index'
+                       % (a, off, a, a, off))
+    out += ['\t\t' + line for line in lines]
+    out += ['\t\treturn', '\t}', '}']
+    return '\n'.join(out) + '\n'
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning (main process): directories, eras, file counts, handle kinds
+
+def _rand_chars(rng, n, alphabet):
+    return ''.join(rng.choice(alphabet) for _ in range(n))
+
+
+def _kernel_name(rng, state):
+    if state['names'] and rng.random() < 0.25:      # a recompile of a kernel seen before
+        return rng.choice(state['names'])
+    if rng.random() < 0.1:
+        state['counter'] = 0                          # a new compile restarts the counter
+    counter = state['counter']
+    state['counter'] += 1
+    roll = rng.random()
+    if roll < 0.05:
+        aten = []
+    elif roll < 0.06:                                 # a few names over 200 characters
+        aten, pool = [], list(ATEN_NAMES)
+        rng.shuffle(pool)
+        for a in pool:                                # fill up to 236 (dir names stay < 256)
+            if len('sdsc_fused_%s_%d' % ('_'.join(sorted(aten + [a])), counter)) <= 236:
+                aten.append(a)
+    else:
+        aten = rng.sample(COMMON_ATEN, rng.choices([1, 2, 3, 4, 5], weights=[30, 30, 20, 12, 8])[0])
+    if aten:
+        name = 'sdsc_fused_%s_%d' % ('_'.join(sorted(set(aten))), counter)
+    else:
+        name = 'sdsc_fused_%d' % counter
+    state['names'].append(name)
+    state['aten'][name] = sorted(set(aten))
+    return name
+
+
+def _opfuncs_for(rng, aten, n):
+    pool = []
+    for a in aten:
+        pool += ATEN_TO_OPFUNCS.get(a, [])
+    if not pool:
+        pool = OPFUNCS
+    ops = []
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.12:
+            ops.append('ReStickifyOpHBM')
+        elif r < 0.125:
+            ops.append(RARE_OPFUNC)
+        elif r < 0.2:
+            ops.append(rng.choice(OPFUNCS))
+        else:
+            ops.append(rng.choice(pool))
+    return ops
+
+
+def plan_cache(n_files, seed, eras, handle_kinds, layout, incomplete):
+    """Everything counted in the manifest, decided up front; contents are drawn per directory
+    from dir_seed by the writer."""
+    rng = random.Random('plan:%d' % seed)
+    state = {'counter': 0, 'names': [], 'aten': {}}
+    dirs, used_names, total = [], set(), 0
+    while total < n_files:
+        era = rng.choice(eras)
+        if era == 'execute':
+            count = 1
+        elif rng.random() < 0.04:
+            count = rng.randint(13, 68)
+        else:
+            count = rng.choices(range(1, 13), weights=[14, 12, 11, 10, 9, 8, 7, 6, 6, 5, 4, 4])[0]
+        count = min(count, n_files - total)
+        use_cache = layout == 'kernel-cache' or (layout == 'mixed' and rng.random() < 0.5)
+        while True:
+            if use_cache:
+                kernel = None
+                name = '%064x' % rng.getrandbits(256)
+                rel = 'inductor-spyre-cache/' + name
+                aten = rng.sample(COMMON_ATEN, rng.randint(1, 3))
+            else:
+                kernel = _kernel_name(rng, state)
+                prefix = '%08x_' % rng.getrandbits(32) if rng.random() < 0.5 else ''
+                name = prefix + kernel + '_' + _rand_chars(rng, 8, MKDTEMP_CHARS)
+                rel = 'inductor-spyre/' + name
+                aten = state['aten'][kernel]
+            if rel not in used_names:
+                used_names.add(rel)
+                break
+        files = []
+        for opfunc in _opfuncs_for(rng, aten, count):
+            files.append((opfunc, rng.choice(handle_kinds)))
+        dirs.append({"rel": rel, "name": name, "kernel": kernel, "era": era, "files": files,
+                     "seed": rng.getrandbits(64), "pagi": rng.random() < 0.6,
+                     "segment": rng.random() < 0.8, "dsg": rng.random() < 0.8,
+                     "dedup": era == 'current' and count >= 2 and rng.random() < 0.3})
+        total += count
+    incomplete_dirs = []
+    if incomplete:
+        for k in range(max(2, len(dirs) // 25)):
+            key = '%064x' % rng.getrandbits(256)
+            u = rng.getrandbits(128)
+            uuid = '%08x-%04x-4%03x-%04x-%012x' % (u >> 96, (u >> 80) & 0xFFFF, (u >> 68) & 0xFFF,
+                                                 0x8000 | ((u >> 52) & 0x3FFF), u & (2**48 - 1))
+            where = 'inductor-spyre-cache/' + ('failed/' if k % 2 else '')
+            n = rng.choice([1, 1, 1, 2, 3])
+            files = [(rng.choice(OPFUNCS), rng.choice(handle_kinds)) for _ in range(n)]
+            incomplete_dirs.append({"rel": where + key + '.tmp.' + uuid, "name": key,
+                                    "kernel": None, "era": 'current', "files": files,
+                                    "seed": rng.getrandbits(64), "pagi": False, "segment": False,
+                                    "dsg": False, "dedup": False})
+    return dirs, incomplete_dirs
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing (any process)
+
+_TEMPLATES = None
+_TEMPLATE_SEED = None
+
+
+def _templates(seed):
+    global _TEMPLATES, _TEMPLATE_SEED
+    if _TEMPLATES is None or _TEMPLATE_SEED != seed:
+        _TEMPLATES = TemplateSet(seed)
+        _TEMPLATE_SEED = seed
+    return _TEMPLATES
+
+
+def _write(path, text):
+    with open(path, 'wb') as f:
+        f.write(text.encode('ascii'))
+
+
+def _source_pool(rng):
+    user = rng.choice(USERS)
+    project = rng.choice(PROJECTS)
+    files = rng.sample(SOURCE_FILES, 2)
+    return [('/home/%s/%s/%s' % (user, project, f), rng.randint(5, 420))
+            for f in files for _ in range(3)]
+
+
+def write_kernel_dir(out_dir, d, template_seed):
+    """Write one kernel directory of the plan; returns the sizes of its SDSC files."""
+    templates = _templates(template_seed)
+    rng = random.Random(d['seed'])
+    kdir = os.path.join(out_dir, d['rel'])
+    os.makedirs(kdir, exist_ok=True)
+    era, files = d['era'], d['files']
+    pool = _source_pool(rng)
+    buf_base = rng.randint(0, 40)
+    sizes = []
+    exec_dir = os.path.join(kdir, 'execute', d['name'])
+    if era == 'execute' or d['pagi']:
+        os.makedirs(exec_dir, exist_ok=True)
+
+    bundle_lines, bundle_args, next_symbol = [], [], 1
+    for index, (opfunc, kind) in enumerate(files):
+        symbolic = era == 'current' and rng.random() < 0.3
+        template = templates.pick(rng, opfunc, symbolic)
+        symbol_base = None
+        if era == 'current' and template.shape['symbolic']:
+            symbol_base = next_symbol
+            next_symbol += template.shape['cores']
+        handle = make_handle(rng, opfunc, buf_base + index, pool) if kind == 'populated' else None
+        key = '%d_%s' % (index, opfunc)
+        text = render_sdsc(template, key, handle_member(kind, handle),
+                           tensor_addresses(rng, template, symbol_base))
+        if era == 'current':
+            fname = 'sdsc_%d.json' % index
+            path = os.path.join(kdir, fname)
+        elif era == 'may2026':
+            fname = 'sdsc_%d_%s.json' % (index, opfunc)
+            path = os.path.join(kdir, fname)
+        else:
+            fname = 'sdsc.json'
+            path = os.path.join(exec_dir, fname)
+        _write(path, text)
+        sizes.append(len(text))
+        if era == 'current':
+            cores = template.shape['cores']
+            if symbol_base is not None:
+                arg = len(bundle_args)
+                stride = rng.choice([1024, 2048, 4096])
+                bundle_args.append((arg, cores, stride))
+                operands = ['%%arg_%d' % arg] + ['%%arg_%d_core_%d' % (arg, c * stride)
+                                                 for c in range(1, cores)]
+                ids = ', '.join(str(-(symbol_base + c)) for c in range(cores))
+                line = 'sdscbundle.sdsc_execute (%s) {sdsc_filename="%s", "symbol_ids"=[%s]}' % (
+                    ', '.join(operands), fname, ids)
+            else:
+                line = 'sdscbundle.sdsc_execute () {sdsc_filename="%s", "symbol_ids"=[]}' % fname
+            bundle_lines.append(line)
+        elif era == 'may2026':
+            bundle_lines.append('sdscbundle.sdsc_execute () {sdsc_filename="%s"}' % fname)
+
+    if bundle_lines:
+        if d['dedup']:
+            # De-duplicated ops run an earlier file again: the line repeats after its original.
+            for _ in range(rng.randint(1, len(bundle_lines))):
+                j = rng.randrange(len(files))
+                first = bundle_lines.index(next(l for l in bundle_lines
+                                                if '"sdsc_%d.json"' % j in l))
+                bundle_lines.insert(rng.randint(first + 1, len(bundle_lines)), bundle_lines[first])
+        _write(os.path.join(kdir, 'bundle.mlir'), bundle_text(bundle_lines, bundle_args))
+    if d['pagi']:
+        _write(os.path.join(exec_dir, 'pagi.json'), pagi_text(rng, d['name']))
+    if d['segment']:
+        _write(os.path.join(kdir, 'segment_size.json'), segment_size_text(rng))
+    if d['dsg']:
+        _write(os.path.join(kdir, 'execute_dsg.txt'), execute_dsg_text(d['name']))
+    return sizes
+
+
+def _write_batch(args):
+    out_dir, batch, template_seed = args
+    sizes = []
+    for d in batch:
+        sizes += write_kernel_dir(out_dir, d, template_seed)
+    return sizes
+
+
+def manifest_for(dirs, incomplete_dirs):
+    entries = []
+    totals = {'populated': 0, 'null': 0, 'absent': 0}
+    for d in dirs:
+        counts = {'populated': 0, 'null': 0, 'absent': 0}
+        for _, kind in d['files']:
+            counts[kind] += 1
+            totals[kind] += 1
+        entries.append({"dir": d['rel'], "kernel": d['kernel'], "files": len(d['files']),
+                        "populated": counts['populated'], "null": counts['null'],
+                        "absent": counts['absent']})
+    entries.sort(key=lambda e: e['dir'])
+    return {"kernels": len(dirs), "files": sum(len(d['files']) for d in dirs),
+            "handles_populated": totals['populated'], "handles_null": totals['null'],
+            "handles_absent": totals['absent'], "handles_malformed": 0,
+            "incomplete_files": sum(len(d['files']) for d in incomplete_dirs),
+            "kernel_dirs": entries}
+
+
+def generate(out_dir, n_files, seed, eras, handle_kinds, layout, incomplete, jobs):
+    dirs, incomplete_dirs = plan_cache(n_files, seed, eras, handle_kinds, layout, incomplete)
+    everything = dirs + incomplete_dirs
+    if jobs <= 1 or n_files < 2000:
+        sizes = _write_batch((out_dir, everything, seed))
+    else:
+        _templates(seed)                     # build once, inherited by the forked workers
+        batches = [everything[i:i + 64] for i in range(0, len(everything), 64)]
+        ctx = multiprocessing.get_context('fork')
+        sizes = []
+        with ctx.Pool(jobs) as pool:
+            for part in pool.imap_unordered(_write_batch, [(out_dir, b, seed) for b in batches]):
+                sizes += part
+    bad = [s for s in sizes if not FILE_MIN <= s <= FILE_MAX]
+    if bad:
+        raise SystemExit('gen_cache: internal error: %d files outside %d-%d bytes (e.g. %d)'
+                         % (len(bad), FILE_MIN, FILE_MAX, bad[0]))
+    return manifest_for(dirs, incomplete_dirs), sizes
+
+
+# ---------------------------------------------------------------------------------------------
+# --simplemlp: the SimpleMLP compile of provenance-audit-SimpleMLP.md (no handles: it predates them)
+
+SIMPLEMLP_KERNELS = [
+    # (kernel name, fixed mkdtemp-style suffix, [(opfunc, symbolic input)])
+    ('sdsc_fused_addmm_linear_relu_0', 'q7k2m_x4',
+     [('batchmatmul', True), ('add', False), ('relufwd', False), ('batchmatmul', False)]),
+    ('sdsc_fused_addmm_1', 'b9d3wz0e', [('add', False)]),
+]
+
+
+def _simplemlp_shape(opfunc, symbolic, n_tensors):
+    dims = ['mb', 'in', 'out'] if opfunc == 'batchmatmul' else ['mb', 'out']
+    sizes = {'mb': 512, 'in': 1024, 'out': 1024}
+    wk = {'mb': 2, 'in': 1, 'out': 16} if opfunc == 'batchmatmul' else {'mb': 4, 'out': 8}
+    types = ['INPUT', 'KERNEL', 'OUTPUT'] if opfunc == 'batchmatmul' else ['OUTPUT'] * n_tensors
+    tensors = []
+    for i in range(n_tensors):
+        order = ['in', 'mb'] if (opfunc == 'batchmatmul' and i == 0) else (
+            ['in', 'out'] if opfunc == 'batchmatmul' and i == 1 else ['out', 'mb'])
+        tensors.append({"component": 'hbm', "ds_type": types[i], "order": order,
+                        "stick": order[0], "hbm_cycle": 4, "stride": 1 << 20})
+    return {"cores": 32, "dims": dims, "sizes": {d: sizes[d] for d in dims}, "wk": wk,
+            "tensors": tensors, "n_inputs": n_tensors - 1, "sched_len": 1, "time_folds": 1,
+            "dsp_extras": True, "with_lx_mirror": False, "symbolic": symbolic}
+
+
+def generate_simplemlp(out_dir):
+    rng = random.Random('simplemlp')
+    dirs, sizes = [], []
+    for kernel, suffix, ops in SIMPLEMLP_KERNELS:
+        name = kernel + '_' + suffix
+        rel = 'inductor-spyre/' + name
+        kdir = os.path.join(out_dir, rel)
+        os.makedirs(os.path.join(kdir, 'execute', name), exist_ok=True)
+        lines, args, next_symbol = [], [], 1
+        for index, (opfunc, symbolic) in enumerate(ops):
+            n_t = 3 if opfunc in ('batchmatmul', 'add') else 2
+            template = _make_template(opfunc, _simplemlp_shape(opfunc, symbolic, n_t))
+            symbol_base = next_symbol if symbolic else None
+            text = render_sdsc(template, '%d_%s' % (index, opfunc), '',
+                               tensor_addresses(rng, template, symbol_base))
+            fname = 'sdsc_%d.json' % index
+            _write(os.path.join(kdir, fname), text)
+            sizes.append(len(text))
+            if symbolic:
+                args.append((len(args), 32, 2048))
+                operands = ['%arg_0'] + ['%%arg_0_core_%d' % (c * 2048) for c in range(1, 32)]
+                ids = ', '.join(str(-(next_symbol + c)) for c in range(32))
+                next_symbol += 32
+                lines.append('sdscbundle.sdsc_execute (%s) {sdsc_filename="%s", "symbol_ids"=[%s]}'
+                             % (', '.join(operands), fname, ids))
+            else:
+                lines.append('sdscbundle.sdsc_execute () {sdsc_filename="%s", "symbol_ids"=[]}'
+                             % fname)
+        _write(os.path.join(kdir, 'bundle.mlir'), bundle_text(lines, args))
+        _write(os.path.join(kdir, 'execute', name, 'pagi.json'), pagi_text(rng, name))
+        _write(os.path.join(kdir, 'segment_size.json'), segment_size_text(rng))
+        _write(os.path.join(kdir, 'execute_dsg.txt'), execute_dsg_text(name))
+        dirs.append({"rel": rel, "name": name, "kernel": kernel, "files":
+                     [(op, 'absent') for op, _ in ops]})
+    return manifest_for(dirs, []), sizes
+
+
+# ---------------------------------------------------------------------------------------------
+# --self-test
+
+def self_test():
+    ok = True
+    for aten, fused, chain, src, want in ID_TEST_VECTORS:
+        got = handle_id_v2(aten, fused, chain, src)
+        if got != want:
+            print('FAIL id %s: got %s want %s' % (chain, got, want))
+            ok = False
+        # the hand-written canonical text equals Python's own compact, key-sorted dump
+        ref = json.dumps({"aten_op": aten, "fused_from": fused, "ir_chain": chain, "source": src,
+                          "version": 2}, sort_keys=True, separators=(',', ':'), ensure_ascii=True)
+        if ref != handle_id_text_v2(aten, fused, chain, src):
+            print('FAIL canonical text %s' % chain)
+            ok = False
+    a, f, c, s, _ = ID_TEST_VECTORS[0]
+    if hashlib.sha256(handle_id_text_v2(a, f, c, s).encode()).hexdigest() != FIRST_VECTOR_SHA256:
+        print('FAIL sha256 of the first vector')
+        ok = False
+    for s in ['plain', 'q"b\\s/\b\f\n\r\t', '\x00\x1f\x7f', 'caf\u00e9', '\U0001F600', '\u2028']:
+        if json_string_ascii(s) != json.dumps(s, ensure_ascii=True):
+            print('FAIL escape %r' % s)
+            ok = False
+    # rendered documents are byte-identical to json.dumps(indent=2) of themselves
+    templates = _templates(0)
+    rng = random.Random(1)
+    pool = _source_pool(rng)
+    for opfunc, temps in templates.by_opfunc.items():
+        for t in temps:
+            for kind in ('populated', 'null', 'absent'):
+                handle = make_handle(rng, opfunc, 3, pool) if kind == 'populated' else None
+                text = render_sdsc(t, '7_' + opfunc, handle_member(kind, handle),
+                                   tensor_addresses(rng, t, 5 if t.shape['symbolic'] else None))
+                obj = json.loads(text)
+                if json.dumps(obj, indent=2) != text:
+                    print('FAIL re-dump %s %s' % (opfunc, kind))
+                    ok = False
+                op = obj['7_' + opfunc]
+                if kind != 'absent' and next(iter(op)) != 'debug_handle_':
+                    print('FAIL handle not first %s' % opfunc)
+                    ok = False
+                if handle is not None:
+                    h = op['debug_handle_']
+                    if h['id'] != handle_id_v2(h['aten_op'], [x['id'] for x in h['fused_from']],
+                                               h['ir_chain'], h['source']):
+                        print('FAIL handle id %s' % opfunc)
+                        ok = False
+                if not FILE_MIN <= len(text) <= FILE_MAX:
+                    print('FAIL size %d %s' % (len(text), opfunc))
+                    ok = False
+    print('self-test: %s' % ('ok' if ok else 'FAILED'))
+    return ok
+
+
+# ---------------------------------------------------------------------------------------------
+
+def _csv(allowed):
+    def parse(value):
+        items = [v.strip() for v in value.split(',') if v.strip()]
+        bad = [v for v in items if v not in allowed]
+        if bad or not items:
+            raise argparse.ArgumentTypeError('choose from %s' % ','.join(allowed))
+        return items
+    return parse
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('out_dir', nargs='?', help='directory to create the cache in')
+    p.add_argument('--files', type=int, help='number of SDSC files a scanner should count')
+    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--eras', type=_csv(['current', 'may2026', 'execute']),
+                   default=['current', 'may2026', 'execute'])
+    p.add_argument('--handles', type=_csv(['populated', 'null', 'absent']),
+                   default=['populated', 'null', 'absent'])
+    p.add_argument('--layout', choices=['inductor-spyre', 'kernel-cache', 'mixed'],
+                   default='inductor-spyre')
+    p.add_argument('--manifest', help='write a JSON summary of what was generated here')
+    p.add_argument('--incomplete', action='store_true',
+                   help='also write <key>.tmp.<uuid>/ and failed/ entries (not counted)')
+    p.add_argument('--simplemlp', action='store_true',
+                   help='write the SimpleMLP compile of the provenance audit instead')
+    p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
+    p.add_argument('--self-test', action='store_true', help='check the id test vectors and exit')
+    a = p.parse_args(argv)
+
+    if a.self_test:
+        return 0 if self_test() else 1
+    if not a.out_dir:
+        p.error('OUT_DIR is required')
+    if not a.simplemlp and (a.files is None or a.files < 1):
+        p.error('--files N (N >= 1) is required')
+    for sub in ('inductor-spyre', 'inductor-spyre-cache'):
+        if os.path.exists(os.path.join(a.out_dir, sub)):
+            print('gen_cache: %s already exists; remove it first'
+                  % os.path.join(a.out_dir, sub), file=sys.stderr)
+            return 2
+    os.makedirs(a.out_dir, exist_ok=True)
+    if a.simplemlp:
+        manifest, sizes = generate_simplemlp(a.out_dir)
+    else:
+        manifest, sizes = generate(a.out_dir, a.files, a.seed, a.eras, a.handles, a.layout,
+                                   a.incomplete, a.jobs)
+    if a.manifest:
+        with open(a.manifest, 'w') as f:
+            json.dump(manifest, f, indent=2)
+            f.write('\n')
+    print('gen_cache: %d kernel dirs, %d SDSC files (%.1f MB), %d incomplete files in %s' % (
+        manifest['kernels'], manifest['files'], sum(sizes) / 1e6, manifest['incomplete_files'],
+        a.out_dir), file=sys.stderr)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
