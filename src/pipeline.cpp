@@ -34,16 +34,16 @@ struct Batch {
 
 class Pipeline {
 public:
-    Pipeline(const PipelineOptions& options, const KernelWork& work)
-        : options_(options), work_(work) {
+    Pipeline(const PipelineOptions& options, const KernelWork& work, const BatchWork& batch_work)
+        : options_(options), work_(work), batch_work_(batch_work) {
         jobs_ = options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
         queue_capacity_ = 8 + 2 * static_cast<std::size_t>(jobs_);
         window_ = 2 * queue_capacity_;
     }
 
-    PipelineResult run(const std::vector<std::string>& roots,
+    PipelineResult run(const KernelSource& source,
                        const std::function<void(const KernelReport&)>& deliver) {
-        std::thread walker([&] { walk(roots); });
+        std::thread walker([&] { walk(source); });
         std::vector<std::thread> workers;
         workers.reserve(jobs_);
         for (unsigned i = 0; i < jobs_; ++i) {
@@ -84,12 +84,11 @@ private:
         work_ready_.notify_one();
     }
 
-    void walk(const std::vector<std::string>& roots) {
+    void walk(const KernelSource& source) {
         DiscoverStats stats;
         Batch batch;
         try {
-            stats = discover(
-                roots, options_.discover,
+            stats = source(
                 [&](KernelDir&& dir) {
                     if (batch.dirs.empty()) {
                         batch.first_kernel = kernels_seen_;
@@ -143,6 +142,9 @@ private:
                     reports[i].dir = std::move(item.second.dirs[i]);
                     work_(reports[i], scanner);
                 }
+                if (batch_work_) {
+                    batch_work_(reports);
+                }
             } catch (...) {
                 stop(std::current_exception());
                 return;
@@ -194,8 +196,11 @@ private:
                     result.problems.insert(result.problems.end(), f.problems.begin(),
                                            f.problems.end());
                 }
+                result.problems.insert(result.problems.end(), report.problems.begin(),
+                                       report.problems.end());
                 ++result.totals.kernels;
                 result.totals.counts.add(report.counts);
+                result.totals.annotate.add(report);
                 deliver(report);
             }
             next_problem += taken;
@@ -220,6 +225,7 @@ private:
 
     const PipelineOptions& options_;
     const KernelWork& work_;
+    const BatchWork& batch_work_;
     unsigned jobs_ = 1;
     std::size_t queue_capacity_ = 0; // batches
     std::size_t window_ = 0;         // batches
@@ -242,11 +248,19 @@ private:
 
 } // namespace
 
-PipelineResult run_pipeline(const std::vector<std::string>& roots, const PipelineOptions& options,
+KernelSource discover_source(const std::vector<std::string>& roots, const DiscoverOptions& options) {
+    return [roots, options](const std::function<void(KernelDir&&)>& on_kernel_dir,
+                            const std::function<void(Problem&&)>& on_problem) {
+        return discover(roots, options, on_kernel_dir, on_problem);
+    };
+}
+
+PipelineResult run_pipeline(const KernelSource& source, const PipelineOptions& options,
                             const KernelWork& work,
-                            const std::function<void(const KernelReport&)>& deliver) {
-    Pipeline pipeline(options, work);
-    return pipeline.run(roots, deliver);
+                            const std::function<void(const KernelReport&)>& deliver,
+                            const BatchWork& batch_work) {
+    Pipeline pipeline(options, work, batch_work);
+    return pipeline.run(source, deliver);
 }
 
 } // namespace sdscprov

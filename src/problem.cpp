@@ -61,6 +61,18 @@ std::string_view to_string(ProblemCode c) {
         return "malformed-handle";
     case ProblemCode::bad_argument:
         return "bad-argument";
+    case ProblemCode::bad_origins:
+        return "bad-origins";
+    case ProblemCode::bad_bundle:
+        return "bad-bundle";
+    case ProblemCode::join_mismatch:
+        return "join-mismatch";
+    case ProblemCode::ambiguous_kernel:
+        return "ambiguous-kernel";
+    case ProblemCode::write_failed:
+        return "write-failed";
+    case ProblemCode::changed_on_disk:
+        return "changed-on-disk";
     }
     return "unknown";
 }
@@ -70,6 +82,7 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::index_mismatch:
     case ProblemCode::opfunc_mismatch:
     case ProblemCode::malformed_handle:
+    case ProblemCode::ambiguous_kernel:
         return Severity::warning;
     default:
         return Severity::error;

@@ -4,6 +4,7 @@
 #include <ostream>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/prettywriter.h>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -60,6 +61,41 @@ void HandleCounts::add(const HandleCounts& o) {
     warnings += o.warnings;
     for (std::size_t m = 0; m < provenance_member_count; ++m) {
         provenance[m] += o.provenance[m];
+    }
+}
+
+void AnnotateCounts::add(const KernelReport& k) {
+    if (!k.annotation) {
+        return;
+    }
+    const auto& a = *k.annotation;
+    switch (a.match) {
+    case KernelMatch::matched:
+        ++kernels_matched;
+        break;
+    case KernelMatch::not_in_map:
+        ++kernels_not_in_map;
+        break;
+    case KernelMatch::ambiguous:
+        ++kernels_ambiguous;
+        break;
+    case KernelMatch::unusable:
+        ++kernels_unusable;
+        break;
+    }
+    lost_ops += a.lost_ops.size();
+    for (std::size_t i = 0; i < a.files.size(); ++i) {
+        const auto& f = a.files[i];
+        added += f.changes && f.action == FileAction::add ? 1 : 0;
+        filled += f.changes && f.action == FileAction::fill ? 1 : 0;
+        refreshed += f.changes && f.action == FileAction::refresh ? 1 : 0;
+        written += f.written ? 1 : 0;
+        kept += f.action == FileAction::keep ? 1 : 0;
+        differs += f.action == FileAction::differs ? 1 : 0;
+        no_origin += f.action == FileAction::no_origin ? 1 : 0;
+        opfunc_mismatch += f.action == FileAction::opfunc_mismatch ? 1 : 0;
+        lacking += a.provided(i) ? 0 : 1;
+        provided += a.provided(i) ? 1 : 0;
     }
 }
 
@@ -122,6 +158,10 @@ public:
     TextPrinter(std::ostream& out, PrinterOptions options) : out_(out), options_(options) {}
 
     void kernel(const KernelReport& k) override {
+        if (k.annotation) {
+            annotate_row(k);
+            return;
+        }
         if (!header_done_) {
             out_ << paint(bold, "files  populated   null  absent  malformed  problems  kernel") << "  "
                  << paint(dim, "directory") << '\n';
@@ -141,6 +181,86 @@ public:
                                                                : yellow;
         out_ << paint(tone, line) << (k.dir.kernel ? *k.dir.kernel : std::string("?")) << "  "
              << paint(dim, k.dir.path) << '\n';
+    }
+
+    void annotate_row(const KernelReport& k) {
+        const auto& a = *k.annotation;
+        for (const auto& f : a.files) {
+            if (!f.diff.empty()) {
+                out_ << f.diff;
+            }
+        }
+        if (!header_done_) {
+            out_ << paint(bold, a.dry_run ? "files  +add  +fill  +refresh  kept  lacking  kernel"
+                                          : "files  added  filled  refreshed  kept  lacking  kernel")
+                 << "  " << paint(dim, "directory") << '\n';
+            header_done_ = true;
+        }
+        AnnotateCounts c;
+        c.add(k);
+        char line[96];
+        std::snprintf(line, sizeof line,
+                      a.dry_run ? "%5llu  %4llu  %5llu  %8llu  %4llu  %7llu  "
+                                : "%5llu  %5llu  %6llu  %9llu  %4llu  %7llu  ",
+                      static_cast<unsigned long long>(k.files.size()),
+                      static_cast<unsigned long long>(c.added),
+                      static_cast<unsigned long long>(c.filled),
+                      static_cast<unsigned long long>(c.refreshed),
+                      static_cast<unsigned long long>(c.kept),
+                      static_cast<unsigned long long>(c.lacking));
+        const char* tone = c.lacking == 0 && c.differs == 0 ? green : yellow;
+        out_ << paint(tone, line) << (k.dir.kernel ? *k.dir.kernel : std::string("?")) << "  "
+             << paint(dim, k.dir.path) << '\n';
+        std::string why = lacking_reasons(k);
+        if (!why.empty()) {
+            out_ << "       " << paint(yellow, "lacking: " + why) << '\n';
+        }
+        if (!a.lost_ops.empty()) {
+            out_ << "       " << a.lost_ops.size()
+                 << " de-duplicated OpSpec(s) share a file with an earlier one: their handles are "
+                    "only in the origins map\n";
+        }
+    }
+
+    // Why files of a kernel still lack provenance, e.g. "kernel not in the origins map".
+    static std::string lacking_reasons(const KernelReport& k) {
+        const auto& a = *k.annotation;
+        if (a.match != KernelMatch::matched) {
+            return a.detail;
+        }
+        std::map<std::string, std::size_t> reasons;
+        for (std::size_t i = 0; i < a.files.size(); ++i) {
+            const auto& f = a.files[i];
+            if (f.action == FileAction::differs) {
+                ++reasons["handle differs from the map's (--refresh replaces it)"];
+            } else if (!a.provided(i)) {
+                switch (f.action) {
+                case FileAction::no_origin:
+                    ++reasons["op without FX origins (compiler-generated)"];
+                    break;
+                case FileAction::opfunc_mismatch:
+                    ++reasons["opfunc differs from the map's op"];
+                    break;
+                case FileAction::malformed:
+                    ++reasons["malformed debug_handle_"];
+                    break;
+                case FileAction::no_op:
+                    ++reasons["no OpSpec runs the file"];
+                    break;
+                case FileAction::bad_file:
+                    ++reasons["file could not be scanned"];
+                    break;
+                default:
+                    ++reasons["not written (see problems)"];
+                    break;
+                }
+            }
+        }
+        std::string out;
+        for (const auto& [reason, n] : reasons) {
+            out += (out.empty() ? "" : "; ") + std::to_string(n) + " x " + reason;
+        }
+        return out;
     }
 
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
@@ -169,6 +289,10 @@ public:
                  << (t.discovery.skipped_incomplete == 1 ? "y" : "ies")
                  << " (*.tmp.*, failed/); --include-incomplete scans them\n";
         }
+        if (options_.command == "annotate") {
+            annotate_totals(t);
+            return;
+        }
         std::uint64_t docs = c.sdsc_documents();
         out_ << '\n'
              << paint(bold, "SuperDSC JSON provenance") << " (the audit's last column, FORMATS §6; "
@@ -185,6 +309,29 @@ public:
     }
 
 private:
+    void annotate_totals(const Totals& t) {
+        const auto& a = t.annotate;
+        const auto& c = t.counts;
+        bool dry = options_.dry_run;
+        out_ << paint(bold, dry ? "would write" : "written") << ": "
+             << (dry ? a.changes() : a.written) << " file" << ((dry ? a.changes() : a.written) == 1 ? "" : "s")
+             << " (" << a.added << " added, " << a.filled << " filled, " << a.refreshed
+             << " refreshed); " << a.kept << " already right, " << a.differs
+             << " differ from the map\n";
+        out_ << "kernels: " << a.kernels_matched << " matched, " << a.kernels_not_in_map
+             << " not in the map, " << a.kernels_ambiguous << " ambiguous, " << a.kernels_unusable
+             << " unusable\n";
+        std::uint64_t docs = c.sdsc_documents();
+        std::uint64_t after = a.provided;
+        const char* tone = a.lacking == 0 ? green : yellow;
+        out_ << '\n'
+             << paint(bold, "SuperDSC JSON debug_handle_") << " (the audit's last column): "
+             << coverage_text(c.populated, docs) << " before, "
+             << paint(tone, coverage_text(after, docs)) << (dry ? " after (if written)" : " after")
+             << "; " << a.lacking << " file" << (a.lacking == 1 ? "" : "s")
+             << " still lack provenance\n";
+    }
+
     static constexpr const char* bold = "\x1b[1m";
     static constexpr const char* dim = "\x1b[2m";
     static constexpr const char* red = "\x1b[31m";
@@ -233,10 +380,28 @@ public:
         writer_.Bool(k.dir.has_bundle);
         key("counts");
         counts(k.counts);
+        if (k.annotation) {
+            const auto& a = *k.annotation;
+            key("annotate");
+            writer_.StartObject();
+            key("match");
+            string(to_string(a.match));
+            key("detail");
+            string(a.detail);
+            key("map_entry");
+            string(a.map_entry);
+            key("lost_ops");
+            writer_.StartArray();
+            for (auto op : a.lost_ops) {
+                writer_.Uint64(op);
+            }
+            writer_.EndArray();
+            writer_.EndObject();
+        }
         key("files");
         writer_.StartArray();
-        for (const auto& f : k.files) {
-            file(f);
+        for (std::size_t i = 0; i < k.files.size(); ++i) {
+            file(k.files[i], k.annotation ? &k.annotation->files[i] : nullptr);
         }
         writer_.EndArray();
         writer_.EndObject();
@@ -292,6 +457,35 @@ public:
         key("skipped_incomplete");
         writer_.Uint64(t.discovery.skipped_incomplete);
         writer_.EndObject();
+        if (options_.command == "annotate") {
+            const auto& a = t.annotate;
+            key("annotate");
+            writer_.StartObject();
+            key("dry_run");
+            writer_.Bool(options_.dry_run);
+            const std::pair<const char*, std::uint64_t> fields[] = {
+                {"added", a.added},
+                {"filled", a.filled},
+                {"refreshed", a.refreshed},
+                {"written", a.written},
+                {"kept", a.kept},
+                {"differs", a.differs},
+                {"lacking", a.lacking},
+                {"provided", a.provided},
+                {"no_origin", a.no_origin},
+                {"opfunc_mismatch", a.opfunc_mismatch},
+                {"lost_ops", a.lost_ops},
+                {"kernels_matched", a.kernels_matched},
+                {"kernels_not_in_map", a.kernels_not_in_map},
+                {"kernels_ambiguous", a.kernels_ambiguous},
+                {"kernels_unusable", a.kernels_unusable},
+            };
+            for (const auto& [name, value] : fields) {
+                key(name);
+                writer_.Uint64(value);
+            }
+            writer_.EndObject();
+        }
         key("superdsc_json");
         writer_.StartObject();
         key("documents");
@@ -433,7 +627,7 @@ private:
         }
     }
 
-    void file(const ScanResult& f) {
+    void file(const ScanResult& f, const FileOutcome* outcome) {
         writer_.StartObject();
         key("path");
         string(f.file.path);
@@ -484,6 +678,20 @@ private:
             }
         }
         writer_.EndArray();
+        if (outcome) {
+            key("action");
+            string(to_string(outcome->action));
+            key("changes");
+            writer_.Bool(outcome->changes);
+            key("written");
+            writer_.Bool(outcome->written);
+            key("detail");
+            string(outcome->detail);
+            if (!outcome->diff.empty()) {
+                key("diff");
+                string(outcome->diff);
+            }
+        }
         writer_.EndObject();
     }
 

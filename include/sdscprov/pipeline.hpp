@@ -27,15 +27,27 @@ using KernelWork = std::function<void(KernelReport& report, Scanner& scanner)>;
 // The work of `sdscprov scan`: scan every file of the kernel directory.
 void scan_kernel(KernelReport& report, Scanner& scanner);
 
+// Runs once per batch of kernel directories on the worker that processed them, after `KernelWork`
+// ran for each: annotate commits the batch's writes here (one syncfs per batch).
+using BatchWork = std::function<void(std::vector<KernelReport>& batch)>;
+
+// Where kernel directories come from: calls on_kernel_dir for each, in order, and on_problem for
+// walk problems. By default, discover() over the roots.
+using KernelSource = std::function<DiscoverStats(const std::function<void(KernelDir&&)>& on_kernel_dir,
+                                                 const std::function<void(Problem&&)>& on_problem)>;
+
+KernelSource discover_source(const std::vector<std::string>& roots, const DiscoverOptions& options);
+
 struct PipelineResult {
     Totals totals;
     std::vector<Problem> problems; // every problem, in discovery order
 };
 
-// Runs discovery and `work` over `roots`; calls `deliver` on the calling thread for each kernel
-// directory, in discovery order.
-PipelineResult run_pipeline(const std::vector<std::string>& roots, const PipelineOptions& options,
+// Runs `source` and `work` (and `batch_work`, if set); calls `deliver` on the calling thread for
+// each kernel directory, in discovery order.
+PipelineResult run_pipeline(const KernelSource& source, const PipelineOptions& options,
                             const KernelWork& work,
-                            const std::function<void(const KernelReport&)>& deliver);
+                            const std::function<void(const KernelReport&)>& deliver,
+                            const BatchWork& batch_work = nullptr);
 
 } // namespace sdscprov

@@ -36,6 +36,12 @@ enum class ProblemCode {
     opfunc_mismatch,   // opfunc in the op key differs from the file name's
     malformed_handle,  // debug_handle_ present but not of the shape in FORMATS section 3
     bad_argument,      // a command-line path that does not exist
+    bad_origins,       // an origins map that cannot be used (syntax, unknown member, type)
+    bad_bundle,        // a bundle.mlir whose sdsc_execute lines cannot be read
+    join_mismatch,     // a map entry's ops and a directory's files cannot be paired
+    ambiguous_kernel,  // several directories or map entries for one kernel: nothing written
+    write_failed,      // a temporary file could not be written or renamed
+    changed_on_disk,   // the file changed between our read and our replace: left as it is
 };
 
 std::string_view to_string(ProblemCode c);

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "sdscprov/discover.hpp"
+#include "sdscprov/join.hpp"
 #include "sdscprov/problem.hpp"
+#include "sdscprov/replace.hpp"
 #include "sdscprov/scan.hpp"
 
 #include <array>
@@ -35,17 +37,68 @@ struct HandleCounts {
     void add(const HandleCounts& other);
 };
 
+// What annotate did with one file.
+struct FileOutcome {
+    FileAction action = FileAction::unmatched;
+    bool changes = false; // the file's bytes would change (add, fill, refresh)
+    bool written = false; // and they were written
+    std::string detail;
+    std::string diff; // with --diff
+};
+
+// What annotate did with one kernel directory.
+struct KernelAnnotation {
+    KernelMatch match = KernelMatch::not_in_map;
+    std::string detail;
+    std::string map_entry;             // "<map path>:<line>" of the entry, when matched
+    std::vector<FileOutcome> files;    // same order as KernelReport::files
+    std::vector<std::size_t> lost_ops; // OpSpecs whose handle is only in the map (de-duplication)
+    std::vector<PendingReplace> pending; // temps written, not yet renamed (internal)
+    bool dry_run = false;                // --dry-run or --check: changes were not written
+
+    // Whether file i holds (or, in a dry run, would hold) a populated handle after this run.
+    bool provided(std::size_t i) const {
+        const auto& f = files[i];
+        return f.action == FileAction::keep || f.action == FileAction::differs ||
+               (f.changes && (f.written || dry_run));
+    }
+};
+
 // One kernel directory's results.
 struct KernelReport {
     KernelDir dir;
     std::vector<ScanResult> files; // same order as dir.files
-    HandleCounts counts;
+    HandleCounts counts;           // as scanned
+    std::vector<Problem> problems; // about the directory itself (joining, writing)
+    std::optional<KernelAnnotation> annotation;
+};
+
+// Annotate's totals: files by what was done with them.
+struct AnnotateCounts {
+    std::uint64_t added = 0;
+    std::uint64_t filled = 0;
+    std::uint64_t refreshed = 0;
+    std::uint64_t written = 0;   // of the three above, actually written
+    std::uint64_t kept = 0;      // already held the right handle
+    std::uint64_t differs = 0;   // hold a different handle, left alone
+    std::uint64_t lacking = 0;   // no populated handle after this run
+    std::uint64_t provided = 0;  // a populated handle after this run
+    std::uint64_t kernels_matched = 0;
+    std::uint64_t kernels_not_in_map = 0;
+    std::uint64_t kernels_ambiguous = 0;
+    std::uint64_t kernels_unusable = 0;
+    std::uint64_t no_origin = 0;
+    std::uint64_t opfunc_mismatch = 0;
+    std::uint64_t lost_ops = 0;
+    void add(const KernelReport& k);
+    std::uint64_t changes() const { return added + filled + refreshed; }
 };
 
 struct Totals {
     std::uint64_t kernels = 0;
     HandleCounts counts;
     DiscoverStats discovery;
+    AnnotateCounts annotate; // annotate only
 };
 
 // The audit's cell for one field: all / n of total / none.
@@ -57,6 +110,7 @@ enum class ReportFormat { text, json, markdown };
 struct PrinterOptions {
     bool color = false; // ANSI colour (the CLI enables it on a terminal without NO_COLOR)
     std::string command = "scan";
+    bool dry_run = false; // annotate --dry-run / --check
 };
 
 class ReportPrinter {

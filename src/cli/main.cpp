@@ -1,10 +1,13 @@
 // sdscprov: the command-line front. It parses options and wires the library's stages together;
 // the work is done in the library (include/sdscprov/).
+#include "sdscprov/annotate.hpp"
+#include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
 #include "sdscprov/report.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -14,6 +17,7 @@ namespace {
 
 // Exit statuses (README, "Exit status").
 constexpr int exit_ok = 0;
+constexpr int exit_changes_pending = 1; // annotate --check
 constexpr int exit_bad_input = 2;
 constexpr int exit_internal = 3;
 
@@ -68,26 +72,137 @@ sdscprov::ReportFormat report_format(const std::string& name) {
     return sdscprov::ReportFormat::text;
 }
 
-int run_scan(const CommonOptions& o) {
+sdscprov::PipelineOptions pipeline_options(const CommonOptions& o) {
     sdscprov::PipelineOptions options;
     options.jobs = o.jobs;
     options.discover.include_incomplete = o.include_incomplete;
     options.discover.follow_symlinks = o.follow_symlinks;
     options.scan.max_file_size = o.max_file_size;
+    return options;
+}
 
+bool any_error(const std::vector<sdscprov::Problem>& problems) {
+    return std::any_of(problems.begin(), problems.end(), [](const sdscprov::Problem& p) {
+        return p.severity == sdscprov::Severity::error;
+    });
+}
+
+void print_problems(const std::vector<sdscprov::Problem>& problems) {
+    for (const auto& p : problems) {
+        std::cerr << p.path;
+        if (p.pos.line > 0) {
+            std::cerr << ':' << p.pos.line << ':' << p.pos.col;
+        }
+        std::cerr << ": " << sdscprov::to_string(p.severity) << ": " << p.message << " ["
+                  << sdscprov::to_string(p.code) << "]\n";
+    }
+}
+
+int run_scan(const CommonOptions& o) {
+    auto options = pipeline_options(o);
     sdscprov::PrinterOptions printer_options;
     printer_options.color = use_color(o.color);
     printer_options.command = "scan";
     auto printer = sdscprov::make_printer(report_format(o.format), std::cout, printer_options);
-    auto result = sdscprov::run_pipeline(o.paths, options, sdscprov::scan_kernel,
-                                         [&](const sdscprov::KernelReport& k) { printer->kernel(k); });
+    auto result = sdscprov::run_pipeline(
+        sdscprov::discover_source(o.paths, options.discover), options, sdscprov::scan_kernel,
+        [&](const sdscprov::KernelReport& k) { printer->kernel(k); });
     printer->finish(result.totals, result.problems);
     std::cout.flush();
-    bool any_error = std::any_of(result.problems.begin(), result.problems.end(),
-                                 [](const sdscprov::Problem& p) {
-                                     return p.severity == sdscprov::Severity::error;
-                                 });
-    return any_error ? exit_bad_input : exit_ok;
+    return any_error(result.problems) ? exit_bad_input : exit_ok;
+}
+
+struct AnnotateCli {
+    CommonOptions common;
+    std::vector<std::string> origins;
+    bool refresh = false;
+    bool dry_run = false;
+    bool check = false;
+    bool diff = false;
+    std::string durability = "batch";
+};
+
+int run_annotate(const AnnotateCli& cli) {
+    // Every origins map is read and validated before any file is touched.
+    std::vector<sdscprov::OriginsMap> maps;
+    std::vector<sdscprov::Problem> map_problems;
+    for (const auto& path : cli.origins) {
+        auto read = sdscprov::read_origins_map(path);
+        map_problems.insert(map_problems.end(), read.problems.begin(), read.problems.end());
+        if (read.map) {
+            maps.push_back(std::move(*read.map));
+        }
+    }
+    print_problems(map_problems);
+    if (any_error(map_problems)) {
+        std::cerr << "sdscprov: no file was changed: fix the origins map first\n";
+        return exit_bad_input;
+    }
+    sdscprov::OriginsIndex index(std::move(maps));
+
+    // Discovery runs first, whole: a kernel name carried by several directories is ambiguous,
+    // and that is only known once every directory has been seen.
+    auto options = pipeline_options(cli.common);
+    std::vector<sdscprov::KernelDir> dirs;
+    std::vector<sdscprov::Problem> walk_problems;
+    auto stats = sdscprov::discover(
+        cli.common.paths, options.discover,
+        [&](sdscprov::KernelDir&& d) { dirs.push_back(std::move(d)); },
+        [&](sdscprov::Problem&& p) { walk_problems.push_back(std::move(p)); });
+    std::map<std::string, std::size_t> kernel_names;
+    for (const auto& d : dirs) {
+        if (d.kernel) {
+            ++kernel_names[*d.kernel];
+        }
+    }
+    sdscprov::KernelSource replay = [&](const std::function<void(sdscprov::KernelDir&&)>& on_dir,
+                                        const std::function<void(sdscprov::Problem&&)>& on_problem) {
+        for (auto& p : walk_problems) {
+            on_problem(std::move(p));
+        }
+        for (auto& d : dirs) {
+            on_dir(std::move(d));
+        }
+        return stats;
+    };
+
+    sdscprov::AnnotateOptions annotate_options;
+    annotate_options.join.refresh = cli.refresh;
+    annotate_options.mode = cli.check     ? sdscprov::AnnotateMode::check
+                            : cli.dry_run ? sdscprov::AnnotateMode::dry_run
+                                          : sdscprov::AnnotateMode::write;
+    annotate_options.durability = cli.durability == "none"   ? sdscprov::Durability::none
+                                  : cli.durability == "full" ? sdscprov::Durability::full
+                                                             : sdscprov::Durability::batch;
+    annotate_options.diff = cli.diff;
+    sdscprov::Annotator annotator(index, std::move(kernel_names), annotate_options);
+    bool dry = annotate_options.mode != sdscprov::AnnotateMode::write;
+
+    sdscprov::PrinterOptions printer_options;
+    printer_options.color = use_color(cli.common.color);
+    printer_options.command = "annotate";
+    printer_options.dry_run = dry;
+    auto printer =
+        sdscprov::make_printer(report_format(cli.common.format), std::cout, printer_options);
+    auto result = sdscprov::run_pipeline(
+        replay, options,
+        [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
+            annotator.annotate_kernel(k, s);
+            k.annotation->dry_run = dry;
+        },
+        [&](const sdscprov::KernelReport& k) { printer->kernel(k); },
+        [&](std::vector<sdscprov::KernelReport>& batch) { annotator.commit_batch(batch); });
+    result.problems.insert(result.problems.begin(), map_problems.begin(), map_problems.end());
+    printer->finish(result.totals, result.problems);
+    std::cout.flush();
+    if (any_error(result.problems)) {
+        return exit_bad_input;
+    }
+    if (annotate_options.mode == sdscprov::AnnotateMode::check &&
+        result.totals.annotate.changes() > 0) {
+        return exit_changes_pending;
+    }
+    return exit_ok;
 }
 
 } // namespace
@@ -97,7 +212,7 @@ int main(int argc, char** argv) {
     CLI::App app{"sdscprov: provenance for torch-spyre SuperDSC kernel files"};
     app.set_version_flag("--version", std::string("sdscprov ") + SDSCPROV_VERSION);
     app.require_subcommand(1);
-    app.footer("Exit status: 0 done, 2 bad input or usage error, 3 internal error.");
+    app.footer("Exit status: 0 done, 1 changes pending (annotate --check), 2 bad input or usage error, 3 internal error.");
 
     CommonOptions scan_options;
     auto* scan = app.add_subcommand(
@@ -105,6 +220,31 @@ int main(int argc, char** argv) {
     add_common_options(*scan, scan_options);
     scan->footer("Example:\n  sdscprov scan ${TORCHINDUCTOR_CACHE_DIR:-/tmp/torchinductor_$USER}\n"
                  "  sdscprov scan --format json -j 2 cache/ > report.json");
+
+    AnnotateCli annotate_options;
+    auto* annotate = app.add_subcommand(
+        "annotate", "Write debug_handle_ into SuperDSC files from the compile's origins map");
+    annotate->add_option("--origins", annotate_options.origins,
+                         "Origins map (docs/origins-map.md); may be given more than once")
+        ->required()
+        ->check(CLI::ExistingFile);
+    add_common_options(*annotate, annotate_options.common);
+    annotate->add_flag("--refresh", annotate_options.refresh,
+                       "Replace handles that differ from the map's (e.g. from a kernel-cache hit)");
+    annotate->add_flag("--dry-run", annotate_options.dry_run, "Report what would change, write nothing");
+    annotate->add_flag("--check", annotate_options.check,
+                       "Write nothing; exit 1 if any file would change (for CI)");
+    annotate->add_flag("--diff", annotate_options.diff, "Show a unified diff of each change");
+    annotate->add_option("--durability", annotate_options.durability,
+                         "none: no fsync; batch: one syncfs per batch of files, then renames; "
+                         "full: fsync every file")
+        ->check(CLI::IsMember({"none", "batch", "full"}))
+        ->capture_default_str();
+    annotate->footer(
+        "Example:\n  sdscprov annotate --origins origins.json $TORCHINDUCTOR_CACHE_DIR\n"
+        "  sdscprov annotate --check --origins origins.json golden/   # CI: exit 1 if stale\n"
+        "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable files, "
+        "3 internal error.");
 
     try {
         app.parse(argc, argv);
@@ -115,6 +255,9 @@ int main(int argc, char** argv) {
     try {
         if (scan->parsed()) {
             return run_scan(scan_options);
+        }
+        if (annotate->parsed()) {
+            return run_annotate(annotate_options);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';

@@ -41,7 +41,7 @@ std::string run(const Tree& t, unsigned jobs, PipelineResult& result) {
     PipelineOptions options;
     options.jobs = jobs;
     auto printer = make_printer(ReportFormat::json, out, {});
-    result = run_pipeline({t.root.string()}, options, scan_kernel,
+    result = run_pipeline(discover_source({t.root.string()}, {}), options, scan_kernel,
                           [&](const KernelReport& k) { printer->kernel(k); });
     printer->finish(result.totals, result.problems);
     return out.str();
@@ -74,7 +74,7 @@ TEST_CASE("pipeline: an exception in the work reaches the caller") {
             throw std::runtime_error("boom");
         }
     };
-    CHECK_THROWS_AS(run_pipeline({t.root.string()}, options, throwing,
+    CHECK_THROWS_AS(run_pipeline(discover_source({t.root.string()}, {}), options, throwing,
                                  [&](const KernelReport&) { ++delivered; }),
                     std::runtime_error);
 }

@@ -1,0 +1,27 @@
+// bundle.mlir (FORMATS section 4): the only record of which OpSpec position runs which SDSC file.
+#pragma once
+
+#include "sdscprov/problem.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+struct BundleOrder {
+    // The sdsc_filename of each sdsc_execute, in OpSpec order (depth first). With SDSC
+    // de-duplication a file name appears more than once.
+    std::vector<std::string> files;
+};
+
+struct BundleReadResult {
+    std::optional<BundleOrder> order;
+    std::vector<Problem> problems;
+};
+
+BundleReadResult parse_bundle(const std::string& path, std::string_view text);
+BundleReadResult read_bundle(const std::string& path);
+
+} // namespace sdscprov

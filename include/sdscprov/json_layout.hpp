@@ -1,0 +1,28 @@
+// Where values and keys are in a JSON text. simdjson's DOM keeps values but not their offsets;
+// this index gives, for every value in document (pre-)order, the offset of its first byte and of
+// its member key, so that readers can report path:line:col for a value they reject.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+struct JsonValueLocation {
+    std::size_t value = 0;  // offset of the value's first byte
+    std::size_t key = 0;    // offset of its key's opening quote; == value for non-members
+    std::size_t end = 0;    // one past the value's last byte
+    std::size_t count = 1;  // values in its subtree, itself included: the next sibling's index
+                            // is this one's plus count
+};
+
+// Locations of every value of `json`, which must be valid JSON (checked by a parser first), in the
+// order a pre-order traversal visits them: the root first, then members and elements in text
+// order, each container before its contents. Iterative: any nesting depth.
+std::vector<JsonValueLocation> json_value_locations(std::string_view json);
+
+// The end of the value starting at `at` in valid JSON.
+std::size_t json_value_end(std::string_view json, std::size_t at);
+
+} // namespace sdscprov

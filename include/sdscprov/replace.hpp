@@ -1,0 +1,48 @@
+// Safe replace: new bytes go to a temporary file in the same directory, which is renamed over the
+// original only if the original is still the file we read. A reader sees the old file or the new
+// one, never a half-written one; a killed run leaves at most our own temporary files behind.
+#pragma once
+
+#include "sdscprov/problem.hpp"
+#include "sdscprov/scan.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+enum class Durability {
+    none,  // no fsync: the OS writes when it likes (a crash may lose the new content, never mix)
+    batch, // temps of a batch written, one syncfs, renames, one fsync per directory
+    full,  // fsync of each temp before its rename, fsync of the directory after
+};
+
+// Temporary files are named ".<name>.sdscprov-<pid>-<n>.tmp" beside the file they replace.
+bool is_temp_file_name(std::string_view name);
+
+struct PendingReplace {
+    std::string path;  // the file to replace
+    std::string temp;  // its new content, written
+    FileStamp original; // the file as we read it
+    bool done = false;  // renamed over the original
+};
+
+// Writes `bytes` to a new temporary file beside `path` with the original's mode (and owner, when
+// we may set it); fsyncs it with Durability::full. On failure returns nullopt with a problem, and
+// no temporary file is left.
+std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
+                                         const FileStamp& original, Durability durability,
+                                         Problem& problem);
+
+// Renames each temp over its file if the file still is the one we read (same device, inode, size
+// and modification time), else removes the temp and reports `changed-on-disk`: someone (a
+// compile) rewrote it after our read, and their file wins. With Durability::batch, one syncfs
+// first; with batch and full, each directory is fsynced once after its renames.
+std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability);
+
+// Removes every file in `pending` that was not renamed (after an error elsewhere).
+void discard(std::vector<PendingReplace>& pending);
+
+} // namespace sdscprov

@@ -1,0 +1,137 @@
+#include "sdscprov/annotate.hpp"
+
+#include "sdscprov/bundle.hpp"
+#include "sdscprov/diff.hpp"
+#include "sdscprov/writer.hpp"
+
+#include <stdexcept>
+
+namespace sdscprov {
+
+Annotator::Annotator(const OriginsIndex& index,
+                     std::map<std::string, std::size_t> kernel_name_counts,
+                     AnnotateOptions options)
+    : index_(index), kernel_name_counts_(std::move(kernel_name_counts)), options_(options) {}
+
+namespace {
+
+// The new bytes must parse, hold the planned handle as the op's member, and keep the op.
+std::string verify(Scanner& scanner, const ScanResult& before, const std::string& after,
+                   const DebugHandle& handle) {
+    ScanResult check = scanner.scan_bytes(before.file, after);
+    if (check.status != FileStatus::ok) {
+        return "the new bytes do not parse";
+    }
+    if (check.op_key != before.op_key) {
+        return "the new bytes changed the op key";
+    }
+    if (check.handle_state != HandleState::populated || check.handle != handle) {
+        return "the handle does not read back equal";
+    }
+    return {};
+}
+
+} // namespace
+
+void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
+    const KernelDir& dir = report.dir;
+    KernelAnnotation annotation;
+
+    std::optional<BundleOrder> bundle;
+    if (dir.has_bundle) {
+        auto read = read_bundle(dir.path + "/bundle.mlir");
+        report.problems.insert(report.problems.end(), read.problems.begin(), read.problems.end());
+        bundle = std::move(read.order);
+    }
+    KernelJoin join;
+    if (dir.has_bundle && !bundle) {
+        join.match = KernelMatch::unusable;
+        join.detail = "bundle.mlir cannot be read";
+        join.ops.resize(dir.files.size());
+    } else {
+        std::size_t same_name = 1;
+        if (dir.kernel) {
+            auto it = kernel_name_counts_.find(*dir.kernel);
+            same_name = it == kernel_name_counts_.end() ? 1 : it->second;
+        }
+        join = join_kernel(dir, bundle, index_, same_name);
+    }
+    report.problems.insert(report.problems.end(), join.problems.begin(), join.problems.end());
+    annotation.match = join.match;
+    annotation.detail = join.detail;
+    annotation.lost_ops = join.lost_ops;
+    if (join.entry) {
+        annotation.map_entry =
+            join.entry->map->path + ":" + std::to_string(join.entry->kernel->pos.line);
+    }
+
+    report.files.reserve(dir.files.size());
+    for (std::size_t i = 0; i < dir.files.size(); ++i) {
+        report.files.push_back(scanner.scan_file(dir.files[i]));
+        ScanResult& scan = report.files.back();
+        report.counts.add(scan);
+        FilePlan plan = plan_file(join, i, scan, options_.join);
+        FileOutcome outcome;
+        outcome.action = plan.action;
+        outcome.detail = std::move(plan.detail);
+        if (writes(plan.action)) {
+            std::string before(scanner.bytes());
+            std::string after = set_handle(before, scan, *plan.handle);
+            std::string wrong = verify(scanner, scan, after, *plan.handle);
+            if (!wrong.empty()) {
+                throw std::logic_error("annotate would write a bad file " + scan.file.path +
+                                       ": " + wrong);
+            }
+            outcome.changes = after != before;
+            if (options_.diff) {
+                outcome.diff = unified_diff(scan.file.path, before, after);
+            }
+            if (outcome.changes && options_.mode == AnnotateMode::write) {
+                Problem problem;
+                auto pending =
+                    write_temp(scan.file.path, after, scan.stamp, options_.durability, problem);
+                if (pending) {
+                    annotation.pending.push_back(std::move(*pending));
+                } else {
+                    report.problems.push_back(std::move(problem));
+                }
+            }
+        }
+        annotation.files.push_back(std::move(outcome));
+    }
+    report.annotation = std::move(annotation);
+}
+
+void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
+    if (options_.mode != AnnotateMode::write) {
+        return;
+    }
+    std::vector<PendingReplace> all;
+    for (auto& k : batch) {
+        for (auto& p : k.annotation->pending) {
+            all.push_back(std::move(p));
+        }
+        k.annotation->pending.clear();
+    }
+    auto problems = commit(all, options_.durability);
+    // Map results back to each kernel's files; problems go to the kernel holding the file.
+    std::size_t next = 0;
+    for (auto& k : batch) {
+        for (std::size_t i = 0; i < k.files.size(); ++i) {
+            auto& outcome = k.annotation->files[i];
+            if (next < all.size() && all[next].path == k.files[i].file.path) {
+                outcome.written = all[next].done;
+                ++next;
+            }
+        }
+        for (const auto& p : problems) {
+            for (const auto& f : k.files) {
+                if (p.path == f.file.path) {
+                    k.problems.push_back(p);
+                }
+            }
+        }
+    }
+}
+
+} // namespace sdscprov

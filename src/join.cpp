@@ -1,0 +1,262 @@
+#include "sdscprov/join.hpp"
+
+#include "sdscprov/derive.hpp"
+
+#include <algorithm>
+
+namespace sdscprov {
+
+std::string_view to_string(KernelMatch m) {
+    switch (m) {
+    case KernelMatch::matched:
+        return "matched";
+    case KernelMatch::not_in_map:
+        return "not-in-map";
+    case KernelMatch::ambiguous:
+        return "ambiguous";
+    case KernelMatch::unusable:
+        return "unusable";
+    }
+    return "not-in-map";
+}
+
+std::string_view to_string(FileAction a) {
+    switch (a) {
+    case FileAction::add:
+        return "add";
+    case FileAction::fill:
+        return "fill";
+    case FileAction::refresh:
+        return "refresh";
+    case FileAction::keep:
+        return "keep";
+    case FileAction::differs:
+        return "differs";
+    case FileAction::no_origin:
+        return "no-origin";
+    case FileAction::opfunc_mismatch:
+        return "opfunc-mismatch";
+    case FileAction::no_op:
+        return "no-op";
+    case FileAction::unmatched:
+        return "unmatched";
+    case FileAction::malformed:
+        return "malformed";
+    case FileAction::bad_file:
+        return "bad-file";
+    }
+    return "unmatched";
+}
+
+OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
+    for (auto& m : maps) {
+        maps_.push_back(std::make_unique<OriginsMap>(std::move(m)));
+    }
+    for (const auto& map : maps_) {
+        for (const auto& kernel : map->kernels) {
+            IndexedKernel k;
+            k.kernel = &kernel;
+            k.map = map.get();
+            for (const auto& op : kernel.ops) {
+                k.ops.push_back({&op, derive_handle(op, map->nodes)});
+            }
+            std::size_t i = kernels_.size();
+            kernels_.push_back(std::move(k));
+            if (kernel.dir) {
+                by_dir_.emplace(*kernel.dir, i);
+            } else {
+                by_name_.emplace(kernel.name, i);
+            }
+        }
+    }
+}
+
+std::vector<const IndexedKernel*> OriginsIndex::by_dir(std::string_view dir_name) const {
+    std::vector<const IndexedKernel*> out;
+    auto [lo, hi] = by_dir_.equal_range(dir_name);
+    for (auto it = lo; it != hi; ++it) {
+        out.push_back(&kernels_[it->second]);
+    }
+    return out;
+}
+
+std::vector<const IndexedKernel*> OriginsIndex::by_name(std::string_view name) const {
+    std::vector<const IndexedKernel*> out;
+    auto [lo, hi] = by_name_.equal_range(name);
+    for (auto it = lo; it != hi; ++it) {
+        out.push_back(&kernels_[it->second]);
+    }
+    return out;
+}
+
+namespace {
+
+std::string_view base_name(std::string_view path) {
+    while (path.size() > 1 && path.back() == '/') {
+        path.remove_suffix(1);
+    }
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string describe(const std::vector<const IndexedKernel*>& entries) {
+    std::string s;
+    for (const auto* e : entries) {
+        s += s.empty() ? "" : ", ";
+        s += e->map->path + ":" + std::to_string(e->kernel->pos.line);
+    }
+    return s;
+}
+
+// The file (index into `files`) that OpSpec position `position` runs, or npos.
+std::size_t file_of_position(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
+                             std::size_t position) {
+    constexpr auto npos = static_cast<std::size_t>(-1);
+    for (std::size_t i = 0; i < dir.files.size(); ++i) {
+        const auto& f = dir.files[i];
+        if (bundle) {
+            if (base_name(f.path) == bundle->files[position]) {
+                return i;
+            }
+        } else if (f.name.naming == FileNaming::execute ? position == 0
+                                                        : f.name.index == position) {
+            return i;
+        }
+    }
+    return npos;
+}
+
+} // namespace
+
+KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
+                       const OriginsIndex& index, std::size_t dirs_with_kernel_name) {
+    KernelJoin join;
+    join.ops.resize(dir.files.size());
+    auto unmatched = [&](KernelMatch why, std::string detail) {
+        join.match = why;
+        join.entry = nullptr;
+        join.detail = std::move(detail);
+        for (auto& ops : join.ops) {
+            ops.clear();
+        }
+        join.lost_ops.clear();
+        return join;
+    };
+
+    // Kernel directory -> map entry: by exact directory name, else by kernel name.
+    std::vector<const IndexedKernel*> entries = index.by_dir(base_name(dir.path));
+    if (entries.empty() && dir.kernel) {
+        entries = index.by_name(*dir.kernel);
+        if (entries.size() == 1 && dirs_with_kernel_name > 1) {
+            join.problems.push_back(make_problem(
+                dir.path, {}, ProblemCode::ambiguous_kernel,
+                std::to_string(dirs_with_kernel_name) + " kernel directories carry the name '" +
+                    *dir.kernel + "' and its origins map entry (" + describe(entries) +
+                    ") names no 'dir': none of them is annotated"));
+            return unmatched(KernelMatch::ambiguous,
+                             std::to_string(dirs_with_kernel_name) +
+                                 " directories carry this kernel name; the map entry names no dir");
+        }
+    }
+    if (entries.empty()) {
+        return unmatched(KernelMatch::not_in_map, "kernel not in the origins map");
+    }
+    if (entries.size() > 1) {
+        join.problems.push_back(make_problem(dir.path, {}, ProblemCode::ambiguous_kernel,
+                                             "several origins map entries match this directory (" +
+                                                 describe(entries) + "): it is not annotated"));
+        return unmatched(KernelMatch::ambiguous, "several map entries match");
+    }
+    const IndexedKernel& entry = *entries.front();
+    join.entry = &entry;
+    join.match = KernelMatch::matched;
+
+    // OpSpec position -> file: bundle.mlir's i-th sdsc_execute, else sdsc_<i>.json.
+    const std::size_t ops = entry.ops.size();
+    if (bundle && bundle->files.size() != ops) {
+        join.problems.push_back(make_problem(
+            dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,
+            "bundle.mlir runs " + std::to_string(bundle->files.size()) +
+                " ops but the origins map lists " + std::to_string(ops) + " for '" +
+                entry.kernel->name + "': the directory is left alone"));
+        return unmatched(KernelMatch::unusable, "bundle.mlir and the origins map disagree");
+    }
+    for (std::size_t p = 0; p < ops; ++p) {
+        std::size_t f = file_of_position(dir, bundle, p);
+        if (f == static_cast<std::size_t>(-1)) {
+            std::string name = bundle ? bundle->files[p] : "sdsc_" + std::to_string(p) + ".json";
+            join.problems.push_back(make_problem(
+                dir.path, {}, ProblemCode::join_mismatch,
+                "OpSpec " + std::to_string(p) + " (" + entry.ops[p].op->opfunc + ") runs " +
+                    name + ", which is not in the directory: the directory is left alone"));
+            return unmatched(KernelMatch::unusable, "a file the ops need is missing");
+        }
+        // With SDSC de-duplication several OpSpecs share the file; like torch-spyre, the file
+        // keeps the first one's handle.
+        if (!join.ops[f].empty()) {
+            join.lost_ops.push_back(p);
+        }
+        join.ops[f].push_back(p);
+    }
+    return join;
+}
+
+FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& scan,
+                   const JoinOptions& options) {
+    FilePlan fp;
+    if (scan.status != FileStatus::ok) {
+        fp.action = FileAction::bad_file;
+        return fp;
+    }
+    if (join.match != KernelMatch::matched) {
+        fp.action = FileAction::unmatched;
+        fp.detail = join.detail;
+        return fp;
+    }
+    const auto& ops = join.ops[file];
+    if (ops.empty()) {
+        fp.action = FileAction::no_op;
+        fp.detail = "no OpSpec of '" + join.entry->kernel->name + "' runs this file";
+        return fp;
+    }
+    const IndexedOp& op = join.entry->ops[ops.front()];
+    if (scan.opfunc != op.op->opfunc) {
+        fp.action = FileAction::opfunc_mismatch;
+        fp.detail = "the file's op is '" + scan.opfunc + "' but OpSpec " +
+                    std::to_string(ops.front()) + " of the map is '" + op.op->opfunc + "'";
+        return fp;
+    }
+    if (!op.handle) {
+        fp.action = FileAction::no_origin;
+        fp.detail = "OpSpec " + std::to_string(ops.front()) + " (" + op.op->buffer +
+                    ") has no FX origins: compiler-generated";
+        return fp;
+    }
+    fp.handle = op.handle;
+    switch (scan.handle_state) {
+    case HandleState::absent:
+        fp.action = FileAction::add;
+        break;
+    case HandleState::null:
+        fp.action = FileAction::fill;
+        break;
+    case HandleState::malformed:
+        fp.action = FileAction::malformed;
+        fp.detail = "the file's debug_handle_ is malformed: left alone";
+        break;
+    case HandleState::populated:
+        if (scan.handle == op.handle) {
+            fp.action = FileAction::keep;
+        } else if (options.refresh) {
+            fp.action = FileAction::refresh;
+        } else {
+            fp.action = FileAction::differs;
+            fp.detail = "the file holds a different handle (id " + scan.handle->id +
+                        ", the map gives " + op.handle->id + "): --refresh replaces it";
+        }
+        break;
+    }
+    return fp;
+}
+
+} // namespace sdscprov

@@ -1,0 +1,157 @@
+#include "sdscprov/replace.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace sdscprov {
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) {
+        return ".";
+    }
+    return slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+std::string name_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+FileStamp stamp_of(const struct stat& st) {
+    return FileStamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                     static_cast<std::uint64_t>(st.st_size),
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
+                         st.st_mtim.tv_nsec,
+                     static_cast<std::uint32_t>(st.st_mode)};
+}
+
+bool write_all(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return false;
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+} // namespace
+
+bool is_temp_file_name(std::string_view name) {
+    return name.size() > 1 && name[0] == '.' && name.ends_with(".tmp") &&
+           name.find(".sdscprov-") != std::string_view::npos;
+}
+
+std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
+                                         const FileStamp& original, Durability durability,
+                                         Problem& problem) {
+    static std::atomic<unsigned long> counter{0};
+    std::string temp = parent_of(path) + "/." + name_of(path) + ".sdscprov-" +
+                       std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp";
+    auto fail = [&](const std::string& what, int fd) {
+        problem = make_problem(path, {}, ProblemCode::write_failed,
+                               what + ": " + errno_text() + " (the file is unchanged)");
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        ::unlink(temp.c_str());
+        return std::nullopt;
+    };
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        problem = make_problem(path, {}, ProblemCode::write_failed,
+                               "cannot create a temporary file beside it: " + errno_text() +
+                                   " (the file is unchanged)");
+        return std::nullopt;
+    }
+    // Same permissions as the original; same owner when we are allowed to set it (root).
+    if (::fchmod(fd, static_cast<mode_t>(original.mode & 07777)) != 0) {
+        return fail("cannot set the temporary file's mode", fd);
+    }
+    if (::geteuid() == 0) {
+        struct stat st{};
+        if (::stat(path.c_str(), &st) == 0) {
+            (void)::fchown(fd, st.st_uid, st.st_gid);
+        }
+    }
+    if (!write_all(fd, bytes)) {
+        return fail("cannot write the temporary file", fd);
+    }
+    if (durability == Durability::full && ::fsync(fd) != 0) {
+        return fail("cannot fsync the temporary file", fd);
+    }
+    if (::close(fd) != 0) {
+        return fail("cannot close the temporary file", -1);
+    }
+    return PendingReplace{path, std::move(temp), original, false};
+}
+
+std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability) {
+    std::vector<Problem> problems;
+    if (pending.empty()) {
+        return problems;
+    }
+    if (durability == Durability::batch) {
+        int fd = ::open(pending.front().temp.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ::syncfs(fd);
+            ::close(fd);
+        }
+    }
+    std::set<std::string> directories;
+    for (auto& p : pending) {
+        struct stat st{};
+        // The file must still be the one we read: a compile that rewrote it in the meantime wins.
+        if (::lstat(p.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+            stamp_of(st) != p.original) {
+            ::unlink(p.temp.c_str());
+            problems.push_back(make_problem(
+                p.path, {}, ProblemCode::changed_on_disk,
+                "changed on disk after it was read: left as it is now, not annotated"));
+            continue;
+        }
+        if (::rename(p.temp.c_str(), p.path.c_str()) != 0) {
+            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                            "cannot rename the temporary file over it: " +
+                                                errno_text() + " (the file is unchanged)"));
+            ::unlink(p.temp.c_str());
+            continue;
+        }
+        p.done = true;
+        directories.insert(parent_of(p.path));
+    }
+    if (durability != Durability::none) {
+        for (const auto& dir : directories) {
+            int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fd >= 0) {
+                ::fsync(fd);
+                ::close(fd);
+            }
+        }
+    }
+    return problems;
+}
+
+void discard(std::vector<PendingReplace>& pending) {
+    for (auto& p : pending) {
+        if (!p.done) {
+            ::unlink(p.temp.c_str());
+        }
+    }
+}
+
+} // namespace sdscprov
