@@ -274,7 +274,8 @@ public:
             }
         }
         out_ << '\n'
-             << paint(bold, "total") << ": " << t.kernels << " kernel director"
+             << paint(bold, options_.command == "annotate" ? "read" : "total") << ": "
+             << t.kernels << " kernel director"
              << (t.kernels == 1 ? "y" : "ies") << ", " << c.files << " SDSC file"
              << (c.files == 1 ? "" : "s") << ": " << c.populated << " populated, " << c.null
              << " null, " << c.absent << " absent, " << c.malformed << " malformed";
@@ -456,7 +457,6 @@ public:
         writer_.Uint64(c.warnings);
         key("skipped_incomplete");
         writer_.Uint64(t.discovery.skipped_incomplete);
-        writer_.EndObject();
         if (options_.command == "annotate") {
             const auto& a = t.annotate;
             key("annotate");
@@ -486,6 +486,7 @@ public:
             }
             writer_.EndObject();
         }
+        writer_.EndObject();
         key("superdsc_json");
         writer_.StartObject();
         key("documents");

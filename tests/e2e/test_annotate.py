@@ -1,0 +1,260 @@
+"""End-to-end: `sdscprov annotate` writes debug_handle_ exactly, safely, and only where it should."""
+import difflib
+import glob
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+
+DEMO = os.path.join(TESTDATA, "demo")
+DEMO_MAP = os.path.join(DEMO, "origins.json")
+
+
+def sdsc_files(root):
+    return sorted(glob.glob(os.path.join(root, "**", "sdsc_*.json"), recursive=True))
+
+
+def snapshot(root):
+    """Bytes and mtimes of every file under root."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            st = os.lstat(p)
+            out[os.path.relpath(p, root)] = (open(p, "rb").read(), st.st_mtime_ns, stat.S_IMODE(st.st_mode))
+    return out
+
+
+def annotate_json(*args, rc=0):
+    code, out, err = run("annotate", "--format", "json", *args, check_rc=rc)
+    return json.loads(out)
+
+
+def test_demo_annotated_then_nothing_to_do():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        report = annotate_json("--origins", DEMO_MAP, cache)
+        a = report["totals"]["annotate"]
+        assert (a["added"], a["written"], a["lacking"], a["kernels_matched"]) == (5, 5, 0, 2), a
+        scanned = json.loads(run("scan", "--format", "json", cache, check_rc=0)[1])
+        assert scanned["totals"]["handles_populated"] == 5
+        assert scanned["superdsc_json"]["members"]["debug_handle_"]["coverage"] == "all"
+        handles = {os.path.basename(f["path"]) + ":" + k["kernel"]: f["debug_handle"]
+                   for k in scanned["kernels"] for f in k["files"]}
+        mm = handles["sdsc_0.json:sdsc_fused_addmm_linear_relu_0"]
+        # op0: origins mm_default_1 + permute, origin_node mm_default_1 (no trace): the source is
+        # the one the origins agree on, permute's innermost non-torch frame (fc1, line 18).
+        assert mm["source"]["file"] == "/workspace/simple_mlp.py" and mm["source"]["start_line"] == 18, mm
+        assert mm["aten_op"] == "aten.mm.default"
+        assert mm["ir_chain"] == ["mm_default_1", "permute", "op0"]
+        assert [c["ir_chain"] for c in mm["fused_from"]] == [["mm_default_1"], ["permute"]]
+        assert handles["sdsc_2.json:sdsc_fused_addmm_linear_relu_0"]["source"]["start_line"] == 19
+        assert handles["sdsc_1.json:sdsc_fused_addmm_linear_relu_0"]["source"] is None
+
+        before = snapshot(cache)
+        report = annotate_json("--origins", DEMO_MAP, cache)
+        a = report["totals"]["annotate"]
+        assert (a["written"], a["kept"], a["lacking"]) == (0, 5, 0), a
+        assert snapshot(cache) == before, "second run changed bytes, modes or mtimes"
+
+
+def test_strip_then_annotate_gives_the_same_bytes():
+    """Fidelity on files of our own making: an annotated file, with its handle removed or nulled
+    the way json.dump would have written it, annotates back to the same bytes."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
+        annotated = {p: open(p, "rb").read() for p in sdsc_files(cache)}
+        for i, (path, data) in enumerate(sorted(annotated.items())):
+            obj = json.loads(data)
+            op = next(iter(obj.values()))
+            if i % 2:
+                del op["debug_handle_"]
+            else:
+                op["debug_handle_"] = None
+            stripped = json.dumps(obj, indent=2).encode()
+            assert stripped != data
+            open(path, "wb").write(stripped)
+        run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
+        for path, data in annotated.items():
+            assert open(path, "rb").read() == data, path
+
+
+def test_dry_run_check_and_diff_write_nothing():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        before = snapshot(cache)
+        report = annotate_json("--dry-run", "--origins", DEMO_MAP, cache)
+        assert report["totals"]["annotate"]["added"] == 5 and report["totals"]["annotate"]["written"] == 0
+        rc, out, _ = run("annotate", "--check", "--origins", DEMO_MAP, cache, check_rc=1)
+        rc, out, _ = run("annotate", "--check", "--diff", "--origins", DEMO_MAP, cache, check_rc=1)
+        assert out.count("+++ b/") == 5, out[:2000]
+        assert '+    "debug_handle_": {' in out
+        assert snapshot(cache) == before, "a dry run changed something"
+        assert not [f for f in os.listdir(os.path.join(cache, "inductor-spyre")) if "sdscprov" in f]
+        run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
+        run("annotate", "--check", "--origins", DEMO_MAP, cache, check_rc=0)
+
+
+def test_bad_origins_map_changes_nothing():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        before = snapshot(cache)
+        text = open(DEMO_MAP).read().replace('"origin_node": "relu"', '"orign_node": "relu"', 1)
+        bad = os.path.join(tmp, "bad.json")
+        open(bad, "w").write(text)
+        line = text[:text.index('"orign_node"')].count("\n") + 1
+        col = len(text[:text.index('"orign_node"')].rsplit("\n", 1)[-1]) + 1
+        rc, out, err = run("annotate", "--origins", bad, cache, check_rc=2)
+        assert f"{bad}:{line}:{col}: error: unknown member 'orign_node'" in err, err
+        open(bad, "w").write(text[: len(text) // 2])
+        rc, out, err = run("annotate", "--origins", bad, cache, check_rc=2)
+        assert "unexpected end of input" in err, err
+        rc, out, err = run("annotate", "--origins", os.path.join(tmp, "missing.json"), cache, check_rc=2)
+        assert snapshot(cache) == before
+
+
+def test_ambiguous_unmatched_and_mismatched_kernels_are_left_alone():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        copy_tree(DEMO, cache)
+        spyre = os.path.join(cache, "inductor-spyre")
+        # A recompile of the relu kernel: the same kernel name in a second directory.
+        shutil.copytree(os.path.join(spyre, "sdsc_fused_addmm_linear_relu_0_q7k2m_x4"),
+                        os.path.join(spyre, "sdsc_fused_addmm_linear_relu_0_zz9yy8xx"))
+        m = json.load(open(DEMO_MAP))
+        for k in m["kernels"]:
+            del k["dir"]
+        m["kernels"][1]["ops"][0]["opfunc"] = "mul"  # sdsc_fused_addmm_1's file is an add
+        mp = os.path.join(tmp, "map.json")
+        json.dump(m, open(mp, "w"))
+        before = snapshot(cache)
+        report = annotate_json("--origins", mp, cache)
+        a = report["totals"]["annotate"]
+        assert (a["written"], a["kernels_ambiguous"], a["opfunc_mismatch"], a["lacking"]) == (0, 2, 1, 9), a
+        codes = sorted(p["code"] for p in report["problems"])
+        assert codes == ["ambiguous-kernel", "ambiguous-kernel"], codes
+        assert snapshot(cache) == before
+        rc, text, _ = run("annotate", "--origins", mp, cache, check_rc=0)
+        assert "lacking: 2 directories carry this kernel name" in text, text
+        assert "lacking: 1 x opfunc differs from the map's op" in text, text
+
+
+def test_stale_handle_reported_then_refreshed_and_mode_kept():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
+        m = json.load(open(DEMO_MAP))
+        m["nodes"]["add_tensor"]["original_aten"] = "aten.add.Scalar"  # another compile
+        mp = os.path.join(tmp, "other.json")
+        json.dump(m, open(mp, "w"))
+        target = os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_1_b9d3wz0e", "sdsc_0.json")
+        os.chmod(target, 0o640)
+        before = open(target, "rb").read()
+        report = annotate_json("--origins", mp, cache)
+        assert report["totals"]["annotate"]["differs"] == 1 and report["totals"]["annotate"]["written"] == 0
+        assert open(target, "rb").read() == before
+        report = annotate_json("--refresh", "--origins", mp, cache)
+        assert report["totals"]["annotate"]["refreshed"] == 1 and report["totals"]["annotate"]["written"] == 1
+        after = open(target, "rb").read()
+        assert b'"aten_op": "aten.add.Scalar"' in after
+        assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+        # Only the handle's value changed.
+        assert after[:after.index(b'"debug_handle_"')] == before[:before.index(b'"debug_handle_"')]
+        assert after[after.index(b'"sdscFoldProps_"'):] == before[before.index(b'"sdscFoldProps_"'):]
+
+
+def test_unwritable_directory_is_reported_and_untouched():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        kdir = os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_1_b9d3wz0e")
+        # root writes into read-only directories: an immutable directory stops root as well.
+        if os.geteuid() == 0:
+            lock = ["chattr", "+i", kdir]
+            unlock = ["chattr", "-i", kdir]
+        else:
+            lock = ["chmod", "555", kdir]
+            unlock = ["chmod", "755", kdir]
+        if subprocess.run(lock, capture_output=True).returncode != 0:
+            return SKIP  # no chattr, or a file system without the immutable attribute
+        try:
+            before = snapshot(kdir)
+            rc, out, err = run("annotate", "--format", "json", "--origins", DEMO_MAP, cache, check_rc=2)
+            report = json.loads(out)
+            failed = [p for p in report["problems"] if p["code"] == "write-failed"]
+            assert len(failed) == 1 and failed[0]["path"].startswith(kdir), report["problems"]
+            assert report["totals"]["annotate"]["written"] == 4  # the other kernel's files
+            assert snapshot(kdir) == before
+        finally:
+            subprocess.run(unlock, check=True)
+
+
+def test_shared_corpus_fidelity_and_every_other_byte():
+    if not os.path.isdir(SHARED_CORPUS):
+        return SKIP
+    original = open(os.path.join(SHARED_CORPUS, "spyre-cli", "add", "sdsc_0.json"), "rb").read()
+    start = original.index(b'"debug_handle_"')
+    end = original.index(b'"sdscFoldProps_"')
+    variants = {"absent": original[:start] + original[end:],
+                "null": original[:start] + b'"debug_handle_": null,\n    ' + original[end:]}
+    origins = {"sdscprov_origins": 1,
+               "nodes": {"add": {"original_aten": "aten.add.Tensor",
+                                 "stack_trace": '  File "/home/senuser/compile_add.py", line 11, in <module>\n    z = x + y\n'}},
+               "kernels": [{"name": "sdsc_fused_add_0", "dir": "add_kernel",
+                            "ops": [{"opfunc": "add", "buffer": "buf0", "origins": ["add"], "origin_node": "add"}]}]}
+    with TempDir() as tmp:
+        mp = os.path.join(tmp, "origins.json")
+        json.dump(origins, open(mp, "w"))
+        for name, data in variants.items():
+            kdir = os.path.join(tmp, name, "add_kernel")
+            os.makedirs(kdir)
+            path = os.path.join(kdir, "sdsc_0.json")
+            open(path, "wb").write(data)
+            run("annotate", "--origins", mp, kdir, check_rc=0)
+            assert open(path, "rb").read() == original, f"{name}: not byte for byte torch-spyre's file"
+
+        # swiglu (June 2026, no bundle.mlir): a map for its 9 ops; the diff is the inserted members.
+        src = glob.glob(os.path.join(SHARED_CORPUS, "kernel-dirs", "swiglu-2026-06-22-inductor-spyre", "sdsc_*"))[0]
+        kdir = os.path.join(tmp, "swiglu", os.path.basename(src))
+        copy_tree(src, kdir)
+        ops, nodes = [], {}
+        for i in range(9):
+            key = next(iter(json.load(open(os.path.join(kdir, f"sdsc_{i}.json")))))
+            node = f"node_{i}"
+            nodes[node] = {"original_aten": "aten.mul.Tensor",
+                           "stack_trace": f'  File "/w/swiglu.py", line {40 + i}, in forward\n    y = f(x)\n'}
+            ops.append({"opfunc": key.split("_", 1)[1], "buffer": f"buf{i}", "origins": [node], "origin_node": node})
+        mp = os.path.join(tmp, "swiglu.json")
+        json.dump({"sdscprov_origins": 1, "nodes": nodes,
+                   "kernels": [{"name": "sdsc_fused_linear_mul_silu_split_with_sizes_0", "ops": ops}]}, open(mp, "w"))
+        before = {p: open(p, "rb").read() for p in sdsc_files(kdir)}
+        report = annotate_json("--origins", mp, os.path.dirname(kdir))
+        assert report["totals"]["annotate"]["written"] == 9, report["totals"]
+        for path, old in before.items():
+            new = open(path, "rb").read()
+            sm = difflib.SequenceMatcher(None, old, new, autojunk=False)
+            ops_ = [op for op in sm.get_opcodes() if op[0] != "equal"]
+            assert len(ops_) == 1 and ops_[0][0] == "insert", (path, ops_[:3])
+            inserted = new[ops_[0][3]:ops_[0][4]]
+            assert inserted.startswith(b'\n    "debug_handle_": {') and inserted.endswith(b"},"), inserted[:80]
+            assert json.loads(b"{" + inserted.strip()[:-1] + b"}")["debug_handle_"]["ir_chain"][-1].startswith("buf")
+
+
+if __name__ == "__main__":
+    main([test_demo_annotated_then_nothing_to_do, test_strip_then_annotate_gives_the_same_bytes,
+          test_dry_run_check_and_diff_write_nothing, test_bad_origins_map_changes_nothing,
+          test_ambiguous_unmatched_and_mismatched_kernels_are_left_alone,
+          test_stale_handle_reported_then_refreshed_and_mode_kept,
+          test_unwritable_directory_is_reported_and_untouched,
+          test_shared_corpus_fidelity_and_every_other_byte])

@@ -1,0 +1,177 @@
+// Join: directory -> map entry, OpSpec -> file, and the plan for each file. Pure functions over
+// hand-made maps and scans.
+#include "sdscprov/derive.hpp"
+#include "sdscprov/join.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace sdscprov;
+
+namespace {
+
+// A map with kernel "sdsc_fused_add_mul_0": op0 add (origin "add"), op1 mul (origins "mul",
+// "x"), op2 identity (no origins); and kernel "sdsc_fused_relu_1" with dir "relu_dir_abcdefgh".
+const char* map_text = R"({
+  "sdscprov_origins": 1,
+  "nodes": {
+    "add": {"original_aten": "aten.add.Tensor", "stack_trace": "  File \"/w/m.py\", line 3, in f\n"},
+    "mul": {"original_aten": "aten.mul.Tensor", "stack_trace": null},
+    "x": {"original_aten": null, "stack_trace": null},
+    "relu": {"original_aten": "aten.relu.default", "stack_trace": null}
+  },
+  "kernels": [
+    {"name": "sdsc_fused_add_mul_0", "ops": [
+      {"opfunc": "add", "buffer": "buf0", "origins": ["add"], "origin_node": "add"},
+      {"opfunc": "mul", "buffer": "buf1", "origins": ["x", "mul"]},
+      {"opfunc": "identity", "buffer": "buf2", "origins": []}]},
+    {"name": "sdsc_fused_relu_1", "dir": "relu_dir_abcdefgh", "ops": [
+      {"opfunc": "relufwd", "buffer": "buf0", "origins": ["relu"]}]}
+  ]
+})";
+
+OriginsIndex make_index(const char* text = map_text) {
+    auto read = parse_origins_map("map.json", text);
+    REQUIRE(read.map.has_value());
+    std::vector<OriginsMap> maps;
+    maps.push_back(std::move(*read.map));
+    return OriginsIndex(std::move(maps));
+}
+
+KernelDir dir_of(const std::string& path, std::vector<std::string> names) {
+    KernelDir d;
+    d.path = path;
+    d.kernel = kernel_name_from_dir(path.substr(path.rfind('/') + 1));
+    for (const auto& n : names) {
+        auto m = match_sdsc_file_name(n);
+        d.files.push_back({path + "/" + n, m ? *m : SdscName{}});
+    }
+    return d;
+}
+
+ScanResult scan(const std::string& doc, const std::string& path = "k/sdsc_0.json") {
+    Scanner scanner;
+    return scanner.scan_bytes(SdscFile{path, *match_sdsc_file_name("sdsc_0.json")}, doc);
+}
+
+} // namespace
+
+TEST_CASE("join: a directory is matched by kernel name, ops by file index") {
+    auto index = make_index();
+    auto dir = dir_of("cache/sdsc_fused_add_mul_0_abcdefgh", {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json"});
+    auto join = join_kernel(dir, std::nullopt, index, 1);
+    REQUIRE(join.match == KernelMatch::matched);
+    CHECK(join.entry->kernel->name == "sdsc_fused_add_mul_0");
+    CHECK(join.ops == std::vector<std::vector<std::size_t>>{{0}, {1}, {2}});
+    CHECK(join.problems.empty());
+    CHECK(join.lost_ops.empty());
+    // The handles are derived once, in the index: op1 fuses two origins, op2 has none.
+    REQUIRE(join.entry->ops[1].handle);
+    CHECK(join.entry->ops[1].handle->ir_chain == std::vector<std::string>{"mul", "x", "buf1"});
+    CHECK(join.entry->ops[1].handle->fused_from.size() == 2);
+    CHECK_FALSE(join.entry->ops[2].handle.has_value());
+}
+
+TEST_CASE("join: by directory name first; several directories with one name are ambiguous") {
+    auto index = make_index();
+    auto by_dir = join_kernel(dir_of("c/relu_dir_abcdefgh", {"sdsc_0.json"}), std::nullopt, index, 1);
+    CHECK(by_dir.match == KernelMatch::matched);
+    CHECK(by_dir.entry->kernel->name == "sdsc_fused_relu_1");
+
+    // The relu entry names its dir: another directory of that kernel is not in the map.
+    auto other = join_kernel(dir_of("c/sdsc_fused_relu_1_zzzzzzzz", {"sdsc_0.json"}), std::nullopt,
+                             index, 1);
+    CHECK(other.match == KernelMatch::not_in_map);
+
+    auto twice = join_kernel(dir_of("c/sdsc_fused_add_mul_0_aaaaaaaa", {"sdsc_0.json"}),
+                             std::nullopt, index, 2);
+    CHECK(twice.match == KernelMatch::ambiguous);
+    CHECK(twice.entry == nullptr);
+    REQUIRE(twice.problems.size() == 1);
+    CHECK(twice.problems[0].code == ProblemCode::ambiguous_kernel);
+    CHECK(twice.ops[0].empty());
+
+    auto unknown = join_kernel(dir_of("c/sdsc_fused_neg_9_aaaaaaaa", {"sdsc_0.json"}),
+                               std::nullopt, index, 1);
+    CHECK(unknown.match == KernelMatch::not_in_map);
+    CHECK(unknown.detail == "kernel not in the origins map");
+}
+
+TEST_CASE("join: two map entries for one kernel are ambiguous") {
+    std::string text = map_text;
+    // A second entry for sdsc_fused_relu_1 without dir, and a second without dir for add_mul.
+    text.replace(text.rfind("]\n}"), 3,
+                 ", {\"name\": \"sdsc_fused_add_mul_0\", \"ops\": []}]\n}");
+    auto index = make_index(text.c_str());
+    auto join = join_kernel(dir_of("c/sdsc_fused_add_mul_0_abcdefgh", {"sdsc_0.json"}),
+                            std::nullopt, index, 1);
+    CHECK(join.match == KernelMatch::ambiguous);
+    REQUIRE(join.problems.size() == 1);
+    CHECK(join.problems[0].message.find("map.json:") != std::string::npos);
+}
+
+TEST_CASE("join: bundle.mlir decides which file each OpSpec runs, with de-duplication") {
+    auto index = make_index();
+    auto dir = dir_of("c/sdsc_fused_add_mul_0_abcdefgh", {"sdsc_0.json", "sdsc_1.json"});
+    BundleOrder dedup{{"sdsc_1.json", "sdsc_0.json", "sdsc_1.json"}};
+    auto join = join_kernel(dir, dedup, index, 1);
+    REQUIRE(join.match == KernelMatch::matched);
+    CHECK(join.ops == std::vector<std::vector<std::size_t>>{{1}, {0, 2}});
+    CHECK(join.lost_ops == std::vector<std::size_t>{2});
+
+    BundleOrder short_bundle{{"sdsc_0.json", "sdsc_1.json"}};
+    auto mismatch = join_kernel(dir, short_bundle, index, 1);
+    CHECK(mismatch.match == KernelMatch::unusable);
+    REQUIRE(mismatch.problems.size() == 1);
+    CHECK(mismatch.problems[0].code == ProblemCode::join_mismatch);
+
+    BundleOrder missing{{"sdsc_0.json", "sdsc_1.json", "sdsc_7.json"}};
+    auto gone = join_kernel(dir, missing, index, 1);
+    CHECK(gone.match == KernelMatch::unusable);
+    CHECK(gone.problems[0].message.find("sdsc_7.json") != std::string::npos);
+}
+
+TEST_CASE("join: the plan for each file") {
+    auto index = make_index();
+    auto dir = dir_of("c/sdsc_fused_add_mul_0_abcdefgh",
+                      {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json", "sdsc_3.json"});
+    auto join = join_kernel(dir, std::nullopt, index, 1);
+    const DebugHandle& add = *join.entry->ops[0].handle;
+    std::string add_json = R"({"id": ")" + add.id +
+                           R"(", "source": {"file": "/w/m.py", "start_line": 3, "start_col": 0, "end_line": null, "end_col": null}, "aten_op": "aten.add.Tensor", "ir_chain": ["add", "buf0"], "fused_from": [], "transform_history": []})";
+    std::string other_json = R"({"id": "1", "source": null, "aten_op": null, "ir_chain": ["add", "buf0"], "fused_from": [], "transform_history": []})";
+    struct Case {
+        const char* what;
+        std::size_t file;
+        std::string doc;
+        bool refresh;
+        FileAction action;
+    };
+    const Case cases[] = {
+        {"absent", 0, R"({"0_add": {"x": 1}})", false, FileAction::add},
+        {"null", 0, R"({"0_add": {"debug_handle_": null}})", false, FileAction::fill},
+        {"equal", 0, "{\"0_add\": {\"debug_handle_\": " + add_json + "}}", false, FileAction::keep},
+        {"differs", 0, "{\"0_add\": {\"debug_handle_\": " + other_json + "}}", false,
+         FileAction::differs},
+        {"refresh", 0, "{\"0_add\": {\"debug_handle_\": " + other_json + "}}", true,
+         FileAction::refresh},
+        {"malformed", 0, R"({"0_add": {"debug_handle_": 7}})", true, FileAction::malformed},
+        {"opfunc", 0, R"({"0_sub": {}})", false, FileAction::opfunc_mismatch},
+        {"no origins", 2, R"({"2_identity": {}})", false, FileAction::no_origin},
+        {"no op", 3, R"({"3_add": {}})", false, FileAction::no_op},
+        {"bad file", 0, R"({"0_add": )", false, FileAction::bad_file},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.what);
+        auto plan = plan_file(join, c.file, scan(c.doc), JoinOptions{c.refresh});
+        CHECK(plan.action == c.action);
+        CHECK(plan.handle.has_value() == (writes(c.action) || c.action == FileAction::keep ||
+                                          c.action == FileAction::differs ||
+                                          c.action == FileAction::malformed));
+        if (writes(c.action)) {
+            CHECK(*plan.handle == add);
+        }
+    }
+    auto unmatched = join_kernel(dir_of("c/sdsc_fused_x_0_abcdefgh", {"sdsc_0.json"}),
+                                 std::nullopt, index, 1);
+    CHECK(plan_file(unmatched, 0, scan(R"({"0_add": {}})"), {}).action == FileAction::unmatched);
+}
