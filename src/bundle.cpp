@@ -1,5 +1,6 @@
 #include "sdscprov/bundle.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -18,7 +19,12 @@ BundleReadResult parse_bundle(const std::string& path, std::string_view text) {
         std::string_view line = text.substr(pos, line_end == std::string_view::npos
                                                       ? std::string_view::npos
                                                       : line_end - pos);
+        // The attribute itself, not the end of a longer name such as other_sdsc_filename.
         std::size_t a = line.find(attr);
+        while (a != std::string_view::npos && a > 0 &&
+               (std::isalnum(static_cast<unsigned char>(line[a - 1])) || line[a - 1] == '_')) {
+            a = line.find(attr, a + 1);
+        }
         std::size_t close = a == std::string_view::npos ? a : line.find('"', a + attr.size());
         if (close == std::string_view::npos) {
             result.problems.push_back(make_problem(path, position_at(text, pos),

@@ -159,3 +159,11 @@ TEST_CASE("bundle: read_bundle") {
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("bundle: sdsc_filename is matched as a whole attribute name") {
+    auto r = sdscprov::parse_bundle(
+        "b.mlir", "\t\tsdscbundle.sdsc_execute () {other_sdsc_filename=\"x.json\", "
+                  "sdsc_filename=\"sdsc_0.json\"}\n");
+    REQUIRE(r.order.has_value());
+    CHECK(r.order->files == std::vector<std::string>{"sdsc_0.json"});
+}
