@@ -7,7 +7,8 @@ The same arguments always produce the same bytes.
 
     gen_cache.py OUT_DIR --files N [--seed S] [--eras current,may2026,execute]
                  [--handles populated,null,absent] [--layout inductor-spyre|kernel-cache|mixed]
-                 [--manifest PATH] [--incomplete] [--jobs J]
+                 [--manifest PATH] [--incomplete] [--jobs J] [--origins-map PATH]
+                 [--strip-to null|absent|mixed] [--keep-originals DIR]
     gen_cache.py OUT_DIR --simplemlp [--manifest PATH]
     gen_cache.py --self-test
 
@@ -24,9 +25,30 @@ What is written (FORMATS section numbers in brackets):
   - debug_handle_ [3] per file: populated (first member, id version 2 [3.1]), null, or absent;
   - --incomplete: <key>.tmp.<uuid>/ and failed/<key>.tmp.<uuid>/ entries a scanner must skip.
 
+Origins (docs/origins-map.md): every kernel directory has a compile model of its own (FX nodes
+named k<dir index>_<name>, unique across the cache, with stack traces that sometimes hold
+/torch/ frames; one OpSpec per bundle.mlir sdsc_execute line, de-duplicated ops included), and
+every populated handle is derived from it by the FORMATS 3 rules. The model is drawn from its own
+random stream, so the cache's bytes are the same with and without the options below.
+  - --origins-map PATH: writes that model as an origins map (version 1), atomically. About 1 in
+    15 kernel directories are left out of it (annotate reports them as not in the map); about 1
+    in 20 ops have "origins": [] (compiler-generated: drawn among the files written without a
+    handle, so none of the files' ops with --handles populated; de-duplicated ops too). The
+    manifest gains "origins" (kernels_in_map, kernels_not_in_map, no_origin_files: files of
+    mapped directories whose op has no origins, expected_after_annotate: the handle states
+    `sdscprov annotate --origins PATH` leaves) and "in_map" per kernel_dirs entry.
+  - --strip-to null|absent|mixed: every populated handle is written as null / without the
+    member (mixed: alternating over the populated files in plan order), byte for byte what
+    json.dump(indent=2) gives for the object without provenance. Incomplete entries keep
+    theirs. Manifest counts describe the files as written; "stripped", "strip_to" and
+    "stripped_files" say what was stripped.
+  - --keep-originals DIR: DIR receives the cache as it is without --strip-to (every file, same
+    relative paths), so annotate's output can be compared with cmp.
+
 Speed: each opfunc gets a handful of template documents built once (json.dumps); a file is a
-template with its addresses filled in by str.format plus a handle serialised on its own, so
-100,000 files take a few minutes. Large runs are spread over processes (--jobs).
+template with its addresses filled in by str.format plus a handle serialised on its own.
+Large runs are spread over processes (--jobs): 100,000 files (2.8 GB) take about 22 s with
+--jobs 2 on tmpfs, 25 s with --origins-map (a slow disk adds its own time).
 """
 
 import argparse
@@ -37,6 +59,7 @@ import os
 import random
 import re
 import sys
+import tempfile
 
 # ---------------------------------------------------------------------------------------------
 # debug_handle_ ids (FORMATS 3.1, id version 2)
@@ -427,59 +450,173 @@ class TemplateSet:
 
 
 # ---------------------------------------------------------------------------------------------
-# Handles (FORMATS 3: derived from one op's FX origins)
+# Origins (FORMATS 3, docs/origins-map.md): the FX nodes and OpSpecs of one kernel directory,
+# and the handle torch-spyre derives from them. Every populated handle the generator writes is
+# derived here from the same data --origins-map writes, so `sdscprov annotate` can re-derive it.
 
 def _origin_name(rng, base):
     return base if rng.random() < 0.4 else '%s_%d' % (base, rng.randint(1, 60))
 
 
-def make_handle(rng, opfunc, buf_index, source_pool):
-    """A populated debug_handle_ built the way torch-spyre derives it from FX origins."""
-    n_origins = rng.choices([1, 2, 3], weights=[70, 25, 5])[0]
-    base, aten = rng.choice(OPFUNC_ORIGINS[opfunc])
-    origins = [(_origin_name(rng, base), aten)]
-    for _ in range(n_origins - 1):
-        b, a = rng.choice(SECONDARY_ORIGINS)
-        origins.append((_origin_name(rng, b), a))
-    # one stack trace (or none) per origin
-    sources = {}
-    for name, _ in origins:
-        if rng.random() < 0.6:
-            path, line = rng.choice(source_pool)
-            sources[name] = _source(path, line)
+NO_ORIGIN_RATE = 1 / 20        # ops with "origins": [] (compiler-generated)
+NOT_IN_MAP_RATE = 1 / 15       # kernel directories the origins map leaves out
+ORIGIN_NODE_RATE = 0.85        # ops whose buffer has an origin_node
+# Frames inside torch: a source comes from one only when the trace has no frame outside torch.
+TORCH_FRAMES = [
+    ('/usr/lib/python3/dist-packages/torch/nn/modules/module.py', 1751, '_call_impl',
+     'return forward_call(*args, **kwargs)'),
+    ('/usr/lib/python3/dist-packages/torch/nn/modules/module.py', 1740, '_wrapped_call_impl',
+     'return self._call_impl(*args, **kwargs)'),
+    ('/opt/conda/lib/python3.12/site-packages/torch/nn/modules/linear.py', 125, 'forward',
+     'return F.linear(input, self.weight, self.bias)'),
+    ('/opt/conda/lib/python3.12/site-packages/torch/nn/functional.py', 2104, 'softmax',
+     'ret = input.softmax(dim)'),
+    ('/home/dev/pytorch/torch/_decomp/decompositions.py', 1460, 'addmm',
+     'out = alpha * torch.mm(mat1, mat2)'),
+    ('/usr/lib/python3/dist-packages/torch/_refs/__init__.py', 2210, '_reduction',
+     'result = prim(a, dims)'),
+]
+USER_CODE = ['x = self.fc1(x)', 'return x + y', 'h = torch.relu(h)', 'out = model(x)',
+             'attn = q @ k.transpose(-2, -1)', 'y = self.act(self.up(x)) * self.gate(x)',
+             'return torch.softmax(scores, dim=-1)', 'x = x.view(b, s, self.n_heads, -1)']
+# user paths that mention torch without being inside it (their frames are not skipped)
+TORCHISH_USER_FILES = ['torchbench/run.py', 'torch_models/mlp.py', 'src/torch.py']
+
+
+def _frame_text(path, line, func, code):
+    return '  File "%s", line %d, in %s\n    %s\n' % (path, line, func, code)
+
+
+def _agreed(values):
+    """The one distinct non-null value, else None (nulls do not disagree)."""
+    found = None
+    for v in values:
+        if v is None:
+            continue
+        if found is not None and v != found:
+            return None
+        found = v
+    return found
+
+
+class OriginsModel:
+    """The FX nodes and OpSpecs of one kernel directory, drawn from their own random stream.
+
+    nodes: FX node name -> {"original_aten", "stack_trace"} (origins map "nodes" entries);
+    sources: node name -> the source its stack trace gives (FORMATS 3) or None. Names carry the
+    directory's prefix, so they are unique across the whole map.
+    """
+
+    def __init__(self, rng, prefix, pool):
+        self.rng = rng
+        self.prefix = prefix
+        self.pool = pool
+        self.nodes = {}
+        self.sources = {}
+
+    def _stack_trace(self):
+        """(stack_trace, source) of a new node: a user frame with torch frames around it, only
+        torch frames (the source is then the last frame), or no trace at all."""
+        rng = self.rng
+        roll = rng.random()
+        if roll < 0.4:
+            return None, None
+        if roll < 0.45:
+            frames = [rng.choice(TORCH_FRAMES) for _ in range(rng.randint(1, 3))]
+            path, line = frames[-1][0], frames[-1][1]
+            return ''.join(_frame_text(*f) for f in frames), _source(path, line)
+        path, line = rng.choice(self.pool)
+        if rng.random() < 0.03:
+            path = path.rsplit('/', 1)[0] + '/' + rng.choice(TORCHISH_USER_FILES)
+        frames = []
+        if rng.random() < 0.4:                      # the caller's frame, outermost
+            p, l = rng.choice(self.pool)
+            frames.append((p, l + 3, '<module>', 'out = model(x)'))
+        if rng.random() < 0.5:                      # nn.Module call machinery
+            frames.append(TORCH_FRAMES[rng.randint(0, 1)])
+        frames.append((path, line, 'forward', rng.choice(USER_CODE)))
+        for _ in range(rng.choice([0, 0, 1, 1, 2])):  # inside torch, innermost: skipped
+            frames.append(rng.choice(TORCH_FRAMES[2:]))
+        return ''.join(_frame_text(*f) for f in frames), _source(path, line)
+
+    def node(self, base, aten):
+        """The name of an FX node drawn from base; an existing node of that name is reused."""
+        name = self.prefix + _origin_name(self.rng, base)
+        if name not in self.nodes:
+            trace, source = self._stack_trace()
+            if self.rng.random() < 0.04:
+                aten = None
+            self.nodes[name] = {"original_aten": aten, "stack_trace": trace}
+            self.sources[name] = source
+        return name
+
+    def op(self, opfunc, buffer, no_origin):
+        """One OpSpec of the origins map."""
+        rng = self.rng
+        if no_origin:
+            history = []
+            if opfunc.startswith('ReStickify') and rng.random() < 0.5:
+                history.append({"kind": "rewrite", "pass_name": "insert_restickify",
+                                "reason": None})
+            return {"opfunc": opfunc, "buffer": buffer, "origins": [], "origin_node": None,
+                    "transform_history": history}
+        n_origins = rng.choices([1, 2, 3], weights=[70, 25, 5])[0]
+        base, aten = rng.choice(OPFUNC_ORIGINS[opfunc])
+        names = [self.node(base, aten)]
+        for _ in range(n_origins - 1):
+            b, a = rng.choice(SECONDARY_ORIGINS)
+            name = self.node(b, a)
+            if name not in names:
+                names.append(name)
+        history = []
+        if opfunc.startswith('ReStickify') or opfunc == RARE_OPFUNC or rng.random() < 0.03:
+            history.append({"kind": "rewrite", "pass_name": "insert_restickify",
+                            "reason": rng.choice(RESTICKIFY_REASONS)})
+        # origins in the map's order: primary first, so often not sorted
+        return {"opfunc": opfunc, "buffer": buffer, "origins": names,
+                "origin_node": names[0] if rng.random() < ORIGIN_NODE_RATE else None,
+                "transform_history": history}
+
+    def handle(self, op):
+        """The debug_handle_ torch-spyre derives for op (FORMATS 3), or None without origins."""
+        names = sorted(set(op['origins']))
+        if not names:
+            return None
+        atens = [self.nodes[n]['original_aten'] for n in names]
+        sources = [self.sources[n] for n in names]
+        primary = op['origin_node']
+        if primary is not None:
+            aten_op = self.nodes[primary]['original_aten']
+            source = self.sources[primary] or _agreed(sources)
         else:
-            sources[name] = None
-    primary = origins[0]
-    origins = sorted(set(origins))
-    has_origin_node = rng.random() < 0.85
+            aten_op = _agreed(atens)
+            source = _agreed(sources)
+        children = []
+        if len(names) >= 2:
+            for name, a, s in zip(names, atens, sources):
+                children.append({"id": handle_id_v2(a, [], [name], s), "source": s, "aten_op": a,
+                                 "ir_chain": [name], "fused_from": [], "transform_history": []})
+        ir_chain = names + [op['buffer']]
+        return {"id": handle_id_v2(aten_op, [c['id'] for c in children], ir_chain, source),
+                "source": source, "aten_op": aten_op, "ir_chain": ir_chain, "fused_from": children,
+                "transform_history": [dict(h) for h in op['transform_history']]}
 
-    def agreed(values):
-        unique = []
-        for v in values:
-            if v not in unique:
-                unique.append(v)
-        return unique[0] if len(unique) == 1 else None
 
-    if has_origin_node:
-        aten_op = primary[1]
-        source = sources[primary[0]] or agreed([sources[n] for n, _ in origins])
-    else:
-        aten_op = agreed([a for _, a in origins])
-        source = agreed([sources[n] for n, _ in origins])
-    ir_chain = sorted(n for n, _ in origins) + ['buf%d' % buf_index]
-    children = []
-    if len(origins) >= 2:
-        for name, a in origins:
-            s = sources[name]
-            children.append({"id": handle_id_v2(a, [], [name], s), "source": s, "aten_op": a,
-                             "ir_chain": [name], "fused_from": [], "transform_history": []})
-    history = []
-    if opfunc.startswith('ReStickify') or opfunc == RARE_OPFUNC or rng.random() < 0.03:
-        history.append({"kind": "rewrite", "pass_name": "insert_restickify",
-                        "reason": rng.choice(RESTICKIFY_REASONS)})
-    return {"id": handle_id_v2(aten_op, [c['id'] for c in children], ir_chain, source),
-            "source": source, "aten_op": aten_op, "ir_chain": ir_chain, "fused_from": children,
-            "transform_history": history}
+_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def source_of_stack_trace(trace):
+    """FORMATS 3: the innermost frame outside /torch/, else the last frame (for the self-test)."""
+    frames = [(p, int(l)) for p, l in _FRAME_RE.findall(trace or '')]
+    user = [f for f in frames if '/torch/' not in f[0]]
+    chosen = user[-1] if user else (frames[-1] if frames else None)
+    return _source(*chosen) if chosen else None
+
+
+def make_handle(rng, opfunc, buf_index, source_pool):
+    """A populated debug_handle_ of a one-op model (self-test helper)."""
+    model = OriginsModel(rng, 'self_test_', source_pool)
+    return model.handle(model.op(opfunc, 'buf%d' % buf_index, False))
 
 
 def handle_member(kind, handle=None):
@@ -489,6 +626,26 @@ def handle_member(kind, handle=None):
     if kind == 'null':
         return '    "debug_handle_": null,\n'
     return '    "debug_handle_": ' + json.dumps(handle, indent=2).replace('\n', '\n    ') + ',\n'
+
+
+_HANDLE_KEY = '"debug_handle_": '
+_DECODER = json.JSONDecoder()
+
+
+def strip_handle_text(text, to):
+    """text with its populated debug_handle_ replaced by null (to='null') or removed with the
+    ",\n    " after it (to='absent'): the bytes json.dump(indent=2) gives for the object
+    without provenance. The member is the op object's first (FORMATS 2)."""
+    head = text.index('\n', text.index('\n') + 1) + 1 + 4   # after '{\n  "<key>": {\n    '
+    if not text.startswith(_HANDLE_KEY, head):
+        raise ValueError('debug_handle_ is not the first member')
+    value = head + len(_HANDLE_KEY)
+    _, end = _DECODER.raw_decode(text, value)
+    if to == 'null':
+        return text[:value] + 'null' + text[end:]
+    if not text.startswith(',\n    ', end):
+        raise ValueError('debug_handle_ is the last member')
+    return text[:head] + text[end + len(',\n    '):]
 
 
 def render_sdsc(template, key, handle_text, addresses):
@@ -672,6 +829,46 @@ def plan_cache(n_files, seed, eras, handle_kinds, layout, incomplete):
     return dirs, incomplete_dirs
 
 
+def plan_origins(dirs, incomplete_dirs, handle_kinds, strip_to):
+    """Adds to every planned directory what the origins map and --strip-to decide, from streams of
+    their own (the rest of the plan is unchanged): index and node-name prefix, whether the map
+    lists the directory, which files' ops have no FX origins (never a populated file), the kernel
+    name the map gives, and the handle state each file is written with ('final')."""
+    non_populated = sum(1 for k in handle_kinds if k != 'populated')
+    # no-origin ops are drawn among files written without a handle, at a rate that makes about
+    # NO_ORIGIN_RATE of all ops (none when every file is to be populated)
+    p_no = min(1.0, NO_ORIGIN_RATE * len(handle_kinds) / non_populated) if non_populated else 0.0
+    rolls = []
+    for i, d in enumerate(dirs):
+        rng = random.Random('origins-plan:%d' % d['seed'])
+        d['index'] = i
+        d['prefix'] = 'k%d_' % i
+        rolls.append(rng.random())
+        d['in_map'] = rolls[-1] >= NOT_IN_MAP_RATE
+        d['no_origin'] = [kind != 'populated' and rng.random() < p_no for _, kind in d['files']]
+        if d['kernel'] is not None:
+            d['map_name'] = d['kernel']
+        else:                       # kernel-cache directory: the name is not in the path
+            aten = sorted(rng.sample(COMMON_ATEN, rng.randint(1, 3)))
+            d['map_name'] = 'sdsc_fused_%s_%d' % ('_'.join(aten), rng.randint(0, 40))
+    if len(dirs) >= 15 and all(d['in_map'] for d in dirs):
+        dirs[rolls.index(min(rolls))]['in_map'] = False
+    for i, d in enumerate(incomplete_dirs):
+        d.update(index=None, prefix='x%d_' % i, in_map=False, map_name=None,
+                 no_origin=[False] * len(d['files']))
+    # --strip-to: the handle state each populated file is written with; 'mixed' alternates over
+    # the populated files in plan order (null first). Incomplete entries are never stripped.
+    populated = 0
+    for d in dirs + incomplete_dirs:
+        final = []
+        for _, kind in d['files']:
+            if kind == 'populated' and strip_to and d['index'] is not None:
+                kind = strip_to if strip_to != 'mixed' else ('null', 'absent')[populated % 2]
+                populated += 1
+            final.append(kind)
+        d['final'] = final
+
+
 # ---------------------------------------------------------------------------------------------
 # Writing (any process)
 
@@ -700,21 +897,32 @@ def _source_pool(rng):
             for f in files for _ in range(3)]
 
 
-def write_kernel_dir(out_dir, d, template_seed):
-    """Write one kernel directory of the plan; returns the sizes of its SDSC files."""
+def write_kernel_dir(out_dir, d, template_seed, keep_dir=None, want_map=False):
+    """Write one kernel directory of the plan. Returns the sizes of its SDSC files and, when
+    want_map and the map lists the directory, its piece of the origins map (write_origins_map).
+    keep_dir: also write every file as it is before --strip-to, at the same relative path."""
     templates = _templates(template_seed)
     rng = random.Random(d['seed'])
-    kdir = os.path.join(out_dir, d['rel'])
-    os.makedirs(kdir, exist_ok=True)
     era, files = d['era'], d['files']
     pool = _source_pool(rng)
+    model = OriginsModel(random.Random('origins:%d' % d['seed']), d['prefix'], pool)
     buf_base = rng.randint(0, 40)
     sizes = []
-    exec_dir = os.path.join(kdir, 'execute', d['name'])
-    if era == 'execute' or d['pagi']:
-        os.makedirs(exec_dir, exist_ok=True)
+    roots = [out_dir] + ([keep_dir] if keep_dir else [])
+    kdirs = [os.path.join(r, d['rel']) for r in roots]
+    exec_rel = os.path.join('execute', d['name'])
+    for k in kdirs:
+        os.makedirs(k, exist_ok=True)
+        if era == 'execute' or d['pagi']:
+            os.makedirs(os.path.join(k, exec_rel), exist_ok=True)
 
-    bundle_lines, bundle_args, next_symbol = [], [], 1
+    def put(rel, text, original=None):
+        _write(os.path.join(kdirs[0], rel), text)
+        for k in kdirs[1:]:
+            _write(os.path.join(k, rel), text if original is None else original)
+
+    file_ops = []
+    bundle_lines, line_files, bundle_args, next_symbol = [], [], [], 1
     for index, (opfunc, kind) in enumerate(files):
         symbolic = era == 'current' and rng.random() < 0.3
         template = templates.pick(rng, opfunc, symbolic)
@@ -722,21 +930,27 @@ def write_kernel_dir(out_dir, d, template_seed):
         if era == 'current' and template.shape['symbolic']:
             symbol_base = next_symbol
             next_symbol += template.shape['cores']
-        handle = make_handle(rng, opfunc, buf_base + index, pool) if kind == 'populated' else None
+        op = model.op(opfunc, 'buf%d' % (buf_base + index), d['no_origin'][index])
+        file_ops.append(op)
+        handle = model.handle(op) if kind == 'populated' else None
+        if kind == 'populated' and handle is None:
+            raise AssertionError('a populated file needs an op with origins')
         key = '%d_%s' % (index, opfunc)
         text = render_sdsc(template, key, handle_member(kind, handle),
                            tensor_addresses(rng, template, symbol_base))
+        final = d['final'][index]
+        written = text if final == kind else strip_handle_text(text, final)
         if era == 'current':
             fname = 'sdsc_%d.json' % index
-            path = os.path.join(kdir, fname)
+            rel = fname
         elif era == 'may2026':
             fname = 'sdsc_%d_%s.json' % (index, opfunc)
-            path = os.path.join(kdir, fname)
+            rel = fname
         else:
             fname = 'sdsc.json'
-            path = os.path.join(exec_dir, fname)
-        _write(path, text)
-        sizes.append(len(text))
+            rel = os.path.join(exec_rel, fname)
+        put(rel, written, text)
+        sizes.append(len(written))
         if era == 'current':
             cores = template.shape['cores']
             if symbol_base is not None:
@@ -751,72 +965,165 @@ def write_kernel_dir(out_dir, d, template_seed):
             else:
                 line = 'sdscbundle.sdsc_execute () {sdsc_filename="%s", "symbol_ids"=[]}' % fname
             bundle_lines.append(line)
+            line_files.append(index)
         elif era == 'may2026':
             bundle_lines.append('sdscbundle.sdsc_execute () {sdsc_filename="%s"}' % fname)
+            line_files.append(index)
 
     if bundle_lines:
         if d['dedup']:
             # De-duplicated ops run an earlier file again: the line repeats after its original.
             for _ in range(rng.randint(1, len(bundle_lines))):
                 j = rng.randrange(len(files))
-                first = bundle_lines.index(next(l for l in bundle_lines
-                                                if '"sdsc_%d.json"' % j in l))
-                bundle_lines.insert(rng.randint(first + 1, len(bundle_lines)), bundle_lines[first])
-        _write(os.path.join(kdir, 'bundle.mlir'), bundle_text(bundle_lines, bundle_args))
+                first = line_files.index(j)
+                at = rng.randint(first + 1, len(bundle_lines))
+                bundle_lines.insert(at, bundle_lines[first])
+                line_files.insert(at, j)
+        put('bundle.mlir', bundle_text(bundle_lines, bundle_args))
     if d['pagi']:
-        _write(os.path.join(exec_dir, 'pagi.json'), pagi_text(rng, d['name']))
+        put(os.path.join(exec_rel, 'pagi.json'), pagi_text(rng, d['name']))
     if d['segment']:
-        _write(os.path.join(kdir, 'segment_size.json'), segment_size_text(rng))
+        put('segment_size.json', segment_size_text(rng))
     if d['dsg']:
-        _write(os.path.join(kdir, 'execute_dsg.txt'), execute_dsg_text(d['name']))
-    return sizes
+        put('execute_dsg.txt', execute_dsg_text(d['name']))
+
+    # The OpSpecs in bundle.mlir order (one per file without it). An op whose SDSC equals an
+    # earlier one's runs that file again: it is an op of its own (own buffer and origins), and the
+    # file keeps the first op's handle.
+    ops, seen = [], set()
+    extra = 0
+    for j in (line_files or range(len(files))):
+        if j not in seen:
+            seen.add(j)
+            ops.append(file_ops[j])
+        else:
+            ops.append(model.op(files[j][0], 'buf%d' % (buf_base + len(files) + extra),
+                                model.rng.random() < NO_ORIGIN_RATE))
+            extra += 1
+    if not (want_map and d['in_map']):
+        return sizes, None
+    # serialised here, in the worker: one line per kernel entry and per node (see
+    # write_origins_map)
+    entry = {"name": d['map_name'], "dir": d['name'], "ops": ops}
+    node_lines = ['\n  %s: %s' % (json.dumps(name), json.dumps(node))
+                  for name, node in model.nodes.items()]
+    return sizes, (d['index'], '\n  ' + json.dumps(entry), list(model.nodes), node_lines)
 
 
 def _write_batch(args):
-    out_dir, batch, template_seed = args
-    sizes = []
+    out_dir, batch, template_seed, keep_dir, want_map = args
+    sizes, pieces = [], []
     for d in batch:
-        sizes += write_kernel_dir(out_dir, d, template_seed)
-    return sizes
+        s, piece = write_kernel_dir(out_dir, d, template_seed, keep_dir, want_map)
+        sizes += s
+        if piece is not None:
+            pieces.append(piece)
+    return sizes, pieces
 
 
-def manifest_for(dirs, incomplete_dirs):
+def manifest_for(dirs, incomplete_dirs, with_origins=False, strip_to=None):
+    """The manifest: counts as the files are on disk (after --strip-to). with_origins adds what
+    `sdscprov annotate --origins MAP` should leave (and in_map per kernel directory)."""
+    def kinds(d):
+        return d.get('final') or [kind for _, kind in d['files']]
+
     entries = []
     totals = {'populated': 0, 'null': 0, 'absent': 0}
+    after = {'populated': 0, 'null': 0, 'absent': 0}
+    in_map = no_origin = stripped = 0
     for d in dirs:
         counts = {'populated': 0, 'null': 0, 'absent': 0}
-        for _, kind in d['files']:
+        for i, kind in enumerate(kinds(d)):
             counts[kind] += 1
             totals[kind] += 1
-        entries.append({"dir": d['rel'], "kernel": d['kernel'], "files": len(d['files']),
-                        "populated": counts['populated'], "null": counts['null'],
-                        "absent": counts['absent']})
+            stripped += kind != d['files'][i][1]
+            if with_origins:
+                if d['in_map'] and d['no_origin'][i]:
+                    no_origin += 1
+                after['populated' if d['in_map'] and not d['no_origin'][i] else kind] += 1
+        entry = {"dir": d['rel'], "kernel": d['kernel'], "files": len(d['files']),
+                 "populated": counts['populated'], "null": counts['null'],
+                 "absent": counts['absent']}
+        if with_origins:
+            entry['in_map'] = d['in_map']
+            in_map += d['in_map']
+        entries.append(entry)
     entries.sort(key=lambda e: e['dir'])
-    return {"kernels": len(dirs), "files": sum(len(d['files']) for d in dirs),
-            "handles_populated": totals['populated'], "handles_null": totals['null'],
-            "handles_absent": totals['absent'], "handles_malformed": 0,
-            "incomplete_files": sum(len(d['files']) for d in incomplete_dirs),
-            "kernel_dirs": entries}
+    manifest = {"kernels": len(dirs), "files": sum(len(d['files']) for d in dirs),
+                "handles_populated": totals['populated'], "handles_null": totals['null'],
+                "handles_absent": totals['absent'], "handles_malformed": 0,
+                "incomplete_files": sum(len(d['files']) for d in incomplete_dirs),
+                "kernel_dirs": entries,
+                "stripped": bool(strip_to)}
+    if strip_to:
+        manifest['strip_to'] = strip_to
+        manifest['stripped_files'] = stripped
+    if with_origins:
+        manifest['origins'] = {"kernels_in_map": in_map, "kernels_not_in_map": len(dirs) - in_map,
+                               "no_origin_files": no_origin, "expected_after_annotate": after}
+    return manifest
 
 
-def generate(out_dir, n_files, seed, eras, handle_kinds, layout, incomplete, jobs):
+def write_origins_map(path, pieces):
+    """The origins map (version 1) of the generated compile, written atomically. pieces: per
+    mapped kernel directory (index, its "kernels" entry line, its node names, its "nodes" lines),
+    as write_kernel_dir serialised them: one line per node and per kernel entry, with json's C
+    encoder (indent= would be several times slower)."""
+    pieces = sorted(pieces, key=lambda p: p[0])
+    names = set()
+    for piece in pieces:
+        names.update(piece[2])
+    if len(names) != sum(len(piece[2]) for piece in pieces):
+        raise AssertionError('a node name is used by two kernel directories')
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.' + os.path.basename(path) + '.',
+                               suffix='.tmp')
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)          # as open() would create it, not mkstemp's 0600
+        with os.fdopen(fd, 'w') as f:
+            f.write('{\n "sdscprov_origins": 1,\n "nodes": {')
+            f.write(','.join(line for piece in pieces for line in piece[3]))
+            f.write('\n },\n "kernels": [')
+            f.write(','.join(piece[1] for piece in pieces))
+            f.write('\n ]\n}\n')
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return len(names), len(pieces)
+
+
+def generate(out_dir, n_files, seed, eras, handle_kinds, layout, incomplete, jobs,
+             origins_map=None, strip_to=None, keep_dir=None):
     dirs, incomplete_dirs = plan_cache(n_files, seed, eras, handle_kinds, layout, incomplete)
+    plan_origins(dirs, incomplete_dirs, handle_kinds, strip_to)
     everything = dirs + incomplete_dirs
+    want_map = origins_map is not None
     if jobs <= 1 or n_files < 2000:
-        sizes = _write_batch((out_dir, everything, seed))
+        sizes, pieces = _write_batch((out_dir, everything, seed, keep_dir, want_map))
     else:
         _templates(seed)                     # build once, inherited by the forked workers
         batches = [everything[i:i + 64] for i in range(0, len(everything), 64)]
         ctx = multiprocessing.get_context('fork')
-        sizes = []
+        sizes, pieces = [], []
         with ctx.Pool(jobs) as pool:
-            for part in pool.imap_unordered(_write_batch, [(out_dir, b, seed) for b in batches]):
-                sizes += part
+            for s, p in pool.imap_unordered(_write_batch, [(out_dir, b, seed, keep_dir, want_map)
+                                                           for b in batches]):
+                sizes += s
+                pieces += p
     bad = [s for s in sizes if not FILE_MIN <= s <= FILE_MAX]
     if bad:
         raise SystemExit('gen_cache: internal error: %d files outside %d-%d bytes (e.g. %d)'
                          % (len(bad), FILE_MIN, FILE_MAX, bad[0]))
-    return manifest_for(dirs, incomplete_dirs), sizes
+    if want_map:
+        write_origins_map(origins_map, pieces)
+    return manifest_for(dirs, incomplete_dirs, want_map, strip_to), sizes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -886,6 +1193,15 @@ def generate_simplemlp(out_dir):
 # ---------------------------------------------------------------------------------------------
 # --self-test
 
+def _addresses_of(obj, template):
+    """The per-tensor, per-core addresses of a rendered document (to render it again)."""
+    values = iter(re.findall(r'"\[\d+, 0, 0\]": "(-?\d+)"', json.dumps(obj)))
+    result = [[None] * template.shape['cores'] for _ in template.shape['tensors']]
+    for t, c in template.slots:
+        result[t][c] = next(values)
+    return result
+
+
 def self_test():
     ok = True
     for aten, fused, chain, src, want in ID_TEST_VECTORS:
@@ -934,6 +1250,34 @@ def self_test():
                 if not FILE_MIN <= len(text) <= FILE_MAX:
                     print('FAIL size %d %s' % (len(text), opfunc))
                     ok = False
+                if handle is not None:
+                    # --strip-to: the bytes json.dump gives without provenance
+                    for to in ('null', 'absent'):
+                        want = dict(op)
+                        if to == 'null':
+                            want['debug_handle_'] = None
+                        else:
+                            del want['debug_handle_']
+                        want = json.dumps({'7_' + opfunc: want}, indent=2)
+                        if strip_handle_text(text, to) != want or want != render_sdsc(
+                                t, '7_' + opfunc, handle_member(to), _addresses_of(obj, t)):
+                            print('FAIL strip to %s %s' % (to, opfunc))
+                            ok = False
+    # the nodes' stack traces give the sources the handles use; handles fit HANDLE_MAX
+    longest = 0
+    for k in range(3000):
+        rng = random.Random('self-test-model:%d' % k)
+        model = OriginsModel(rng, 'k%d_' % (k * 7), _source_pool(rng))
+        for opfunc in OPFUNCS + [RARE_OPFUNC]:
+            h = model.handle(model.op(opfunc, 'buf%d' % rng.randint(0, 200), False))
+            longest = max(longest, len(handle_member('populated', h)))
+        for name, node in model.nodes.items():
+            if source_of_stack_trace(node['stack_trace']) != model.sources[name]:
+                print('FAIL stack trace source %s' % name)
+                ok = False
+    if longest > HANDLE_MAX:
+        print('FAIL handle member of %d bytes > HANDLE_MAX %d' % (longest, HANDLE_MAX))
+        ok = False
     print('self-test: %s' % ('ok' if ok else 'FAILED'))
     return ok
 
@@ -966,6 +1310,15 @@ def main(argv=None):
                    help='also write <key>.tmp.<uuid>/ and failed/ entries (not counted)')
     p.add_argument('--simplemlp', action='store_true',
                    help='write the SimpleMLP compile of the provenance audit instead')
+    p.add_argument('--origins-map', metavar='PATH',
+                   help='also write the origins map (version 1) of the generated compile, from '
+                        'which `sdscprov annotate --origins PATH` re-derives every handle')
+    p.add_argument('--strip-to', choices=['null', 'absent', 'mixed'],
+                   help='write every populated handle as null / without the member (mixed: '
+                        'alternating), as torch-spyre without provenance would')
+    p.add_argument('--keep-originals', metavar='DIR',
+                   help='also write the cache as it is before --strip-to under DIR '
+                        '(same relative paths)')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     p.add_argument('--self-test', action='store_true', help='check the id test vectors and exit')
     a = p.parse_args(argv)
@@ -976,17 +1329,28 @@ def main(argv=None):
         p.error('OUT_DIR is required')
     if not a.simplemlp and (a.files is None or a.files < 1):
         p.error('--files N (N >= 1) is required')
-    for sub in ('inductor-spyre', 'inductor-spyre-cache'):
-        if os.path.exists(os.path.join(a.out_dir, sub)):
-            print('gen_cache: %s already exists; remove it first'
-                  % os.path.join(a.out_dir, sub), file=sys.stderr)
-            return 2
-    os.makedirs(a.out_dir, exist_ok=True)
+    if a.simplemlp and (a.origins_map or a.strip_to or a.keep_originals):
+        p.error('--origins-map, --strip-to and --keep-originals apply to generated caches, '
+                'not --simplemlp (its map is testdata/demo/origins.json)')
+    roots = [a.out_dir] + ([a.keep_originals] if a.keep_originals else [])
+    if a.keep_originals:
+        out_real, keep_real = os.path.realpath(a.out_dir), os.path.realpath(a.keep_originals)
+        if os.path.commonpath([out_real, keep_real]) in (out_real, keep_real):
+            p.error('--keep-originals must be outside OUT_DIR (and OUT_DIR outside it)')
+    for root in roots:
+        for sub in ('inductor-spyre', 'inductor-spyre-cache'):
+            if os.path.exists(os.path.join(root, sub)):
+                print('gen_cache: %s already exists; remove it first'
+                      % os.path.join(root, sub), file=sys.stderr)
+                return 2
+    for root in roots:
+        os.makedirs(root, exist_ok=True)
     if a.simplemlp:
         manifest, sizes = generate_simplemlp(a.out_dir)
     else:
         manifest, sizes = generate(a.out_dir, a.files, a.seed, a.eras, a.handles, a.layout,
-                                   a.incomplete, a.jobs)
+                                   a.incomplete, a.jobs, a.origins_map, a.strip_to,
+                                   a.keep_originals)
     if a.manifest:
         with open(a.manifest, 'w') as f:
             json.dump(manifest, f, indent=2)

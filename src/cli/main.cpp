@@ -227,6 +227,7 @@ int main(int argc, char** argv) {
     annotate->add_option("--origins", annotate_options.origins,
                          "Origins map (docs/origins-map.md); may be given more than once")
         ->required()
+        ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_common_options(*annotate, annotate_options.common);
     annotate->add_flag("--refresh", annotate_options.refresh,

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, generate, main, run  # noqa: E402
 
 DEMO = os.path.join(TESTDATA, "demo")
 DEMO_MAP = os.path.join(DEMO, "origins.json")
@@ -85,6 +85,59 @@ def test_strip_then_annotate_gives_the_same_bytes():
         run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
         for path, data in annotated.items():
             assert open(path, "rb").read() == data, path
+
+
+def test_independent_python_derivation_agrees():
+    """scripts/py_annotate_baseline.py derives handles from the map with its own code (FORMATS
+    section 3 in Python, json.dump to write): on the demo it must produce the same bytes."""
+    with TempDir() as tmp:
+        ours = os.path.join(tmp, "ours")
+        theirs = os.path.join(tmp, "theirs")
+        copy_tree(DEMO, ours)
+        copy_tree(DEMO, theirs)
+        run("annotate", "--origins", DEMO_MAP, ours, check_rc=0)
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(DEMO), "..", "scripts",
+                                                     "py_annotate_baseline.py"),
+                        "--origins", DEMO_MAP, theirs], check=True, capture_output=True)
+        a = sdsc_files(ours)
+        assert len(a) == 5
+        for path in a:
+            other = os.path.join(theirs, os.path.relpath(path, ours))
+            assert open(path, "rb").read() == open(other, "rb").read(), path
+
+
+def test_generated_cache_restored_byte_for_byte():
+    """A generated cache whose handles torch-spyre-style were stripped (null or removed) is
+    annotated back from the generator's origins map: every stripped file in a mapped directory
+    equals its original, and the totals are the generator's prediction."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        originals = os.path.join(tmp, "originals")
+        mp = os.path.join(tmp, "origins.json")
+        manifest = generate(cache, 400, "--layout", "mixed", "--seed", "11", "--origins-map", mp,
+                            "--strip-to", "mixed", "--keep-originals", originals)
+        report = annotate_json("--origins", mp, cache, "-j", "2")
+        expected = manifest["origins"]["expected_after_annotate"]
+        scanned = json.loads(run("scan", "--format", "json", cache, check_rc=0)[1])["totals"]
+        got = {k: scanned["handles_" + k] for k in ("populated", "null", "absent")}
+        assert got == expected, (got, expected)
+        a = report["totals"]["annotate"]
+        assert a["kernels_not_in_map"] == manifest["origins"]["kernels_not_in_map"], a
+        assert a["no_origin"] == manifest["origins"]["no_origin_files"], a
+        restored = 0
+        in_map = {d["dir"] for d in manifest["kernel_dirs"] if d["in_map"]}
+        for path in sdsc_files(originals):
+            rel = os.path.relpath(path, originals)
+            kdir = os.path.relpath(os.path.dirname(path), originals)
+            if kdir.endswith("/execute/" + os.path.basename(kdir)):
+                kdir = os.path.dirname(os.path.dirname(kdir))
+            data = open(path, "rb").read()
+            if kdir in in_map and b'"debug_handle_": {' in data:
+                assert open(os.path.join(cache, rel), "rb").read() == data, rel
+                restored += 1
+        assert restored > 50, restored
+        again = annotate_json("--origins", mp, cache)
+        assert again["totals"]["annotate"]["written"] == 0
 
 
 def test_dry_run_check_and_diff_write_nothing():
@@ -253,6 +306,7 @@ def test_shared_corpus_fidelity_and_every_other_byte():
 
 if __name__ == "__main__":
     main([test_demo_annotated_then_nothing_to_do, test_strip_then_annotate_gives_the_same_bytes,
+          test_independent_python_derivation_agrees, test_generated_cache_restored_byte_for_byte,
           test_dry_run_check_and_diff_write_nothing, test_bad_origins_map_changes_nothing,
           test_ambiguous_unmatched_and_mismatched_kernels_are_left_alone,
           test_stale_handle_reported_then_refreshed_and_mode_kept,
