@@ -21,7 +21,7 @@ constexpr std::int64_t supported_version = 1;
 class OriginsParser {
 public:
     OriginsParser(std::string path, std::string_view bytes)
-        : path_(std::move(path)), bytes_(bytes), locs_(json_value_locations(bytes)) {}
+        : path_(std::move(path)), bytes_(bytes), lines_(bytes), locs_(json_value_locations(bytes)) {}
 
     std::vector<Problem> problems;
 
@@ -77,7 +77,7 @@ public:
 
 private:
     TextPosition position(std::size_t at, bool at_key) const {
-        return position_at(bytes_, at_key ? locs_[at].key : locs_[at].value);
+        return lines_.position(at_key ? locs_[at].key : locs_[at].value);
     }
 
     void error(std::size_t at, bool at_key, std::string message) {
@@ -366,6 +366,7 @@ private:
 
     std::string path_;
     std::string_view bytes_;
+    LineIndex lines_;
     std::vector<JsonValueLocation> locs_;
 };
 

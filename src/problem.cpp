@@ -1,5 +1,7 @@
 #include "sdscprov/problem.hpp"
 
+#include <algorithm>
+
 namespace sdscprov {
 
 TextPosition position_at(std::string_view bytes, std::size_t offset) {
@@ -21,6 +23,32 @@ TextPosition position_at(std::string_view bytes, std::size_t offset) {
     for (std::size_t i = line_start; i < offset; ++i) {
         // Continuation bytes (10xxxxxx) belong to the previous code point.
         if ((static_cast<unsigned char>(bytes[i]) & 0xC0) != 0x80) {
+            ++col;
+        }
+    }
+    return {line, col};
+}
+
+LineIndex::LineIndex(std::string_view bytes) : bytes_(bytes) {
+    line_starts_.push_back(bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        if (bytes[i] == '\n') {
+            line_starts_.push_back(i + 1);
+        }
+    }
+}
+
+TextPosition LineIndex::position(std::size_t offset) const {
+    if (offset > bytes_.size()) {
+        offset = bytes_.size();
+    }
+    // The last line start at or before the offset (a BOM's bytes belong to no column).
+    auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+    std::size_t line = it == line_starts_.begin() ? 1 : static_cast<std::size_t>(it - line_starts_.begin());
+    std::size_t start = it == line_starts_.begin() ? offset : *(it - 1);
+    std::size_t col = 1;
+    for (std::size_t i = start; i < offset; ++i) {
+        if ((static_cast<unsigned char>(bytes_[i]) & 0xC0) != 0x80) {
             ++col;
         }
     }

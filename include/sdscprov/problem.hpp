@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sdscprov {
 
@@ -19,6 +20,18 @@ struct TextPosition {
 // Line and column of `offset` in `bytes` (offset may equal bytes.size(), the position after the
 // last byte). A UTF-8 byte order mark at the start does not count as a column.
 TextPosition position_at(std::string_view bytes, std::size_t offset);
+
+// position_at for many offsets into one text: the line starts are indexed once, so each lookup
+// costs a binary search plus the column count, not a scan from the start.
+class LineIndex {
+public:
+    explicit LineIndex(std::string_view bytes);
+    TextPosition position(std::size_t offset) const;
+
+private:
+    std::string_view bytes_;
+    std::vector<std::size_t> line_starts_;
+};
 
 enum class Severity { error, warning, note };
 

@@ -38,3 +38,19 @@ TEST_CASE("problem: codes and severities are stable") {
     CHECK(default_severity(ProblemCode::parse_error) == Severity::error);
     CHECK(default_severity(ProblemCode::malformed_handle) == Severity::warning);
 }
+
+TEST_CASE("problem: LineIndex agrees with position_at") {
+    const std::string_view texts[] = {"", "a", "\n", "ab\ncd\n\nef", "\xEF\xBB\xBFx\ny",
+                                      "\xC3\xA9\xC3\xA9\n\xE2\x82\xAC!", "\r\n\r\nz"};
+    for (auto text : texts) {
+        LineIndex index(text);
+        for (std::size_t offset = 0; offset <= text.size() + 1; ++offset) {
+            CAPTURE(text);
+            CAPTURE(offset);
+            auto a = position_at(text, offset);
+            auto b = index.position(offset);
+            CHECK(a.line == b.line);
+            CHECK(a.col == b.col);
+        }
+    }
+}
