@@ -76,11 +76,22 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         outcome.detail = std::move(plan.detail);
         if (writes(plan.action)) {
             std::string before(scanner.bytes());
-            std::string after = set_handle(before, scan, *plan.handle);
-            std::string wrong = verify(scanner, scan, after, *plan.handle);
+            std::string after;
+            std::string wrong;
+            try {
+                after = set_handle(before, scan, *plan.handle);
+                wrong = verify(scanner, scan, after, *plan.handle);
+            } catch (const std::exception& e) {
+                wrong = e.what();
+            }
             if (!wrong.empty()) {
-                throw std::logic_error("annotate would write a bad file " + scan.file.path +
-                                       ": " + wrong);
+                // A bug of ours, caught before anything was written: the file stays as it is.
+                report.problems.push_back(make_problem(
+                    scan.file.path, {}, ProblemCode::internal_error,
+                    "internal error, the file is left unchanged: " + wrong));
+                outcome.action = FileAction::bad_file;
+                annotation.files.push_back(std::move(outcome));
+                continue;
             }
             outcome.changes = after != before;
             if (options_.diff) {

@@ -101,6 +101,8 @@ std::string_view to_string(ProblemCode c) {
         return "write-failed";
     case ProblemCode::changed_on_disk:
         return "changed-on-disk";
+    case ProblemCode::internal_error:
+        return "internal-error";
     }
     return "unknown";
 }

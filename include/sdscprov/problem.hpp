@@ -55,6 +55,7 @@ enum class ProblemCode {
     ambiguous_kernel,  // several directories or map entries for one kernel: nothing written
     write_failed,      // a temporary file could not be written or renamed
     changed_on_disk,   // the file changed between our read and our replace: left as it is
+    internal_error,    // a check of our own failed (a bug): nothing was written for it
 };
 
 std::string_view to_string(ProblemCode c);

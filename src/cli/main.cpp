@@ -195,6 +195,11 @@ int run_annotate(const AnnotateCli& cli) {
     result.problems.insert(result.problems.begin(), map_problems.begin(), map_problems.end());
     printer->finish(result.totals, result.problems);
     std::cout.flush();
+    if (std::any_of(result.problems.begin(), result.problems.end(), [](const auto& p) {
+            return p.code == sdscprov::ProblemCode::internal_error;
+        })) {
+        return exit_internal;
+    }
     if (any_error(result.problems)) {
         return exit_bad_input;
     }
