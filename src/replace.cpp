@@ -32,7 +32,26 @@ FileStamp stamp_of(const struct stat& st) {
                      static_cast<std::uint64_t>(st.st_size),
                      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
                          st.st_mtim.tv_nsec,
-                     static_cast<std::uint32_t>(st.st_mode)};
+                     static_cast<std::uint32_t>(st.st_mode), static_cast<std::uint32_t>(st.st_uid),
+                     static_cast<std::uint32_t>(st.st_gid)};
+}
+
+// Process facts read once: they cost a system call each and never change while we run. The
+// umask is read by setting it back at once, before this process creates any file of its own.
+struct ProcessFacts {
+    std::string pid = std::to_string(::getpid());
+    uid_t euid = ::geteuid();
+    gid_t egid = ::getegid();
+    mode_t umask = [] {
+        mode_t m = ::umask(022);
+        ::umask(m);
+        return m;
+    }();
+};
+
+const ProcessFacts& process_facts() {
+    static const ProcessFacts facts;
+    return facts;
 }
 
 bool write_all(int fd, std::string_view bytes) {
@@ -60,8 +79,9 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
                                          const FileStamp& original, Durability durability,
                                          Problem& problem) {
     static std::atomic<unsigned long> counter{0};
-    std::string temp = parent_of(path) + "/." + name_of(path) + ".sdscprov-" +
-                       std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".tmp";
+    const ProcessFacts& facts = process_facts();
+    std::string temp = parent_of(path) + "/." + name_of(path) + ".sdscprov-" + facts.pid + "-" +
+                       std::to_string(counter++) + ".tmp";
     auto fail = [&](const std::string& what, int fd) {
         problem = make_problem(path, {}, ProblemCode::write_failed,
                                what + ": " + errno_text() + " (the file is unchanged)");
@@ -71,22 +91,21 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
         ::unlink(temp.c_str());
         return std::nullopt;
     };
-    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    const auto mode = static_cast<mode_t>(original.mode & 07777);
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0) {
         problem = make_problem(path, {}, ProblemCode::write_failed,
                                "cannot create a temporary file beside it: " + errno_text() +
                                    " (the file is unchanged)");
         return std::nullopt;
     }
-    // Same permissions as the original; same owner when we are allowed to set it (root).
-    if (::fchmod(fd, static_cast<mode_t>(original.mode & 07777)) != 0) {
+    // Same permissions as the original (the umask may have taken bits away); same owner when we
+    // are allowed to set it (root) and it differs.
+    if ((mode & facts.umask) != 0 && ::fchmod(fd, mode) != 0) {
         return fail("cannot set the temporary file's mode", fd);
     }
-    if (::geteuid() == 0) {
-        struct stat st{};
-        if (::stat(path.c_str(), &st) == 0) {
-            (void)::fchown(fd, st.st_uid, st.st_gid);
-        }
+    if (facts.euid == 0 && (original.uid != facts.euid || original.gid != facts.egid)) {
+        (void)::fchown(fd, original.uid, original.gid);
     }
     if (!write_all(fd, bytes)) {
         return fail("cannot write the temporary file", fd);

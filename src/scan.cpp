@@ -369,7 +369,9 @@ struct Scanner::Impl {
                           static_cast<std::uint64_t>(st.st_size),
                           static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
                               st.st_mtim.tv_nsec,
-                          static_cast<std::uint32_t>(st.st_mode)};
+                          static_cast<std::uint32_t>(st.st_mode),
+                          static_cast<std::uint32_t>(st.st_uid),
+                          static_cast<std::uint32_t>(st.st_gid)};
         if (!S_ISREG(st.st_mode)) {
             problem = make_problem(path, {}, ProblemCode::not_regular_file,
                                    S_ISFIFO(st.st_mode)   ? "is a fifo, not a regular file"

@@ -54,6 +54,8 @@ struct FileStamp {
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;
     std::uint32_t mode = 0;
+    std::uint32_t uid = 0;
+    std::uint32_t gid = 0;
     bool operator==(const FileStamp&) const = default;
 };
 
