@@ -22,7 +22,7 @@ long read_file(const std::string& path, std::vector<char>& buffer) {
     if (fd < 0) {
         return -1;
     }
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) {
         ::close(fd);
         return -1;
@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
             std::vector<char> buffer;
             for (std::size_t i; (i = next.fetch_add(1)) < paths.size();) {
                 long n = read_file(paths[i], buffer);
-                if (n < 0 || parser.parse(buffer.data(), static_cast<std::size_t>(n), false).error()) {
+                if (n < 0 ||
+                    parser.parse(buffer.data(), static_cast<std::size_t>(n), false).error()) {
                     failures.fetch_add(1);
                 }
             }

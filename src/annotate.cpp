@@ -9,8 +9,7 @@
 namespace sdscprov {
 
 Annotator::Annotator(const OriginsIndex& index,
-                     std::map<std::string, std::size_t> kernel_name_counts,
-                     AnnotateOptions options)
+                     std::map<std::string, std::size_t> kernel_name_counts, AnnotateOptions options)
     : index_(index), kernel_name_counts_(std::move(kernel_name_counts)), options_(options) {}
 
 namespace {
@@ -86,9 +85,9 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
             }
             if (!wrong.empty()) {
                 // A bug of ours, caught before anything was written: the file stays as it is.
-                report.problems.push_back(make_problem(
-                    scan.file.path, {}, ProblemCode::internal_error,
-                    "internal error, the file is left unchanged: " + wrong));
+                report.problems.push_back(
+                    make_problem(scan.file.path, {}, ProblemCode::internal_error,
+                                 "internal error, the file is left unchanged: " + wrong));
                 outcome.action = FileAction::bad_file;
                 annotation.files.push_back(std::move(outcome));
                 continue;

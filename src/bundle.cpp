@@ -16,9 +16,8 @@ BundleReadResult parse_bundle(const std::string& path, std::string_view text) {
     std::size_t pos = 0;
     while ((pos = text.find(op, pos)) != std::string_view::npos) {
         std::size_t line_end = text.find('\n', pos);
-        std::string_view line = text.substr(pos, line_end == std::string_view::npos
-                                                      ? std::string_view::npos
-                                                      : line_end - pos);
+        std::string_view line = text.substr(
+            pos, line_end == std::string_view::npos ? std::string_view::npos : line_end - pos);
         // The attribute itself, not the end of a longer name such as other_sdsc_filename.
         std::size_t a = line.find(attr);
         while (a != std::string_view::npos && a > 0 &&
@@ -34,9 +33,9 @@ BundleReadResult parse_bundle(const std::string& path, std::string_view text) {
         }
         std::string_view name = line.substr(a + attr.size(), close - a - attr.size());
         if (name.empty() || name.find('/') != std::string_view::npos) {
-            result.problems.push_back(make_problem(
-                path, position_at(text, pos + a), ProblemCode::bad_bundle,
-                "sdsc_filename \"" + std::string(name) + "\" is not a file name"));
+            result.problems.push_back(
+                make_problem(path, position_at(text, pos + a), ProblemCode::bad_bundle,
+                             "sdsc_filename \"" + std::string(name) + "\" is not a file name"));
             return result;
         }
         order.files.emplace_back(name);
@@ -50,9 +49,8 @@ BundleReadResult read_bundle(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         BundleReadResult result;
-        result.problems.push_back(make_problem(path, {}, ProblemCode::io_error,
-                                               std::string("cannot read: ") +
-                                                   std::strerror(errno)));
+        result.problems.push_back(make_problem(
+            path, {}, ProblemCode::io_error, std::string("cannot read: ") + std::strerror(errno)));
         return result;
     }
     std::ostringstream text;

@@ -20,8 +20,8 @@ public:
             why = "not an object";
             return false;
         }
-        static constexpr std::string_view order[] = {"id",        "source",     "aten_op",
-                                                     "ir_chain",  "fused_from", "transform_history"};
+        static constexpr std::string_view order[] = {"id",       "source",     "aten_op",
+                                                     "ir_chain", "fused_from", "transform_history"};
         std::size_t next = 0;
         bool has_history = false;
         for (auto [key, member] : obj) {

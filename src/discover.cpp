@@ -28,11 +28,15 @@ std::string_view to_string(FileNaming n) {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 bool is_ident(char c) {
     return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
+bool is_lower_hex(char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'f');
+}
 
 std::string join_path(std::string_view dir, std::string_view name) {
     std::string p;
@@ -61,7 +65,9 @@ std::string parent_path(std::string_view path) {
     return slash == 0 ? std::string("/") : std::string(path.substr(0, slash));
 }
 
-std::string errno_message(int err) { return std::strerror(err); }
+std::string errno_message(int err) {
+    return std::strerror(err);
+}
 
 bool by_index_then_name(const SdscFile& a, const SdscFile& b) {
     // Files without an index sort after indexed ones; then byte order of the path.
@@ -125,7 +131,7 @@ private:
             Entry entry{std::string(name), EntryKind::other, false};
             unsigned char type = e->d_type;
             if (type == DT_UNKNOWN || type == DT_LNK) {
-                struct stat st{};
+                struct stat st {};
                 if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
                     continue;
                 }
@@ -159,7 +165,7 @@ private:
     // With symlinks followed, a directory reached twice (a loop, or two links to one target) is
     // walked once.
     bool first_visit(const std::string& dir) {
-        struct stat st{};
+        struct stat st {};
         if (::stat(dir.c_str(), &st) != 0) {
             return true; // reading it will report the problem
         }
@@ -199,9 +205,9 @@ private:
         // A kernel directory (by its name, or by its place in the persistent kernel cache) holds
         // backend output in its subdirectories (execute/, spyreCodeDir/, ...), never other kernel
         // directories: they are not walked. execute/<kernel>/sdsc.json was collected above.
-        bool kernel_layout = kd.kernel.has_value() ||
-                             (dir_name != "failed" &&
-                              base_name(parent_path(dir)) == "inductor-spyre-cache");
+        bool kernel_layout =
+            kd.kernel.has_value() ||
+            (dir_name != "failed" && base_name(parent_path(dir)) == "inductor-spyre-cache");
         if (!kd.files.empty()) {
             std::sort(kd.files.begin(), kd.files.end(), by_index_then_name);
             on_kernel_dir_(std::move(kd));
@@ -239,7 +245,7 @@ private:
                 continue;
             }
             std::string relative = join_path(name, "sdsc.json");
-            struct stat st{};
+            struct stat st {};
             if (::fstatat(::dirfd(d), relative.c_str(), &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
                 found.push_back(join_path(execute, relative));
             }
@@ -283,7 +289,8 @@ std::optional<SdscName> match_sdsc_file_name(std::string_view name) {
         return SdscName{FileNaming::indexed, n, {}};
     }
     std::string_view opfunc = stem.substr(digits + 1);
-    if (stem[digits] != '_' || opfunc.empty() || !std::all_of(opfunc.begin(), opfunc.end(), is_ident)) {
+    if (stem[digits] != '_' || opfunc.empty() ||
+        !std::all_of(opfunc.begin(), opfunc.end(), is_ident)) {
         return std::nullopt;
     }
     return SdscName{FileNaming::indexed_opfunc, n, std::string(opfunc)};
@@ -314,7 +321,7 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
     Walker walker(options, on_kernel_dir, on_problem);
     std::vector<KernelDir> file_groups; // explicit file roots, grouped by parent
     for (const auto& root : roots) {
-        struct stat st{};
+        struct stat st {};
         if (::stat(root.c_str(), &st) != 0) {
             on_problem(make_problem(root, {}, ProblemCode::bad_argument,
                                     "cannot access: " + errno_message(errno)));
@@ -330,8 +337,9 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
         if (group == file_groups.end()) {
             KernelDir kd;
             kd.path = parent;
-            kd.kernel = kernel_name_from_dir(base_name(parent == "." ? std::string_view{} : parent));
-            struct stat bundle{};
+            kd.kernel =
+                kernel_name_from_dir(base_name(parent == "." ? std::string_view{} : parent));
+            struct stat bundle {};
             kd.has_bundle = ::stat(join_path(parent, "bundle.mlir").c_str(), &bundle) == 0;
             file_groups.push_back(std::move(kd));
             group = std::prev(file_groups.end());

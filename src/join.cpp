@@ -174,11 +174,11 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
     // OpSpec position -> file: bundle.mlir's i-th sdsc_execute, else sdsc_<i>.json.
     const std::size_t ops = entry.ops.size();
     if (bundle && bundle->files.size() != ops) {
-        join.problems.push_back(make_problem(
-            dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,
-            "bundle.mlir runs " + std::to_string(bundle->files.size()) +
-                " ops but the origins map lists " + std::to_string(ops) + " for '" +
-                entry.kernel->name + "': the directory is left alone"));
+        join.problems.push_back(
+            make_problem(dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,
+                         "bundle.mlir runs " + std::to_string(bundle->files.size()) +
+                             " ops but the origins map lists " + std::to_string(ops) + " for '" +
+                             entry.kernel->name + "': the directory is left alone"));
         return unmatched(KernelMatch::unusable, "bundle.mlir and the origins map disagree");
     }
     for (std::size_t p = 0; p < ops; ++p) {
@@ -187,8 +187,8 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
             std::string name = bundle ? bundle->files[p] : "sdsc_" + std::to_string(p) + ".json";
             join.problems.push_back(make_problem(
                 dir.path, {}, ProblemCode::join_mismatch,
-                "OpSpec " + std::to_string(p) + " (" + entry.ops[p].op->opfunc + ") runs " +
-                    name + ", which is not in the directory: the directory is left alone"));
+                "OpSpec " + std::to_string(p) + " (" + entry.ops[p].op->opfunc + ") runs " + name +
+                    ", which is not in the directory: the directory is left alone"));
             return unmatched(KernelMatch::unusable, "a file the ops need is missing");
         }
         // With SDSC de-duplication several OpSpecs share the file; like torch-spyre, the file

@@ -4,7 +4,9 @@ namespace sdscprov {
 
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_ws(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 std::size_t skip_string(std::string_view b, std::size_t i) {
     for (++i; i < b.size(); ++i) {

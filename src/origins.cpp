@@ -21,7 +21,8 @@ constexpr std::int64_t supported_version = 1;
 class OriginsParser {
 public:
     OriginsParser(std::string path, std::string_view bytes)
-        : path_(std::move(path)), bytes_(bytes), lines_(bytes), locs_(json_value_locations(bytes)) {}
+        : path_(std::move(path)), bytes_(bytes), lines_(bytes), locs_(json_value_locations(bytes)) {
+    }
 
     std::vector<Problem> problems;
 
@@ -157,8 +158,7 @@ private:
         return true;
     }
 
-    bool array(const element& e, std::size_t at, std::string_view what,
-               simdjson::dom::array& out) {
+    bool array(const element& e, std::size_t at, std::string_view what, simdjson::dom::array& out) {
         if (e.get(out) != simdjson::SUCCESS) {
             error(at, false, std::string(what) + " must be an array");
             return false;
@@ -354,9 +354,8 @@ private:
                                             "' is not in 'nodes': no ATen op or source for it");
                     }
                 }
-                if (op.origin_node &&
-                    std::find(op.origins.begin(), op.origins.end(), *op.origin_node) ==
-                        op.origins.end()) {
+                if (op.origin_node && std::find(op.origins.begin(), op.origins.end(),
+                                                *op.origin_node) == op.origins.end()) {
                     warning(op.pos, "origin_node '" + *op.origin_node + "' of kernel '" +
                                         kernel.name + "' is not one of its origins");
                 }

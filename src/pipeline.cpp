@@ -36,7 +36,8 @@ class Pipeline {
 public:
     Pipeline(const PipelineOptions& options, const KernelWork& work, const BatchWork& batch_work)
         : options_(options), work_(work), batch_work_(batch_work) {
-        jobs_ = options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
+        jobs_ =
+            options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
         queue_capacity_ = 8 + 2 * static_cast<std::size_t>(jobs_);
         window_ = 2 * queue_capacity_;
     }
@@ -248,9 +249,10 @@ private:
 
 } // namespace
 
-KernelSource discover_source(const std::vector<std::string>& roots, const DiscoverOptions& options) {
-    return [roots, options](const std::function<void(KernelDir&&)>& on_kernel_dir,
-                            const std::function<void(Problem&&)>& on_problem) {
+KernelSource discover_source(const std::vector<std::string>& roots,
+                             const DiscoverOptions& options) {
+    return [roots, options](const std::function<void(KernelDir &&)>& on_kernel_dir,
+                            const std::function<void(Problem &&)>& on_problem) {
         return discover(roots, options, on_kernel_dir, on_problem);
     };
 }

@@ -44,7 +44,8 @@ TextPosition LineIndex::position(std::size_t offset) const {
     }
     // The last line start at or before the offset (a BOM's bytes belong to no column).
     auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
-    std::size_t line = it == line_starts_.begin() ? 1 : static_cast<std::size_t>(it - line_starts_.begin());
+    std::size_t line =
+        it == line_starts_.begin() ? 1 : static_cast<std::size_t>(it - line_starts_.begin());
     std::size_t start = it == line_starts_.begin() ? offset : *(it - 1);
     std::size_t col = 1;
     for (std::size_t i = start; i < offset; ++i) {

@@ -25,14 +25,17 @@ std::string name_of(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+    return std::strerror(errno);
+}
 
 FileStamp stamp_of(const struct stat& st) {
-    return FileStamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+    return FileStamp{static_cast<std::uint64_t>(st.st_dev),
+                     static_cast<std::uint64_t>(st.st_ino),
                      static_cast<std::uint64_t>(st.st_size),
-                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                         st.st_mtim.tv_nsec,
-                     static_cast<std::uint32_t>(st.st_mode), static_cast<std::uint32_t>(st.st_uid),
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     static_cast<std::uint32_t>(st.st_mode),
+                     static_cast<std::uint32_t>(st.st_uid),
                      static_cast<std::uint32_t>(st.st_gid)};
 }
 
@@ -133,7 +136,7 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
     }
     std::set<std::string> directories;
     for (auto& p : pending) {
-        struct stat st{};
+        struct stat st {};
         // The file must still be the one we read: a compile that rewrote it in the meantime wins.
         if (::lstat(p.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
             stamp_of(st) != p.original) {

@@ -1,10 +1,10 @@
 #include "sdscprov/report.hpp"
 
 #include <algorithm>
-#include <ostream>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/prettywriter.h>
 #include <map>
+#include <ostream>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
 #include <set>
 #include <sstream>
 
@@ -146,9 +146,10 @@ std::string location(const Problem& p) {
 
 // Files in which any provenance member is populated.
 std::uint64_t files_with_any_provenance(const KernelReport& k) {
-    return static_cast<std::uint64_t>(std::count_if(
-        k.files.begin(), k.files.end(),
-        [](const ScanResult& r) { return r.status == FileStatus::ok && r.provenance != 0; }));
+    return static_cast<std::uint64_t>(
+        std::count_if(k.files.begin(), k.files.end(), [](const ScanResult& r) {
+            return r.status == FileStatus::ok && r.provenance != 0;
+        }));
 }
 
 // ---- text --------------------------------------------------------------------------------------
@@ -163,22 +164,19 @@ public:
             return;
         }
         if (!header_done_) {
-            out_ << paint(bold, "files  populated   null  absent  malformed  problems  kernel") << "  "
-                 << paint(dim, "directory") << '\n';
+            out_ << paint(bold, "files  populated   null  absent  malformed  problems  kernel")
+                 << "  " << paint(dim, "directory") << '\n';
             header_done_ = true;
         }
         const auto& c = k.counts;
         char line[96];
-        std::snprintf(line, sizeof line, "%5llu  %9llu  %5llu  %6llu  %9llu  %8llu  ",
-                      static_cast<unsigned long long>(c.files),
-                      static_cast<unsigned long long>(c.populated),
-                      static_cast<unsigned long long>(c.null),
-                      static_cast<unsigned long long>(c.absent),
-                      static_cast<unsigned long long>(c.malformed),
-                      static_cast<unsigned long long>(c.errors + c.warnings));
-        const char* tone = c.errors > 0                       ? red
-                           : c.populated == c.sdsc_documents() ? green
-                                                               : yellow;
+        std::snprintf(
+            line, sizeof line, "%5llu  %9llu  %5llu  %6llu  %9llu  %8llu  ",
+            static_cast<unsigned long long>(c.files), static_cast<unsigned long long>(c.populated),
+            static_cast<unsigned long long>(c.null), static_cast<unsigned long long>(c.absent),
+            static_cast<unsigned long long>(c.malformed),
+            static_cast<unsigned long long>(c.errors + c.warnings));
+        const char* tone = c.errors > 0 ? red : c.populated == c.sdsc_documents() ? green : yellow;
         out_ << paint(tone, line) << (k.dir.kernel ? *k.dir.kernel : std::string("?")) << "  "
              << paint(dim, k.dir.path) << '\n';
     }
@@ -191,23 +189,23 @@ public:
             }
         }
         if (!header_done_) {
-            out_ << paint(bold, a.dry_run ? "files  +add  +fill  +refresh  kept  lacking  kernel"
-                                          : "files  added  filled  refreshed  kept  lacking  kernel")
+            out_ << paint(bold, a.dry_run
+                                    ? "files  +add  +fill  +refresh  kept  lacking  kernel"
+                                    : "files  added  filled  refreshed  kept  lacking  kernel")
                  << "  " << paint(dim, "directory") << '\n';
             header_done_ = true;
         }
         AnnotateCounts c;
         c.add(k);
         char line[96];
-        std::snprintf(line, sizeof line,
-                      a.dry_run ? "%5llu  %4llu  %5llu  %8llu  %4llu  %7llu  "
-                                : "%5llu  %5llu  %6llu  %9llu  %4llu  %7llu  ",
-                      static_cast<unsigned long long>(k.files.size()),
-                      static_cast<unsigned long long>(c.added),
-                      static_cast<unsigned long long>(c.filled),
-                      static_cast<unsigned long long>(c.refreshed),
-                      static_cast<unsigned long long>(c.kept),
-                      static_cast<unsigned long long>(c.lacking));
+        std::snprintf(
+            line, sizeof line,
+            a.dry_run ? "%5llu  %4llu  %5llu  %8llu  %4llu  %7llu  "
+                      : "%5llu  %5llu  %6llu  %9llu  %4llu  %7llu  ",
+            static_cast<unsigned long long>(k.files.size()),
+            static_cast<unsigned long long>(c.added), static_cast<unsigned long long>(c.filled),
+            static_cast<unsigned long long>(c.refreshed), static_cast<unsigned long long>(c.kept),
+            static_cast<unsigned long long>(c.lacking));
         const char* tone = c.lacking == 0 && c.differs == 0 ? green : yellow;
         out_ << paint(tone, line) << (k.dir.kernel ? *k.dir.kernel : std::string("?")) << "  "
              << paint(dim, k.dir.path) << '\n';
@@ -274,19 +272,17 @@ public:
             }
         }
         out_ << '\n'
-             << paint(bold, options_.command == "annotate" ? "read" : "total") << ": "
-             << t.kernels << " kernel director"
-             << (t.kernels == 1 ? "y" : "ies") << ", " << c.files << " SDSC file"
-             << (c.files == 1 ? "" : "s") << ": " << c.populated << " populated, " << c.null
-             << " null, " << c.absent << " absent, " << c.malformed << " malformed";
+             << paint(bold, options_.command == "annotate" ? "read" : "total") << ": " << t.kernels
+             << " kernel director" << (t.kernels == 1 ? "y" : "ies") << ", " << c.files
+             << " SDSC file" << (c.files == 1 ? "" : "s") << ": " << c.populated << " populated, "
+             << c.null << " null, " << c.absent << " absent, " << c.malformed << " malformed";
         if (c.not_sdsc + c.invalid_json + c.unreadable > 0) {
             out_ << "; " << c.not_sdsc << " not SDSC, " << c.invalid_json << " invalid JSON, "
                  << c.unreadable << " unreadable";
         }
         out_ << '\n';
         if (t.discovery.skipped_incomplete > 0) {
-            out_ << "skipped " << t.discovery.skipped_incomplete
-                 << " incomplete kernel-cache entr"
+            out_ << "skipped " << t.discovery.skipped_incomplete << " incomplete kernel-cache entr"
                  << (t.discovery.skipped_incomplete == 1 ? "y" : "ies")
                  << " (*.tmp.*, failed/); --include-incomplete scans them\n";
         }
@@ -302,7 +298,7 @@ public:
             std::string name(to_string(static_cast<ProvenanceMember>(m)));
             name.resize(15, ' ');
             std::string cell = coverage_text(c.provenance[m], docs);
-            const char* tone = coverage(c.provenance[m], docs) == Coverage::all ? green
+            const char* tone = coverage(c.provenance[m], docs) == Coverage::all    ? green
                                : coverage(c.provenance[m], docs) == Coverage::none ? red
                                                                                    : yellow;
             out_ << "  " << name << paint(tone, cell) << '\n';
@@ -315,10 +311,10 @@ private:
         const auto& c = t.counts;
         bool dry = options_.dry_run;
         out_ << paint(bold, dry ? "would write" : "written") << ": "
-             << (dry ? a.changes() : a.written) << " file" << ((dry ? a.changes() : a.written) == 1 ? "" : "s")
-             << " (" << a.added << " added, " << a.filled << " filled, " << a.refreshed
-             << " refreshed); " << a.kept << " already right, " << a.differs
-             << " differ from the map\n";
+             << (dry ? a.changes() : a.written) << " file"
+             << ((dry ? a.changes() : a.written) == 1 ? "" : "s") << " (" << a.added << " added, "
+             << a.filled << " filled, " << a.refreshed << " refreshed); " << a.kept
+             << " already right, " << a.differs << " differ from the map\n";
         out_ << "kernels: " << a.kernels_matched << " matched, " << a.kernels_not_in_map
              << " not in the map, " << a.kernels_ambiguous << " ambiguous, " << a.kernels_unusable
              << " unusable\n";
@@ -326,8 +322,8 @@ private:
         std::uint64_t after = a.provided;
         const char* tone = a.lacking == 0 ? green : yellow;
         out_ << '\n'
-             << paint(bold, "SuperDSC JSON debug_handle_") << " (the audit's last column): "
-             << coverage_text(c.populated, docs) << " before, "
+             << paint(bold, "SuperDSC JSON debug_handle_")
+             << " (the audit's last column): " << coverage_text(c.populated, docs) << " before, "
              << paint(tone, coverage_text(after, docs)) << (dry ? " after (if written)" : " after")
              << "; " << a.lacking << " file" << (a.lacking == 1 ? "" : "s")
              << " still lack provenance\n";
@@ -520,7 +516,9 @@ private:
         buffer_.Clear();
     }
 
-    void key(std::string_view k) { writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
+    void key(std::string_view k) {
+        writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+    }
     void string(std::string_view s) {
         writer_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
     }
@@ -759,15 +757,15 @@ public:
             out_ << "| `" << to_string(static_cast<ProvenanceMember>(m)) << "` | "
                  << coverage_mark(c.provenance[m], docs) << " |\n";
         }
-        out_ << "\n`debug_handle_`: populated " << c.populated << ", null " << c.null
-             << ", absent " << c.absent << ", malformed " << c.malformed << " (of " << docs
+        out_ << "\n`debug_handle_`: populated " << c.populated << ", null " << c.null << ", absent "
+             << c.absent << ", malformed " << c.malformed << " (of " << docs
              << " SDSC documents)\n\n";
         out_ << body_.str();
         if (!problems.empty()) {
             out_ << "### Problems\n\n";
             for (const auto& p : problems) {
-                out_ << "- `" << location(p) << "`: " << to_string(p.severity) << ": "
-                     << p.message << " (`" << to_string(p.code) << "`)\n";
+                out_ << "- `" << location(p) << "`: " << to_string(p.severity) << ": " << p.message
+                     << " (`" << to_string(p.code) << "`)\n";
             }
             out_ << '\n';
         }

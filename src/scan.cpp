@@ -42,8 +42,8 @@ std::string_view to_string(FileStatus s) {
 
 std::string_view to_string(ProvenanceMember m) {
     static constexpr std::string_view names[] = {"stack_trace", "original_aten", "from_node",
-                                                  "origins",     "origin_node",   "traceback",
-                                                  "provenance",  "debug_handle_"};
+                                                 "origins",     "origin_node",   "traceback",
+                                                 "provenance",  "debug_handle_"};
     return names[static_cast<std::size_t>(m)];
 }
 
@@ -54,7 +54,9 @@ using simdjson::dom::element_type;
 
 // ---- Byte layout of a document already validated by simdjson --------------------------------
 
-bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_ws(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 std::size_t skip_ws(std::string_view b, std::size_t i) {
     while (i < b.size() && is_ws(b[i])) {
@@ -117,9 +119,9 @@ std::size_t skip_value(std::string_view b, std::size_t i) {
 std::size_t member_key_offset(std::string_view b, std::size_t open, std::size_t index) {
     std::size_t i = skip_ws(b, open + 1);
     for (std::size_t m = 0; m < index; ++m) {
-        i = skip_string(b, i);              // key
-        i = skip_ws(b, skip_ws(b, i) + 1);  // ':' and the value's start
-        i = skip_ws(b, skip_value(b, i));   // value, then ','
+        i = skip_string(b, i);             // key
+        i = skip_ws(b, skip_ws(b, i) + 1); // ':' and the value's start
+        i = skip_ws(b, skip_value(b, i));  // value, then ','
         i = skip_ws(b, i + 1);
     }
     return i;
@@ -244,8 +246,8 @@ std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t 
     if (last_string == end) {
         return 0; // no string at all
     }
-    const std::size_t strings_end = payload(last_string) + sizeof(std::uint32_t) +
-                                    string_at(last_string).size() + 1;
+    const std::size_t strings_end =
+        payload(last_string) + sizeof(std::uint32_t) + string_at(last_string).size() + 1;
     std::size_t handle_names = 0;
     std::size_t other_names = 0;
     for (std::size_t at = 0; at < strings_end && other_names == 0;) {
@@ -260,8 +262,8 @@ std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t 
         at += sizeof len + len + 1;
     }
     if (other_names == 0 && handle_names == op_handles) {
-        return op_handle_populated ? static_cast<std::uint8_t>(
-                                         1U << static_cast<unsigned>(ProvenanceMember::debug_handle))
+        return op_handle_populated ? static_cast<std::uint8_t>(1U << static_cast<unsigned>(
+                                                                   ProvenanceMember::debug_handle))
                                    : 0;
     }
     // Per open container: is it an object, and is the next string in it a key?
@@ -311,8 +313,8 @@ bool split_op_key(std::string_view key, std::uint64_t& n, std::string_view& opfu
     }
     opfunc = key.substr(digits + 1);
     for (char c : opfunc) {
-        bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                  c == '_';
+        bool ok =
+            (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
         if (!ok) {
             return false;
         }
@@ -357,7 +359,7 @@ struct Scanner::Impl {
                                    std::string("cannot open: ") + std::strerror(errno));
             return false;
         }
-        struct stat st{};
+        struct stat st {};
         if (::fstat(fd, &st) != 0) {
             problem = make_problem(path, {}, ProblemCode::io_error,
                                    std::string("cannot stat: ") + std::strerror(errno));
@@ -383,10 +385,10 @@ struct Scanner::Impl {
         }
         auto size = static_cast<std::uint64_t>(st.st_size);
         if (size > options.max_file_size) {
-            problem = make_problem(path, {}, ProblemCode::file_too_large,
-                                   "file is " + std::to_string(size) + " bytes, more than " +
-                                       "--max-file-size (" +
-                                       std::to_string(options.max_file_size) + ")");
+            problem =
+                make_problem(path, {}, ProblemCode::file_too_large,
+                             "file is " + std::to_string(size) + " bytes, more than " +
+                                 "--max-file-size (" + std::to_string(options.max_file_size) + ")");
             ::close(fd);
             return false;
         }
@@ -446,10 +448,9 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
             r.problems.push_back(make_problem(path, position_at(bytes, r.bom + located->offset),
                                               ProblemCode::parse_error, located->message));
         } else {
-            r.problems.push_back(make_problem(path, position_at(bytes, r.bom),
-                                              ProblemCode::parse_error,
-                                              std::string("invalid JSON: ") +
-                                                  simdjson::error_message(error)));
+            r.problems.push_back(
+                make_problem(path, position_at(bytes, r.bom), ProblemCode::parse_error,
+                             std::string("invalid JSON: ") + simdjson::error_message(error)));
         }
         return r;
     }
@@ -500,15 +501,15 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
     r.op_key_pos = position_at(bytes, r.op_key_offset);
 
     if (key_ok && file.name.index && *file.name.index != n) {
-        r.problems.push_back(make_problem(
-            path, r.op_key_pos, ProblemCode::index_mismatch,
-            "op " + in_quotes(key) + " has index " + std::to_string(n) + " but the file name says " +
-                std::to_string(*file.name.index)));
+        r.problems.push_back(make_problem(path, r.op_key_pos, ProblemCode::index_mismatch,
+                                          "op " + in_quotes(key) + " has index " +
+                                              std::to_string(n) + " but the file name says " +
+                                              std::to_string(*file.name.index)));
     }
     if (key_ok && !file.name.opfunc.empty() && file.name.opfunc != opfunc) {
         r.problems.push_back(make_problem(path, r.op_key_pos, ProblemCode::opfunc_mismatch,
-                                          "op " + in_quotes(key) + " has opfunc " + in_quotes(opfunc) +
-                                              " but the file name says " +
+                                          "op " + in_quotes(key) + " has opfunc " +
+                                              in_quotes(opfunc) + " but the file name says " +
                                               in_quotes(file.name.opfunc)));
     }
 
@@ -526,7 +527,8 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
         ++index;
     }
     if (occurrences > 0) {
-        std::size_t key_at = member_key_offset(doc, r.op_object_open - r.bom, r.handle_member_index);
+        std::size_t key_at =
+            member_key_offset(doc, r.op_object_open - r.bom, r.handle_member_index);
         std::size_t value_at = member_value_offset(doc, key_at);
         r.handle_member = ByteSpan{r.bom + key_at, r.bom + skip_value(doc, value_at)};
         r.handle_pos = position_at(bytes, r.bom + key_at);
@@ -551,8 +553,8 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
             }
         }
     }
-    r.provenance = provenance_of_tape(parser.doc, occurrences,
-                                      occurrences == 1 && is_populated(handle_value));
+    r.provenance =
+        provenance_of_tape(parser.doc, occurrences, occurrences == 1 && is_populated(handle_value));
     return r;
 }
 

@@ -28,8 +28,12 @@ std::string id_v1_text(const DebugHandle& h);
 // SHA-256 of `text`; the first 8 bytes big-endian, shifted right by one bit, in decimal.
 std::string handle_id_of_text(std::string_view text);
 
-inline std::string handle_id_v2(const DebugHandle& h) { return handle_id_of_text(id_v2_text(h)); }
-inline std::string handle_id_v1(const DebugHandle& h) { return handle_id_of_text(id_v1_text(h)); }
+inline std::string handle_id_v2(const DebugHandle& h) {
+    return handle_id_of_text(id_v2_text(h));
+}
+inline std::string handle_id_v1(const DebugHandle& h) {
+    return handle_id_of_text(id_v1_text(h));
+}
 
 enum class IdVersion { v2, v1, none };
 

@@ -11,8 +11,9 @@
 namespace sdscprov {
 
 struct JsonError {
-    std::size_t offset = 0; // byte offset of the first offending byte (bytes.size() at end of input)
-    std::string message;    // plain English, lower case, no trailing period: "unterminated string"
+    std::size_t offset =
+        0;               // byte offset of the first offending byte (bytes.size() at end of input)
+    std::string message; // plain English, lower case, no trailing period: "unterminated string"
 };
 
 // Finds the first error in `bytes` as a strict RFC 8259 parser would, applying the limits simdjson

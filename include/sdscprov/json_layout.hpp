@@ -10,11 +10,11 @@
 namespace sdscprov {
 
 struct JsonValueLocation {
-    std::size_t value = 0;  // offset of the value's first byte
-    std::size_t key = 0;    // offset of its key's opening quote; == value for non-members
-    std::size_t end = 0;    // one past the value's last byte
-    std::size_t count = 1;  // values in its subtree, itself included: the next sibling's index
-                            // is this one's plus count
+    std::size_t value = 0; // offset of the value's first byte
+    std::size_t key = 0;   // offset of its key's opening quote; == value for non-members
+    std::size_t end = 0;   // one past the value's last byte
+    std::size_t count = 1; // values in its subtree, itself included: the next sibling's index
+                           // is this one's plus count
 };
 
 // Locations of every value of `json`, which must be valid JSON (checked by a parser first), in the

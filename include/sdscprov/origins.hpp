@@ -23,8 +23,8 @@ struct FxNode {
 };
 
 struct OriginsOp {
-    std::string opfunc; // the Spyre op, e.g. "batchmatmul"
-    std::string buffer; // the Inductor buffer name, last element of ir_chain
+    std::string opfunc;                     // the Spyre op, e.g. "batchmatmul"
+    std::string buffer;                     // the Inductor buffer name, last element of ir_chain
     std::vector<std::string> origins;       // FX node names
     std::optional<std::string> origin_node; // the buffer's origin_node, when it has one
     std::vector<TransformStep> transform_history;
@@ -47,8 +47,8 @@ struct OriginsMap {
 };
 
 struct OriginsReadResult {
-    std::optional<OriginsMap> map;  // set when the file is a valid origins map
-    std::vector<Problem> problems;  // errors with path:line:col (unknown members included)
+    std::optional<OriginsMap> map; // set when the file is a valid origins map
+    std::vector<Problem> problems; // errors with path:line:col (unknown members included)
 };
 
 // Reads and validates an origins map file. Unknown members anywhere are errors, so that typos do

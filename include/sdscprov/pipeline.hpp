@@ -33,8 +33,9 @@ using BatchWork = std::function<void(std::vector<KernelReport>& batch)>;
 
 // Where kernel directories come from: calls on_kernel_dir for each, in order, and on_problem for
 // walk problems. By default, discover() over the roots.
-using KernelSource = std::function<DiscoverStats(const std::function<void(KernelDir&&)>& on_kernel_dir,
-                                                 const std::function<void(Problem&&)>& on_problem)>;
+using KernelSource =
+    std::function<DiscoverStats(const std::function<void(KernelDir&&)>& on_kernel_dir,
+                                const std::function<void(Problem&&)>& on_problem)>;
 
 KernelSource discover_source(const std::vector<std::string>& roots, const DiscoverOptions& options);
 

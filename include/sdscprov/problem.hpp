@@ -39,23 +39,23 @@ std::string_view to_string(Severity s);
 
 // Stable codes: reports, SARIF rule ids and the exit status are derived from them.
 enum class ProblemCode {
-    io_error,          // could not open, stat or read a file or directory
-    not_regular_file,  // a fifo, socket or device named like an SDSC file
-    file_too_large,    // larger than --max-file-size
-    parse_error,       // not valid JSON
-    not_sdsc,          // valid JSON, not an SDSC document (FORMATS section 2)
-    duplicate_handle,  // debug_handle_ more than once in the op object
-    index_mismatch,    // N in the op key differs from N in the file name
-    opfunc_mismatch,   // opfunc in the op key differs from the file name's
-    malformed_handle,  // debug_handle_ present but not of the shape in FORMATS section 3
-    bad_argument,      // a command-line path that does not exist
-    bad_origins,       // an origins map that cannot be used (syntax, unknown member, type)
-    bad_bundle,        // a bundle.mlir whose sdsc_execute lines cannot be read
-    join_mismatch,     // a map entry's ops and a directory's files cannot be paired
-    ambiguous_kernel,  // several directories or map entries for one kernel: nothing written
-    write_failed,      // a temporary file could not be written or renamed
-    changed_on_disk,   // the file changed between our read and our replace: left as it is
-    internal_error,    // a check of our own failed (a bug): nothing was written for it
+    io_error,         // could not open, stat or read a file or directory
+    not_regular_file, // a fifo, socket or device named like an SDSC file
+    file_too_large,   // larger than --max-file-size
+    parse_error,      // not valid JSON
+    not_sdsc,         // valid JSON, not an SDSC document (FORMATS section 2)
+    duplicate_handle, // debug_handle_ more than once in the op object
+    index_mismatch,   // N in the op key differs from N in the file name
+    opfunc_mismatch,  // opfunc in the op key differs from the file name's
+    malformed_handle, // debug_handle_ present but not of the shape in FORMATS section 3
+    bad_argument,     // a command-line path that does not exist
+    bad_origins,      // an origins map that cannot be used (syntax, unknown member, type)
+    bad_bundle,       // a bundle.mlir whose sdsc_execute lines cannot be read
+    join_mismatch,    // a map entry's ops and a directory's files cannot be paired
+    ambiguous_kernel, // several directories or map entries for one kernel: nothing written
+    write_failed,     // a temporary file could not be written or renamed
+    changed_on_disk,  // the file changed between our read and our replace: left as it is
+    internal_error,   // a check of our own failed (a bug): nothing was written for it
 };
 
 std::string_view to_string(ProblemCode c);

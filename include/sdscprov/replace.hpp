@@ -23,8 +23,8 @@ enum class Durability {
 bool is_temp_file_name(std::string_view name);
 
 struct PendingReplace {
-    std::string path;  // the file to replace
-    std::string temp;  // its new content, written
+    std::string path;   // the file to replace
+    std::string temp;   // its new content, written
     FileStamp original; // the file as we read it
     bool done = false;  // renamed over the original
 };

@@ -50,9 +50,9 @@ struct FileOutcome {
 struct KernelAnnotation {
     KernelMatch match = KernelMatch::not_in_map;
     std::string detail;
-    std::string map_entry;             // "<map path>:<line>" of the entry, when matched
-    std::vector<FileOutcome> files;    // same order as KernelReport::files
-    std::vector<std::size_t> lost_ops; // OpSpecs whose handle is only in the map (de-duplication)
+    std::string map_entry;               // "<map path>:<line>" of the entry, when matched
+    std::vector<FileOutcome> files;      // same order as KernelReport::files
+    std::vector<std::size_t> lost_ops;   // OpSpecs whose handle is only in the map (de-duplication)
     std::vector<PendingReplace> pending; // temps written, not yet renamed (internal)
     bool dry_run = false;                // --dry-run or --check: changes were not written
 
@@ -78,11 +78,11 @@ struct AnnotateCounts {
     std::uint64_t added = 0;
     std::uint64_t filled = 0;
     std::uint64_t refreshed = 0;
-    std::uint64_t written = 0;   // of the three above, actually written
-    std::uint64_t kept = 0;      // already held the right handle
-    std::uint64_t differs = 0;   // hold a different handle, left alone
-    std::uint64_t lacking = 0;   // no populated handle after this run
-    std::uint64_t provided = 0;  // a populated handle after this run
+    std::uint64_t written = 0;  // of the three above, actually written
+    std::uint64_t kept = 0;     // already held the right handle
+    std::uint64_t differs = 0;  // hold a different handle, left alone
+    std::uint64_t lacking = 0;  // no populated handle after this run
+    std::uint64_t provided = 0; // a populated handle after this run
     std::uint64_t kernels_matched = 0;
     std::uint64_t kernels_not_in_map = 0;
     std::uint64_t kernels_ambiguous = 0;

@@ -83,9 +83,7 @@ struct ScanResult {
 
     std::vector<Problem> problems;
 
-    bool has(ProvenanceMember m) const {
-        return (provenance >> static_cast<unsigned>(m)) & 1U;
-    }
+    bool has(ProvenanceMember m) const { return (provenance >> static_cast<unsigned>(m)) & 1U; }
 };
 
 struct ScanOptions {

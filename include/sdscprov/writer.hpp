@@ -14,11 +14,12 @@ namespace sdscprov {
 
 // How a file is laid out, read from the bytes around its op object.
 struct FileStyle {
-    bool pretty = true;             // one member/element per line (else everything on one line)
-    std::string newline = "\n";     // "\r\n" for CRLF files
-    std::string indent_unit = "  "; // one nesting level: spaces or a tab, as the file has it
+    bool pretty = true;               // one member/element per line (else everything on one line)
+    std::string newline = "\n";       // "\r\n" for CRLF files
+    std::string indent_unit = "  ";   // one nesting level: spaces or a tab, as the file has it
     std::string key_separator = ": "; // between a key and its value: ": ", " : " or ":"
-    std::string item_separator = ","; // between members/elements on one line (compact files): "," or ", "
+    std::string item_separator =
+        ","; // between members/elements on one line (compact files): "," or ", "
 };
 
 // The style of `bytes`, whose scan is `scan` (status ok). Falls back to torch-spyre's style

@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <map>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <unistd.h>
 
 namespace {
@@ -155,16 +155,17 @@ int run_annotate(const AnnotateCli& cli) {
             ++kernel_names[*d.kernel];
         }
     }
-    sdscprov::KernelSource replay = [&](const std::function<void(sdscprov::KernelDir&&)>& on_dir,
-                                        const std::function<void(sdscprov::Problem&&)>& on_problem) {
-        for (auto& p : walk_problems) {
-            on_problem(std::move(p));
-        }
-        for (auto& d : dirs) {
-            on_dir(std::move(d));
-        }
-        return stats;
-    };
+    sdscprov::KernelSource replay =
+        [&](const std::function<void(sdscprov::KernelDir &&)>& on_dir,
+            const std::function<void(sdscprov::Problem &&)>& on_problem) {
+            for (auto& p : walk_problems) {
+                on_problem(std::move(p));
+            }
+            for (auto& d : dirs) {
+                on_dir(std::move(d));
+            }
+            return stats;
+        };
 
     sdscprov::AnnotateOptions annotate_options;
     annotate_options.join.refresh = cli.refresh;
@@ -217,7 +218,8 @@ int main(int argc, char** argv) {
     CLI::App app{"sdscprov: provenance for torch-spyre SuperDSC kernel files"};
     app.set_version_flag("--version", std::string("sdscprov ") + SDSCPROV_VERSION);
     app.require_subcommand(1);
-    app.footer("Exit status: 0 done, 1 changes pending (annotate --check), 2 bad input or usage error, 3 internal error.");
+    app.footer("Exit status: 0 done, 1 changes pending (annotate --check), 2 bad input or usage "
+               "error, 3 internal error.");
 
     CommonOptions scan_options;
     auto* scan = app.add_subcommand(
@@ -229,21 +231,24 @@ int main(int argc, char** argv) {
     AnnotateCli annotate_options;
     auto* annotate = app.add_subcommand(
         "annotate", "Write debug_handle_ into SuperDSC files from the compile's origins map");
-    annotate->add_option("--origins", annotate_options.origins,
-                         "Origins map (docs/origins-map.md); may be given more than once")
+    annotate
+        ->add_option("--origins", annotate_options.origins,
+                     "Origins map (docs/origins-map.md); may be given more than once")
         ->required()
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_common_options(*annotate, annotate_options.common);
     annotate->add_flag("--refresh", annotate_options.refresh,
                        "Replace handles that differ from the map's (e.g. from a kernel-cache hit)");
-    annotate->add_flag("--dry-run", annotate_options.dry_run, "Report what would change, write nothing");
+    annotate->add_flag("--dry-run", annotate_options.dry_run,
+                       "Report what would change, write nothing");
     annotate->add_flag("--check", annotate_options.check,
                        "Write nothing; exit 1 if any file would change (for CI)");
     annotate->add_flag("--diff", annotate_options.diff, "Show a unified diff of each change");
-    annotate->add_option("--durability", annotate_options.durability,
-                         "none: no fsync; batch: one syncfs per batch of files, then renames; "
-                         "full: fsync every file")
+    annotate
+        ->add_option("--durability", annotate_options.durability,
+                     "none: no fsync; batch: one syncfs per batch of files, then renames; "
+                     "full: fsync every file")
         ->check(CLI::IsMember({"none", "batch", "full"}))
         ->capture_default_str();
     annotate->footer(

@@ -123,7 +123,8 @@ TEST_CASE("discover: a kernel cache with every naming era") {
     t.file("inductor-spyre/sdsc_fused_mm_0_aaaaaaaa/execute/x/pagi.json");
     t.file("inductor-spyre/sdsc_fused_add_t_0_bbbbbbbb/sdsc_0_ReStickifyOpHBM.json");
     t.file("inductor-spyre/sdsc_fused_add_t_0_bbbbbbbb/sdsc_1_add.json");
-    t.file("inductor-spyre/sdsc_fused_relu_1_cccccccc/execute/sdsc_fused_relu_1_cccccccc/sdsc.json");
+    t.file(
+        "inductor-spyre/sdsc_fused_relu_1_cccccccc/execute/sdsc_fused_relu_1_cccccccc/sdsc.json");
     t.file("inductor-spyre/notes/sdsc_summary.json");
     t.file("inductor-spyre-cache/abc123/sdsc_0.json");
     t.file("inductor-spyre-cache/abc123.tmp.uuid1/sdsc_0.json");
@@ -168,8 +169,7 @@ TEST_CASE("discover: file arguments are grouped by directory, missing paths are 
     t.file("k_aaaaaaaa/sdsc_1.json");
     t.file("k_aaaaaaaa/sdsc_0.json");
     t.file("other/anything.json");
-    auto w = walk({(t.root / "k_aaaaaaaa/sdsc_1.json").string(),
-                   (t.root / "missing").string(),
+    auto w = walk({(t.root / "k_aaaaaaaa/sdsc_1.json").string(), (t.root / "missing").string(),
                    (t.root / "k_aaaaaaaa/sdsc_0.json").string(),
                    (t.root / "other/anything.json").string(),
                    (t.root / "k_aaaaaaaa/sdsc_0.json").string()});

@@ -57,7 +57,8 @@ ScanResult scan(const std::string& doc, const std::string& path = "k/sdsc_0.json
 
 TEST_CASE("join: a directory is matched by kernel name, ops by file index") {
     auto index = make_index();
-    auto dir = dir_of("cache/sdsc_fused_add_mul_0_abcdefgh", {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json"});
+    auto dir = dir_of("cache/sdsc_fused_add_mul_0_abcdefgh",
+                      {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json"});
     auto join = join_kernel(dir, std::nullopt, index, 1);
     REQUIRE(join.match == KernelMatch::matched);
     CHECK(join.entry->kernel->name == "sdsc_fused_add_mul_0");
@@ -73,7 +74,8 @@ TEST_CASE("join: a directory is matched by kernel name, ops by file index") {
 
 TEST_CASE("join: by directory name first; several directories with one name are ambiguous") {
     auto index = make_index();
-    auto by_dir = join_kernel(dir_of("c/relu_dir_abcdefgh", {"sdsc_0.json"}), std::nullopt, index, 1);
+    auto by_dir =
+        join_kernel(dir_of("c/relu_dir_abcdefgh", {"sdsc_0.json"}), std::nullopt, index, 1);
     CHECK(by_dir.match == KernelMatch::matched);
     CHECK(by_dir.entry->kernel->name == "sdsc_fused_relu_1");
 
@@ -90,8 +92,8 @@ TEST_CASE("join: by directory name first; several directories with one name are 
     CHECK(twice.problems[0].code == ProblemCode::ambiguous_kernel);
     CHECK(twice.ops[0].empty());
 
-    auto unknown = join_kernel(dir_of("c/sdsc_fused_neg_9_aaaaaaaa", {"sdsc_0.json"}),
-                               std::nullopt, index, 1);
+    auto unknown =
+        join_kernel(dir_of("c/sdsc_fused_neg_9_aaaaaaaa", {"sdsc_0.json"}), std::nullopt, index, 1);
     CHECK(unknown.match == KernelMatch::not_in_map);
     CHECK(unknown.detail == "kernel not in the origins map");
 }
@@ -99,8 +101,7 @@ TEST_CASE("join: by directory name first; several directories with one name are 
 TEST_CASE("join: two map entries for one kernel are ambiguous") {
     std::string text = map_text;
     // A second entry for sdsc_fused_relu_1 without dir, and a second without dir for add_mul.
-    text.replace(text.rfind("]\n}"), 3,
-                 ", {\"name\": \"sdsc_fused_add_mul_0\", \"ops\": []}]\n}");
+    text.replace(text.rfind("]\n}"), 3, ", {\"name\": \"sdsc_fused_add_mul_0\", \"ops\": []}]\n}");
     auto index = make_index(text.c_str());
     auto join = join_kernel(dir_of("c/sdsc_fused_add_mul_0_abcdefgh", {"sdsc_0.json"}),
                             std::nullopt, index, 1);
@@ -136,9 +137,11 @@ TEST_CASE("join: the plan for each file") {
                       {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json", "sdsc_3.json"});
     auto join = join_kernel(dir, std::nullopt, index, 1);
     const DebugHandle& add = *join.entry->ops[0].handle;
-    std::string add_json = R"({"id": ")" + add.id +
-                           R"(", "source": {"file": "/w/m.py", "start_line": 3, "start_col": 0, "end_line": null, "end_col": null}, "aten_op": "aten.add.Tensor", "ir_chain": ["add", "buf0"], "fused_from": [], "transform_history": []})";
-    std::string other_json = R"({"id": "1", "source": null, "aten_op": null, "ir_chain": ["add", "buf0"], "fused_from": [], "transform_history": []})";
+    std::string add_json =
+        R"({"id": ")" + add.id +
+        R"(", "source": {"file": "/w/m.py", "start_line": 3, "start_col": 0, "end_line": null, "end_col": null}, "aten_op": "aten.add.Tensor", "ir_chain": ["add", "buf0"], "fused_from": [], "transform_history": []})";
+    std::string other_json =
+        R"({"id": "1", "source": null, "aten_op": null, "ir_chain": ["add", "buf0"], "fused_from": [], "transform_history": []})";
     struct Case {
         const char* what;
         std::size_t file;
@@ -171,7 +174,7 @@ TEST_CASE("join: the plan for each file") {
             CHECK(*plan.handle == add);
         }
     }
-    auto unmatched = join_kernel(dir_of("c/sdsc_fused_x_0_abcdefgh", {"sdsc_0.json"}),
-                                 std::nullopt, index, 1);
+    auto unmatched =
+        join_kernel(dir_of("c/sdsc_fused_x_0_abcdefgh", {"sdsc_0.json"}), std::nullopt, index, 1);
     CHECK(plan_file(unmatched, 0, scan(R"({"0_add": {}})"), {}).action == FileAction::unmatched);
 }

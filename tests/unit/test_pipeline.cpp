@@ -19,7 +19,8 @@ struct Tree {
         root = ::mkdtemp(pattern.data());
         // 120 kernel directories with 1..5 files each; some bad files among them.
         for (int k = 0; k < 120; ++k) {
-            fs::path dir = root / "inductor-spyre" / ("sdsc_fused_k" + std::to_string(k) + "_0_abcdefgh");
+            fs::path dir =
+                root / "inductor-spyre" / ("sdsc_fused_k" + std::to_string(k) + "_0_abcdefgh");
             fs::create_directories(dir);
             for (int i = 0; i <= k % 5; ++i) {
                 std::ofstream out(dir / ("sdsc_" + std::to_string(i) + ".json"));

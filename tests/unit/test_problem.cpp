@@ -18,10 +18,10 @@ TEST_CASE("problem: line and column of a byte offset") {
         {"a\nbc", 2, 2, 1},
         {"a\nbc", 3, 2, 2},
         {"a\r\nbc", 4, 2, 2},
-        {"\xC3\xA9x", 2, 1, 2},          // é is one column
-        {"\xEF\xBB\xBF{}", 3, 1, 1},     // the BOM takes no column
+        {"\xC3\xA9x", 2, 1, 2},      // é is one column
+        {"\xEF\xBB\xBF{}", 3, 1, 1}, // the BOM takes no column
         {"\xEF\xBB\xBF{\n}", 5, 2, 1},
-        {"ab", 99, 1, 3},                 // past the end: clamped
+        {"ab", 99, 1, 3}, // past the end: clamped
     };
     for (const auto& c : cases) {
         CAPTURE(c.text);
@@ -40,8 +40,13 @@ TEST_CASE("problem: codes and severities are stable") {
 }
 
 TEST_CASE("problem: LineIndex agrees with position_at") {
-    const std::string_view texts[] = {"", "a", "\n", "ab\ncd\n\nef", "\xEF\xBB\xBFx\ny",
-                                      "\xC3\xA9\xC3\xA9\n\xE2\x82\xAC!", "\r\n\r\nz"};
+    const std::string_view texts[] = {"",
+                                      "a",
+                                      "\n",
+                                      "ab\ncd\n\nef",
+                                      "\xEF\xBB\xBFx\ny",
+                                      "\xC3\xA9\xC3\xA9\n\xE2\x82\xAC!",
+                                      "\r\n\r\nz"};
     for (auto text : texts) {
         LineIndex index(text);
         for (std::size_t offset = 0; offset <= text.size() + 1; ++offset) {

@@ -78,8 +78,7 @@ TEST_CASE("report: JSON parses and carries totals, files and problems") {
     auto problem = doc["problems"].at(0);
     CHECK(std::string_view(problem["code"]) == "parse-error");
     CHECK(uint64_t(problem["line"]) == 1);
-    CHECK(std::string_view(doc["superdsc_json"]["members"]["debug_handle_"]["coverage"]) ==
-          "some");
+    CHECK(std::string_view(doc["superdsc_json"]["members"]["debug_handle_"]["coverage"]) == "some");
 }
 
 TEST_CASE("report: text has one row per kernel, the totals and the audit column") {

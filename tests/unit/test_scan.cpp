@@ -39,7 +39,8 @@ const std::string handle_json = R"({
 
 std::string doc_with_handle(const std::string& member) {
     return "{\n  \"0_add\": {\n    " + member +
-           ",\n    \"numCoresUsed_\": 32,\n    \"dscs_\": [\n      {\n        \"add\": {}\n      }\n    ]\n  }\n}";
+           ",\n    \"numCoresUsed_\": 32,\n    \"dscs_\": [\n      {\n        \"add\": {}\n      "
+           "}\n    ]\n  }\n}";
 }
 
 } // namespace
@@ -54,8 +55,8 @@ TEST_CASE("scan: handle states") {
     const Case cases[] = {
         {"absent", "{\n  \"0_add\": {\n    \"numCoresUsed_\": 32\n  }\n}", HandleState::absent, 0},
         {"null", doc_with_handle("\"debug_handle_\": null"), HandleState::null, 0},
-        {"populated", doc_with_handle("\"debug_handle_\": " + handle_json),
-         HandleState::populated, 0},
+        {"populated", doc_with_handle("\"debug_handle_\": " + handle_json), HandleState::populated,
+         0},
         {"string", doc_with_handle("\"debug_handle_\": \"8249498605557491263\""),
          HandleState::malformed, 1},
         {"empty object", doc_with_handle("\"debug_handle_\": {}"), HandleState::malformed, 1},
@@ -104,13 +105,13 @@ TEST_CASE("scan: byte spans point at the op object and the handle member") {
     std::string populated = doc_with_handle("\"debug_handle_\": " + handle_json);
     auto p = scan(populated);
     REQUIRE(p.handle_member);
-    CHECK(populated.substr(p.handle_member->begin,
-                           p.handle_member->end - p.handle_member->begin) ==
+    CHECK(populated.substr(p.handle_member->begin, p.handle_member->end - p.handle_member->begin) ==
           "\"debug_handle_\": " + handle_json);
 }
 
 TEST_CASE("scan: a handle that is not the first member is found") {
-    std::string doc = "{\"3_mul\":{\"a\":[1,{\"x\":\"}]\\\"\"}],\"debug_handle_\" : null,\"b\":{}}}";
+    std::string doc =
+        "{\"3_mul\":{\"a\":[1,{\"x\":\"}]\\\"\"}],\"debug_handle_\" : null,\"b\":{}}}";
     auto r = scan(doc, "k/sdsc_3.json");
     CHECK(r.handle_state == HandleState::null);
     CHECK(r.handle_member_index == 1);
@@ -291,8 +292,8 @@ void reference_provenance(const simdjson::dom::element& e, std::uint8_t& bits) {
 TEST_CASE("scan: provenance from the tape equals a DOM walk") {
     // Every combination of the members at several depths, in objects and arrays, with empty and
     // populated values, numbers taking two tape words, and keys that only look similar.
-    const char* values[] = {"null", "\"\"", "\"x\"", "[]", "[0]", "{}", "{\"a\":1}", "0",
-                            "-1", "1.5", "18446744073709551615", "false",
+    const char* values[] = {"null", "\"\"", "\"x\"", "[]", "[0]", "{}", "{\"a\":1}", "0", "-1",
+                            "1.5", "18446744073709551615", "false",
                             // 0x2200000000000000: a number whose raw word looks like a string's
                             "2449958197289549824"};
     const char* names[] = {"stack_trace", "original_aten", "from_node",  "origins",
@@ -306,8 +307,8 @@ TEST_CASE("scan: provenance from the tape equals a DOM walk") {
             std::string inner = std::string("{\"") + names[n] + "\": " + values[v] + "}";
             const std::string docs[] = {
                 "{\"0_add\": " + inner + "}",
-                "{\"0_add\": {\"a\": [1, 2.5, " + inner + ", [[" + inner + "]]], \"b\": " +
-                    values[(v + 3) % std::size(values)] + "}}",
+                "{\"0_add\": {\"a\": [1, 2.5, " + inner + ", [[" + inner +
+                    "]]], \"b\": " + values[(v + 3) % std::size(values)] + "}}",
                 "{\"0_add\": {\"x\": {\"y\": {\"z\": [" + inner + "]}}, \"" + names[(n + 1) % 10] +
                     "\": " + values[(v + 5) % std::size(values)] + "}}",
                 "{\"0_add\": {\"x\": " + inner + ", \"n\": 2449958197289549824}}",
