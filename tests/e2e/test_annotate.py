@@ -252,6 +252,25 @@ def test_unwritable_directory_is_reported_and_untouched():
             subprocess.run(unlock, check=True)
 
 
+def test_symlinked_file_is_never_written_through():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        kdir = os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_1_b9d3wz0e")
+        outside = os.path.join(tmp, "outside.json")
+        shutil.move(os.path.join(kdir, "sdsc_0.json"), outside)
+        os.symlink(outside, os.path.join(kdir, "sdsc_0.json"))
+        before = open(outside, "rb").read()
+        rc, out, _ = run("annotate", "--format", "json", "--origins", DEMO_MAP, cache, check_rc=2)
+        report = json.loads(out)
+        assert [p["code"] for p in report["problems"]] == ["write-failed"], report["problems"]
+        assert "symbolic link" in report["problems"][0]["message"]
+        assert os.path.islink(os.path.join(kdir, "sdsc_0.json"))
+        assert open(outside, "rb").read() == before
+        assert not [f for f in os.listdir(kdir) if "sdscprov" in f]
+        assert report["totals"]["annotate"]["written"] == 4
+
+
 def test_shared_corpus_fidelity_and_every_other_byte():
     if not os.path.isdir(SHARED_CORPUS):
         return SKIP
@@ -312,4 +331,5 @@ if __name__ == "__main__":
           test_ambiguous_unmatched_and_mismatched_kernels_are_left_alone,
           test_stale_handle_reported_then_refreshed_and_mode_kept,
           test_unwritable_directory_is_reported_and_untouched,
+          test_symlinked_file_is_never_written_through,
           test_shared_corpus_fidelity_and_every_other_byte])
