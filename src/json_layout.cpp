@@ -2,13 +2,14 @@
 
 namespace sdscprov {
 
-namespace {
-
-bool is_ws(char c) {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+std::size_t json_skip_ws(std::string_view b, std::size_t i) {
+    while (i < b.size() && json_is_ws(b[i])) {
+        ++i;
+    }
+    return i;
 }
 
-std::size_t skip_string(std::string_view b, std::size_t i) {
+std::size_t json_string_end(std::string_view b, std::size_t i) {
     for (++i; i < b.size(); ++i) {
         if (b[i] == '\\') {
             ++i;
@@ -19,21 +20,24 @@ std::size_t skip_string(std::string_view b, std::size_t i) {
     return b.size();
 }
 
-} // namespace
+std::size_t json_member_value(std::string_view b, std::size_t key) {
+    std::size_t i = json_skip_ws(b, json_string_end(b, key));
+    return json_skip_ws(b, i + 1);
+}
 
 std::size_t json_value_end(std::string_view b, std::size_t i) {
     if (i >= b.size()) {
         return i;
     }
     if (b[i] == '"') {
-        return skip_string(b, i);
+        return json_string_end(b, i);
     }
     if (b[i] == '{' || b[i] == '[') {
         std::size_t depth = 0;
         while (i < b.size()) {
             char c = b[i];
             if (c == '"') {
-                i = skip_string(b, i);
+                i = json_string_end(b, i);
                 continue;
             }
             if (c == '{' || c == '[') {
@@ -45,7 +49,7 @@ std::size_t json_value_end(std::string_view b, std::size_t i) {
         }
         return i;
     }
-    while (i < b.size() && !is_ws(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']') {
+    while (i < b.size() && !json_is_ws(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']') {
         ++i;
     }
     return i;
@@ -59,7 +63,7 @@ std::vector<JsonValueLocation> json_value_locations(std::string_view b) {
     std::size_t i = 0;
     while (i < b.size()) {
         char c = b[i];
-        if (is_ws(c) || c == ',' || c == ':') {
+        if (json_is_ws(c) || c == ',' || c == ':') {
             ++i;
             continue;
         }
@@ -74,7 +78,7 @@ std::vector<JsonValueLocation> json_value_locations(std::string_view b) {
         bool in_object = !open.empty() && open.back().second;
         if (c == '"' && in_object && pending_key == std::string_view::npos) {
             pending_key = i;
-            i = skip_string(b, i);
+            i = json_string_end(b, i);
             continue;
         }
         std::size_t key = pending_key == std::string_view::npos ? i : pending_key;

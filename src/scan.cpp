@@ -1,6 +1,7 @@
 #include "sdscprov/scan.hpp"
 
 #include "sdscprov/json_error.hpp"
+#include "sdscprov/json_layout.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -54,83 +55,16 @@ using simdjson::dom::element_type;
 
 // ---- Byte layout of a document already validated by simdjson --------------------------------
 
-bool is_ws(char c) {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-std::size_t skip_ws(std::string_view b, std::size_t i) {
-    while (i < b.size() && is_ws(b[i])) {
-        ++i;
-    }
-    return i;
-}
-
-// i at the opening quote; returns the index after the closing quote.
-std::size_t skip_string(std::string_view b, std::size_t i) {
-    ++i;
-    while (i < b.size()) {
-        char c = b[i];
-        if (c == '\\') {
-            i += 2;
-        } else if (c == '"') {
-            return i + 1;
-        } else {
-            ++i;
-        }
-    }
-    return b.size();
-}
-
-// i at the first byte of a value; returns the index after its last byte.
-std::size_t skip_value(std::string_view b, std::size_t i) {
-    if (i >= b.size()) {
-        return i;
-    }
-    char c = b[i];
-    if (c == '"') {
-        return skip_string(b, i);
-    }
-    if (c == '{' || c == '[') {
-        std::size_t depth = 0;
-        while (i < b.size()) {
-            c = b[i];
-            if (c == '"') {
-                i = skip_string(b, i);
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                ++depth;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) {
-                    return i + 1;
-                }
-            }
-            ++i;
-        }
-        return i;
-    }
-    while (i < b.size() && !is_ws(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']') {
-        ++i;
-    }
-    return i;
-}
-
 // i at an object's '{'; returns the offset of the key of member `index` (its opening quote).
 std::size_t member_key_offset(std::string_view b, std::size_t open, std::size_t index) {
-    std::size_t i = skip_ws(b, open + 1);
+    std::size_t i = json_skip_ws(b, open + 1);
     for (std::size_t m = 0; m < index; ++m) {
-        i = skip_string(b, i);             // key
-        i = skip_ws(b, skip_ws(b, i) + 1); // ':' and the value's start
-        i = skip_ws(b, skip_value(b, i));  // value, then ','
-        i = skip_ws(b, i + 1);
+        i = json_string_end(b, i);                   // key
+        i = json_skip_ws(b, json_skip_ws(b, i) + 1); // ':' and the value's start
+        i = json_skip_ws(b, json_value_end(b, i));   // value, then ','
+        i = json_skip_ws(b, i + 1);
     }
     return i;
-}
-
-// i at a member's key; returns the offset of its value's first byte.
-std::size_t member_value_offset(std::string_view b, std::size_t key) {
-    std::size_t i = skip_ws(b, skip_string(b, key));
-    return skip_ws(b, i + 1);
 }
 
 // ---- Provenance members at any depth (FORMATS section 6) --------------------------------------
@@ -456,7 +390,7 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
     }
 
     // FORMATS section 2: exactly one top-level member "<N>_<opfunc>" holding an object.
-    std::size_t root_open = skip_ws(doc, 0);
+    std::size_t root_open = json_skip_ws(doc, 0);
     auto not_sdsc = [&](std::size_t offset, std::string why) {
         r.status = FileStatus::not_sdsc;
         r.problems.push_back(make_problem(path, position_at(bytes, r.bom + offset),
@@ -488,7 +422,7 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
     }
     simdjson::dom::object op;
     if (op_value.get(op) != simdjson::SUCCESS) {
-        return not_sdsc(member_value_offset(doc, r.op_key_offset - r.bom),
+        return not_sdsc(json_member_value(doc, r.op_key_offset - r.bom),
                         "the op " + in_quotes(key) + " does not hold an object");
     }
     r.status = FileStatus::ok;
@@ -497,7 +431,7 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
         r.index = n;
         r.opfunc.assign(opfunc);
     }
-    r.op_object_open = r.bom + member_value_offset(doc, r.op_key_offset - r.bom);
+    r.op_object_open = r.bom + json_member_value(doc, r.op_key_offset - r.bom);
     r.op_key_pos = position_at(bytes, r.op_key_offset);
 
     if (key_ok && file.name.index && *file.name.index != n) {
@@ -529,8 +463,8 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
     if (occurrences > 0) {
         std::size_t key_at =
             member_key_offset(doc, r.op_object_open - r.bom, r.handle_member_index);
-        std::size_t value_at = member_value_offset(doc, key_at);
-        r.handle_member = ByteSpan{r.bom + key_at, r.bom + skip_value(doc, value_at)};
+        std::size_t value_at = json_member_value(doc, key_at);
+        r.handle_member = ByteSpan{r.bom + key_at, r.bom + json_value_end(doc, value_at)};
         r.handle_pos = position_at(bytes, r.bom + key_at);
         if (occurrences > 1) {
             r.handle_state = HandleState::malformed;

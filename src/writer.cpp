@@ -1,5 +1,7 @@
 #include "sdscprov/writer.hpp"
 
+#include "sdscprov/json_layout.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -12,73 +14,6 @@ namespace sdscprov {
 namespace {
 
 // ---- Byte layout of a document already validated by a parser ---------------------------------
-
-bool is_ws(char c) {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-std::size_t skip_ws(std::string_view b, std::size_t i) {
-    while (i < b.size() && is_ws(b[i])) {
-        ++i;
-    }
-    return i;
-}
-
-// i at the opening quote; returns the index after the closing quote.
-std::size_t skip_string(std::string_view b, std::size_t i) {
-    ++i;
-    while (i < b.size()) {
-        char c = b[i];
-        if (c == '\\') {
-            i += 2;
-        } else if (c == '"') {
-            return i + 1;
-        } else {
-            ++i;
-        }
-    }
-    return b.size();
-}
-
-// i at the first byte of a value; returns the index after its last byte.
-std::size_t skip_value(std::string_view b, std::size_t i) {
-    if (i >= b.size()) {
-        return i;
-    }
-    char c = b[i];
-    if (c == '"') {
-        return skip_string(b, i);
-    }
-    if (c == '{' || c == '[') {
-        std::size_t depth = 0;
-        while (i < b.size()) {
-            c = b[i];
-            if (c == '"') {
-                i = skip_string(b, i);
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                ++depth;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) {
-                    return i + 1;
-                }
-            }
-            ++i;
-        }
-        return i;
-    }
-    while (i < b.size() && !is_ws(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']') {
-        ++i;
-    }
-    return i;
-}
-
-// i at a member's key; returns the offset of its value's first byte.
-std::size_t member_value_offset(std::string_view b, std::size_t key) {
-    std::size_t i = skip_ws(b, skip_string(b, key));
-    return skip_ws(b, i + 1);
-}
 
 // The offsets in `scan` must point where they say in `bytes`: a scan of other bytes would make
 // the writer cut the file in the wrong places.
@@ -311,7 +246,7 @@ std::string lay_out(std::string_view compact, const FileStyle& style, std::size_
         char c = compact[i];
         switch (c) {
         case '"': {
-            std::size_t end = skip_string(compact, i);
+            std::size_t end = json_string_end(compact, i);
             out.append(compact.substr(i, end - i));
             i = end;
             continue;
@@ -368,7 +303,7 @@ std::string splice(std::string_view bytes, std::size_t begin, std::size_t end,
 FileStyle detect_style(std::string_view bytes, const ScanResult& scan) {
     check_scan(bytes, scan);
     FileStyle style;
-    std::size_t root_open = skip_ws(bytes, scan.bom);
+    std::size_t root_open = json_skip_ws(bytes, scan.bom);
     std::string_view before_key = bytes.substr(
         root_open + 1, scan.op_key_offset - std::min(scan.op_key_offset, root_open + 1));
     std::size_t last_newline = before_key.rfind('\n');
@@ -383,7 +318,7 @@ FileStyle detect_style(std::string_view bytes, const ScanResult& scan) {
         style.indent_unit.assign(before_key.substr(last_newline + 1));
     }
 
-    std::size_t key_end = skip_string(bytes, scan.op_key_offset);
+    std::size_t key_end = json_string_end(bytes, scan.op_key_offset);
     std::string_view key_separator = bytes.substr(key_end, scan.op_object_open - key_end);
     if (key_separator.find_first_of("\r\n") == std::string_view::npos) {
         style.key_separator.assign(key_separator);
@@ -395,11 +330,11 @@ FileStyle detect_style(std::string_view bytes, const ScanResult& scan) {
     auto is_handle = [&](std::size_t key) { return handle && handle->begin == key; };
     std::optional<ByteSpan> first_value; // of the first member other than the handle
     std::size_t comma = std::string_view::npos;
-    std::size_t i = skip_ws(bytes, scan.op_object_open + 1);
+    std::size_t i = json_skip_ws(bytes, scan.op_object_open + 1);
     while (i < bytes.size() && bytes[i] == '"') {
-        std::size_t value = member_value_offset(bytes, i);
-        std::size_t end = skip_value(bytes, value);
-        std::size_t after = skip_ws(bytes, end);
+        std::size_t value = json_member_value(bytes, i);
+        std::size_t end = json_value_end(bytes, value);
+        std::size_t after = json_skip_ws(bytes, end);
         bool has_next = after < bytes.size() && bytes[after] == ',';
         if (!is_handle(i)) {
             first_value = ByteSpan{value, end};
@@ -411,7 +346,7 @@ FileStyle detect_style(std::string_view bytes, const ScanResult& scan) {
         if (!has_next) {
             break;
         }
-        i = skip_ws(bytes, after + 1);
+        i = json_skip_ws(bytes, after + 1);
     }
     if (style.pretty) {
         // "," unless the file has spaces before its line ends (Python 2's json.dump(indent=...)).
@@ -429,7 +364,7 @@ FileStyle detect_style(std::string_view bytes, const ScanResult& scan) {
         for (std::size_t k = first_value ? first_value->begin : 0;
              first_value && k < first_value->end; ++k) {
             if (bytes[k] == '"') {
-                k = skip_string(bytes, k) - 1;
+                k = json_string_end(bytes, k) - 1;
             } else if (bytes[k] == ',') {
                 comma = k;
                 break;
@@ -456,11 +391,11 @@ std::string render_handle(const DebugHandle& handle, const FileStyle& style, std
 std::string set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle) {
     FileStyle style = detect_style(bytes, scan);
     if (scan.handle_member) {
-        std::size_t value = member_value_offset(bytes, scan.handle_member->begin);
+        std::size_t value = json_member_value(bytes, scan.handle_member->begin);
         return splice(bytes, value, scan.handle_member->end, render_handle(handle, style, 2));
     }
     std::size_t open = scan.op_object_open;
-    std::size_t first = skip_ws(bytes, open + 1);
+    std::size_t first = json_skip_ws(bytes, open + 1);
     bool empty = first < bytes.size() && bytes[first] == '}';
     std::string text;
     if (style.pretty) {
@@ -486,7 +421,7 @@ std::string set_handle_null(std::string_view bytes, const ScanResult& scan) {
     if (!scan.handle_member) {
         return std::string(bytes);
     }
-    std::size_t value = member_value_offset(bytes, scan.handle_member->begin);
+    std::size_t value = json_member_value(bytes, scan.handle_member->begin);
     return splice(bytes, value, scan.handle_member->end, "null");
 }
 
@@ -498,8 +433,8 @@ std::string remove_handle(std::string_view bytes, const ScanResult& scan) {
     std::size_t open = scan.op_object_open;
     std::size_t begin = scan.handle_member->begin;
     std::size_t end = scan.handle_member->end;
-    std::size_t after = skip_ws(bytes, end);
-    bool is_first = skip_ws(bytes, open + 1) == begin;
+    std::size_t after = json_skip_ws(bytes, end);
+    bool is_first = json_skip_ws(bytes, open + 1) == begin;
     bool has_next = after < bytes.size() && bytes[after] == ',';
     if (is_first && has_next) {
         // Undo set_handle's insertion: the whitespace before the member, the member, and the
@@ -518,11 +453,11 @@ std::string remove_handle(std::string_view bytes, const ScanResult& scan) {
     }
     if (has_next) {
         // A middle member: it goes with the separator and whitespace after it.
-        return splice(bytes, begin, skip_ws(bytes, after + 1), "");
+        return splice(bytes, begin, json_skip_ws(bytes, after + 1), "");
     }
     // The last member: it goes with the separator before it.
     std::size_t comma = begin;
-    while (comma > open && is_ws(bytes[comma - 1])) {
+    while (comma > open && json_is_ws(bytes[comma - 1])) {
         --comma;
     }
     return splice(bytes, comma - 1, end, "");

@@ -22,7 +22,17 @@ struct JsonValueLocation {
 // order, each container before its contents. Iterative: any nesting depth.
 std::vector<JsonValueLocation> json_value_locations(std::string_view json);
 
+// Byte-level steps over JSON text already validated by a parser (no checking here): shared by
+// every module that edits or locates bytes in a document.
+inline bool json_is_ws(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+std::size_t json_skip_ws(std::string_view json, std::size_t at);
+// `at` at a string's opening quote; returns the offset after its closing quote.
+std::size_t json_string_end(std::string_view json, std::size_t at);
 // The end of the value starting at `at` in valid JSON.
 std::size_t json_value_end(std::string_view json, std::size_t at);
+// `key` at a member's key; returns the offset of its value's first byte.
+std::size_t json_member_value(std::string_view json, std::size_t key);
 
 } // namespace sdscprov
