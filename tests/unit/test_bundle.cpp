@@ -1,6 +1,7 @@
 // bundle.mlir (FORMATS section 4): the sdsc_filename of each sdsc_execute, in order. The texts are
 // small hand-written bundles in the shape of torch-spyre's (tab-indented, arguments, symbol_ids).
 #include "sdscprov/bundle.hpp"
+#include "temp_dir.hpp"
 
 #include <cstdlib>
 #include <doctest/doctest.h>
@@ -134,9 +135,8 @@ TEST_CASE("bundle: unreadable sdsc_execute lines are problems at line:col") {
 }
 
 TEST_CASE("bundle: read_bundle") {
-    std::string pattern = (fs::temp_directory_path() / "sdscprov-bundle-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    const fs::path dir = pattern;
+    test::TempDir temp("sdscprov-bundle");
+    const fs::path& dir = temp.root;
 
     SUBCASE("a file") {
         const fs::path path = dir / "bundle.mlir";
@@ -157,7 +157,6 @@ TEST_CASE("bundle: read_bundle") {
         CHECK(r.problems[0].pos.line == 0);
         CHECK(r.problems[0].message.find("cannot read") != std::string::npos);
     }
-    fs::remove_all(dir);
 }
 
 TEST_CASE("bundle: sdsc_filename is matched as a whole attribute name") {

@@ -1,5 +1,6 @@
 // Discovery: file names, kernel directory names, and walking a real temporary tree.
 #include "sdscprov/discover.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -77,18 +78,7 @@ TEST_CASE("discover: kernel names from directory names") {
 
 namespace {
 
-struct TempTree {
-    fs::path root;
-    TempTree() {
-        std::string pattern = (fs::temp_directory_path() / "sdscprov-discover-XXXXXX").string();
-        root = ::mkdtemp(pattern.data());
-    }
-    ~TempTree() { fs::remove_all(root); }
-    void file(const std::string& rel, const std::string& content = "{}") const {
-        fs::create_directories((root / rel).parent_path());
-        std::ofstream(root / rel) << content;
-    }
-};
+using TempTree = test::TempDir;
 
 struct Walk {
     std::vector<KernelDir> dirs;

@@ -1,5 +1,6 @@
 // The pipeline delivers kernel results in discovery order, whatever the number of threads.
 #include "sdscprov/pipeline.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -12,11 +13,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Tree {
-    fs::path root;
-    Tree() {
-        std::string pattern = (fs::temp_directory_path() / "sdscprov-pipeline-XXXXXX").string();
-        root = ::mkdtemp(pattern.data());
+struct Tree : test::TempDir {
+    Tree() : test::TempDir("sdscprov-pipeline") {
         // 120 kernel directories with 1..5 files each; some bad files among them.
         for (int k = 0; k < 120; ++k) {
             fs::path dir =
@@ -34,7 +32,6 @@ struct Tree {
             }
         }
     }
-    ~Tree() { fs::remove_all(root); }
 };
 
 std::string run(const Tree& t, unsigned jobs, PipelineResult& result) {

@@ -2,6 +2,7 @@
 // the file that was scanned. Run in temporary directories; stamps come from the real scanner.
 #include "sdscprov/replace.hpp"
 #include "sdscprov/scan.hpp"
+#include "temp_dir.hpp"
 
 #include <algorithm>
 #include <doctest/doctest.h>
@@ -23,19 +24,8 @@ const std::string original_bytes = "{\"0_add\": {}}\n";
 const std::string new_bytes = "{\"0_add\": {\"debug_handle_\": null}}\n";
 const std::string other_writer_bytes = "{\"0_mul\": {}}\n"; // the same size as original_bytes
 
-struct TempDir {
-    fs::path root;
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "sdscprov-replace-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        root = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(root, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("sdscprov-replace") {}
 };
 
 void write_file(const fs::path& path, const std::string& bytes) {
