@@ -5,6 +5,8 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <memory>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,7 +78,7 @@ bool by_index_then_name(const SdscFile& a, const SdscFile& b) {
     return ia != ib ? ia < ib : a.path < b.path;
 }
 
-enum class EntryKind { file, directory, other };
+enum class EntryKind { regular_file, directory, other };
 
 struct Entry {
     std::string name;
@@ -84,92 +86,131 @@ struct Entry {
     bool is_symlink;
 };
 
+// An open directory descriptor, shared by the subdirectories still to be walked (they are opened
+// relative to it: no path lookup from the root per directory) and closed with its last user.
+class DirFd {
+public:
+    explicit DirFd(int fd) : fd_(fd) {}
+    ~DirFd() { ::close(fd_); }
+    DirFd(const DirFd&) = delete;
+    DirFd& operator=(const DirFd&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+struct PendingDir {
+    std::string path;              // as reached from the root
+    std::shared_ptr<DirFd> parent; // null for a root: opened by path
+};
+
+// Entry kind from getdents' d_type, resolving what it leaves open (DT_UNKNOWN on some file
+// systems, and symlinks) with fstatat. nullopt: the entry is skipped (vanished, dangling link, or
+// a directory symlink when links are not followed).
+std::optional<Entry> classify(int dfd, const char* name, unsigned char type, bool follow_symlinks) {
+    Entry entry{std::string(name), EntryKind::other, false};
+    if (type == DT_UNKNOWN || type == DT_LNK) {
+        struct stat st {};
+        if (::fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            return std::nullopt;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            entry.is_symlink = true;
+            if (::fstatat(dfd, name, &st, 0) != 0) {
+                return std::nullopt; // dangling link
+            }
+        }
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+        if (type == DT_DIR && entry.is_symlink && !follow_symlinks) {
+            return std::nullopt;
+        }
+    }
+    // Fifos, sockets and devices named like SDSC files are kept as "files" (not known regular):
+    // reading them reports them instead of silently skipping a name the user expects scanned.
+    entry.kind = type == DT_DIR   ? EntryKind::directory
+                 : type == DT_REG ? EntryKind::regular_file
+                                  : EntryKind::other;
+    return entry;
+}
+
 class Walker {
 public:
     Walker(const DiscoverOptions& options, const std::function<void(KernelDir&&)>& on_kernel_dir,
            const std::function<void(Problem&&)>& on_problem)
-        : options_(options), on_kernel_dir_(on_kernel_dir), on_problem_(on_problem) {}
+        : options_(options), on_kernel_dir_(on_kernel_dir), on_problem_(on_problem),
+          dirents_(dirents_buffer_size) {}
 
     void walk(const std::string& root) {
         // Explicit stack: nesting depth is bounded by the file system, not by our call stack.
-        std::vector<std::string> stack;
-        stack.push_back(root);
+        std::vector<PendingDir> stack;
+        stack.push_back({root, nullptr});
         while (!stack.empty()) {
-            std::string dir = std::move(stack.back());
+            PendingDir dir = std::move(stack.back());
             stack.pop_back();
-            if (options_.follow_symlinks && !first_visit(dir)) {
-                continue;
-            }
             std::vector<Entry> entries;
-            if (!read_directory(dir, entries)) {
+            auto fd = read_directory(dir, entries);
+            if (fd == nullptr) {
                 continue;
             }
             ++stats_.directories;
-            visit(dir, entries, stack);
+            visit(dir.path, fd, entries, stack);
         }
     }
 
     const DiscoverStats& stats() const { return stats_; }
 
 private:
-    // Reads one directory's entries, sorted by name. Symlinks are resolved to the kind of their
-    // target; a directory symlink is kept only when following is on and its target is new.
-    bool read_directory(const std::string& dir, std::vector<Entry>& entries) {
-        DIR* d = ::opendir(dir.c_str());
-        if (d == nullptr) {
-            on_problem_(make_problem(dir, {}, ProblemCode::io_error,
+    static constexpr std::size_t dirents_buffer_size = 64 * 1024;
+
+    // Opens a directory (relative to its parent's descriptor) and reads its entries with
+    // getdents64 into a reused buffer, sorted by name. nullptr when it cannot be read (reported),
+    // or when following symlinks and it was already walked.
+    std::shared_ptr<DirFd> read_directory(const PendingDir& dir, std::vector<Entry>& entries) {
+        int flags =
+            O_RDONLY | O_DIRECTORY | O_CLOEXEC | (options_.follow_symlinks ? 0 : O_NOFOLLOW);
+        int raw = dir.parent
+                      ? ::openat(dir.parent->get(), std::string(base_name(dir.path)).c_str(), flags)
+                      : ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (raw < 0) {
+            on_problem_(make_problem(dir.path, {}, ProblemCode::io_error,
                                      "cannot read directory: " + errno_message(errno)));
-            return false;
+            return nullptr;
         }
-        int dfd = ::dirfd(d);
-        errno = 0;
-        while (dirent* e = ::readdir(d)) {
-            std::string_view name = e->d_name;
-            if (name == "." || name == "..") {
-                continue;
+        auto fd = std::make_shared<DirFd>(raw);
+        // With symlinks followed, a directory reached twice (a loop, or two links to one target)
+        // is walked once.
+        if (options_.follow_symlinks) {
+            struct stat st {};
+            if (::fstat(raw, &st) == 0 && !visited_.insert({st.st_dev, st.st_ino}).second) {
+                return nullptr;
             }
-            Entry entry{std::string(name), EntryKind::other, false};
-            unsigned char type = e->d_type;
-            if (type == DT_UNKNOWN || type == DT_LNK) {
-                struct stat st {};
-                if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        }
+        for (;;) {
+            ssize_t n = ::getdents64(raw, dirents_.data(), dirents_.size());
+            if (n < 0) {
+                on_problem_(make_problem(dir.path, {}, ProblemCode::io_error,
+                                         "error while reading directory: " + errno_message(errno)));
+                break;
+            }
+            if (n == 0) {
+                break;
+            }
+            for (ssize_t at = 0; at < n;) {
+                const auto* e = reinterpret_cast<const struct dirent64*>(dirents_.data() + at);
+                at += e->d_reclen;
+                std::string_view name = e->d_name;
+                if (name == "." || name == "..") {
                     continue;
                 }
-                if (S_ISLNK(st.st_mode)) {
-                    entry.is_symlink = true;
-                    if (::fstatat(dfd, e->d_name, &st, 0) != 0) {
-                        continue; // dangling link
-                    }
-                }
-                type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
-                if (type == DT_DIR && entry.is_symlink && !options_.follow_symlinks) {
-                    continue;
+                if (auto entry = classify(raw, e->d_name, e->d_type, options_.follow_symlinks)) {
+                    entries.push_back(std::move(*entry));
                 }
             }
-            // Fifos, sockets and devices named like SDSC files are kept as "files": reading them
-            // reports them instead of silently skipping a name the user expects to be scanned.
-            entry.kind = type == DT_DIR ? EntryKind::directory : EntryKind::file;
-            entries.push_back(std::move(entry));
-        }
-        int err = errno;
-        ::closedir(d);
-        if (err != 0) {
-            on_problem_(make_problem(dir, {}, ProblemCode::io_error,
-                                     "error while reading directory: " + errno_message(err)));
         }
         std::sort(entries.begin(), entries.end(),
                   [](const Entry& a, const Entry& b) { return a.name < b.name; });
-        return true;
-    }
-
-    // With symlinks followed, a directory reached twice (a loop, or two links to one target) is
-    // walked once.
-    bool first_visit(const std::string& dir) {
-        struct stat st {};
-        if (::stat(dir.c_str(), &st) != 0) {
-            return true; // reading it will report the problem
-        }
-        return visited_.insert({st.st_dev, st.st_ino}).second;
+        return fd;
     }
 
     bool skipped_as_incomplete(std::string_view name, std::string_view parent_name) const {
@@ -180,8 +221,8 @@ private:
                (name == "failed" && parent_name == "inductor-spyre-cache");
     }
 
-    void visit(const std::string& dir, const std::vector<Entry>& entries,
-               std::vector<std::string>& stack) {
+    void visit(const std::string& dir, const std::shared_ptr<DirFd>& fd,
+               const std::vector<Entry>& entries, std::vector<PendingDir>& stack) {
         KernelDir kd;
         kd.path = dir;
         std::string dir_name(base_name(dir));
@@ -194,13 +235,14 @@ private:
             if (e.name == "bundle.mlir") {
                 kd.has_bundle = true;
             } else if (auto name = match_sdsc_file_name(e.name)) {
-                kd.files.push_back({join_path(dir, e.name), std::move(*name)});
+                kd.files.push_back(
+                    {join_path(dir, e.name), std::move(*name), e.kind == EntryKind::regular_file});
             }
         }
         kd.kernel = kernel_name_from_dir(dir_name);
         // The oldest layout has no sdsc_<N> files beside execute/: only then is execute/ read.
         if (has_execute && kd.files.empty()) {
-            collect_execute_files(dir, kd);
+            collect_execute_files(dir, fd, kd);
         }
         // A kernel directory (by its name, or by its place in the persistent kernel cache) holds
         // backend output in its subdirectories (execute/, spyreCodeDir/, ...), never other kernel
@@ -224,36 +266,28 @@ private:
                 ++stats_.skipped_incomplete;
                 continue;
             }
-            stack.push_back(join_path(dir, it->name));
+            stack.push_back({join_path(dir, it->name), fd});
         }
     }
 
     // The oldest layout keeps one op per kernel in <kernel dir>/execute/<kernel>/sdsc.json; those
     // files belong to the kernel directory, not to execute/<kernel>/.
-    void collect_execute_files(const std::string& dir, KernelDir& kd) {
-        std::string execute = join_path(dir, "execute");
-        DIR* d = ::opendir(execute.c_str());
-        if (d == nullptr) {
-            on_problem_(make_problem(execute, {}, ProblemCode::io_error,
-                                     "cannot read directory: " + errno_message(errno)));
+    void collect_execute_files(const std::string& dir, const std::shared_ptr<DirFd>& fd,
+                               KernelDir& kd) {
+        std::vector<Entry> entries;
+        auto execute = read_directory({join_path(dir, "execute"), fd}, entries);
+        if (execute == nullptr) {
             return;
         }
-        std::vector<std::string> found;
-        while (dirent* e = ::readdir(d)) {
-            std::string_view name = e->d_name;
-            if (name == "." || name == "..") {
-                continue;
-            }
-            std::string relative = join_path(name, "sdsc.json");
+        for (const auto& e : entries) {
+            std::string relative = join_path(e.name, "sdsc.json");
             struct stat st {};
-            if (::fstatat(::dirfd(d), relative.c_str(), &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
-                found.push_back(join_path(execute, relative));
+            if (e.kind == EntryKind::directory &&
+                ::fstatat(execute->get(), relative.c_str(), &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
+                kd.files.push_back({join_path(dir, "execute/" + relative),
+                                    SdscName{FileNaming::execute, std::nullopt, {}},
+                                    S_ISREG(st.st_mode)});
             }
-        }
-        ::closedir(d);
-        std::sort(found.begin(), found.end());
-        for (auto& path : found) {
-            kd.files.push_back({std::move(path), SdscName{FileNaming::execute, std::nullopt, {}}});
         }
     }
 
@@ -262,6 +296,7 @@ private:
     const std::function<void(Problem&&)>& on_problem_;
     std::set<std::pair<dev_t, ino_t>> visited_;
     DiscoverStats stats_;
+    std::vector<char> dirents_;
 };
 
 } // namespace
@@ -356,7 +391,7 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
         } else if (file_name == "sdsc.json" && base_name(parent_path(parent)) == "execute") {
             name.naming = FileNaming::execute;
         }
-        group->files.push_back({root, std::move(name)});
+        group->files.push_back({root, std::move(name), S_ISREG(st.st_mode)});
     }
     for (auto& group : file_groups) {
         std::sort(group.files.begin(), group.files.end(), by_index_then_name);

@@ -3,6 +3,9 @@
 #include "sdscprov/derive.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <functional>
+#include <thread>
 
 namespace sdscprov {
 
@@ -58,7 +61,7 @@ OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
             k.kernel = &kernel;
             k.map = map.get();
             for (const auto& op : kernel.ops) {
-                k.ops.push_back({&op, derive_handle(op, map->nodes)});
+                k.ops.push_back({&op, std::nullopt});
             }
             std::size_t i = kernels_.size();
             kernels_.push_back(std::move(k));
@@ -67,6 +70,51 @@ OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
             } else {
                 by_name_.emplace(kernel.name, i);
             }
+        }
+    }
+    derive_handles();
+}
+
+// Deriving a handle hashes its canonical text (SHA-256): for a whole compile's map that is most
+// of the index's cost, so large maps are derived on all cores. derive_handle() reads only the
+// const map.
+void OriginsIndex::derive_handles() {
+    std::vector<IndexedOp*> ops;
+    std::vector<const std::map<std::string, FxNode>*> nodes;
+    for (auto& k : kernels_) {
+        for (auto& op : k.ops) {
+            ops.push_back(&op);
+            nodes.push_back(&k.map->nodes);
+        }
+    }
+    std::vector<std::exception_ptr> failures(1);
+    auto derive = [&](std::size_t begin, std::size_t end, std::exception_ptr& failure) {
+        try {
+            for (std::size_t i = begin; i < end; ++i) {
+                ops[i]->handle = derive_handle(*ops[i]->op, *nodes[i]);
+            }
+        } catch (...) {
+            failure = std::current_exception(); // rethrown on the calling thread
+        }
+    };
+    constexpr std::size_t ops_per_thread = 2048;
+    std::size_t threads = std::min<std::size_t>(std::max(1U, std::thread::hardware_concurrency()),
+                                                (ops.size() + ops_per_thread - 1) / ops_per_thread);
+    threads = std::max<std::size_t>(threads, 1);
+    failures.resize(threads);
+    std::vector<std::thread> pool;
+    std::size_t chunk = (ops.size() + threads - 1) / threads;
+    for (std::size_t t = 1; t < threads; ++t) {
+        pool.emplace_back(derive, t * chunk, std::min(ops.size(), (t + 1) * chunk),
+                          std::ref(failures[t]));
+    }
+    derive(0, std::min(ops.size(), chunk), failures[0]);
+    for (auto& t : pool) {
+        t.join();
+    }
+    for (const auto& failure : failures) {
+        if (failure) {
+            std::rethrow_exception(failure);
         }
     }
 }

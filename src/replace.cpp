@@ -138,7 +138,8 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
     for (auto& p : pending) {
         struct stat st {};
         // The file must still be the one we read: a compile that rewrote it in the meantime wins.
-        if (::lstat(p.path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        bool exists = ::lstat(p.path.c_str(), &st) == 0;
+        if (exists && S_ISLNK(st.st_mode)) {
             // Renaming over a link would replace the link, and writing through it could reach
             // outside the tree: links are never written.
             ::unlink(p.temp.c_str());
@@ -147,8 +148,7 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
                                             "target are unchanged)"));
             continue;
         }
-        if (::lstat(p.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-            stamp_of(st) != p.original) {
+        if (!exists || !S_ISREG(st.st_mode) || stamp_of(st) != p.original) {
             ::unlink(p.temp.c_str());
             problems.push_back(make_problem(
                 p.path, {}, ProblemCode::changed_on_disk,

@@ -402,7 +402,7 @@ public:
         }
         writer_.EndArray();
         writer_.EndObject();
-        flush();
+        flush_when_full();
     }
 
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
@@ -509,8 +509,15 @@ public:
 private:
     using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-    // Output goes through a buffer written out once per kernel: RapidJSON's ostream wrapper puts
-    // one character at a time.
+    // Output goes through a buffer written out in blocks of at least 64 KiB (and at the end):
+    // RapidJSON's ostream wrapper puts one character at a time, and a write per kernel is a
+    // system call per kernel.
+    void flush_when_full() {
+        if (buffer_.GetSize() >= 64 * 1024) {
+            flush();
+        }
+    }
+
     void flush() {
         out_.write(buffer_.GetString(), static_cast<std::streamsize>(buffer_.GetSize()));
         buffer_.Clear();

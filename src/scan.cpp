@@ -276,6 +276,8 @@ struct Scanner::Impl {
     ScanOptions options;
     simdjson::dom::parser parser;
     std::vector<char> buffer; // file bytes, then SIMDJSON_PADDING bytes
+    // Read buffer size when the file's size is not known beforehand (SDSC files: 15-50 KB).
+    static constexpr std::size_t min_read_buffer = 64 * 1024;
     std::size_t length = 0;
 
     void reserve(std::size_t n) {
@@ -285,7 +287,8 @@ struct Scanner::Impl {
     }
 
     // Reads the whole file into `buffer`. Returns false with a problem on failure.
-    bool read(const std::string& path, FileStamp& stamp, Problem& problem) {
+    bool read(const SdscFile& file, FileStamp& stamp, Problem& problem) {
+        const std::string& path = file.path;
         // O_NONBLOCK: opening a fifo named sdsc_0.json must not hang the scan.
         int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0) {
@@ -293,11 +296,31 @@ struct Scanner::Impl {
                                    std::string("cannot open: ") + std::strerror(errno));
             return false;
         }
+        // A file the walk saw as regular needs no fstat unless its stamp is wanted; should it
+        // have been replaced since, reading it (or a failed read) shows what it is now.
+        bool stat_first = options.stamp || !file.regular;
+        if (stat_first && !check_regular(fd, path, stamp, problem)) {
+            ::close(fd);
+            return false;
+        }
+        if (!read_all(fd, path, stat_first, stamp, problem)) {
+            if (!stat_first && problem.code == ProblemCode::io_error) {
+                check_regular(fd, path, stamp, problem); // a clearer message when it is not
+            }
+            ::close(fd);
+            return false;
+        }
+        ::close(fd);
+        stamp.size = length;
+        return true;
+    }
+
+    // fstat: the file's stamp, and a problem when it is not a regular file or too large.
+    bool check_regular(int fd, const std::string& path, FileStamp& stamp, Problem& problem) {
         struct stat st {};
         if (::fstat(fd, &st) != 0) {
             problem = make_problem(path, {}, ProblemCode::io_error,
                                    std::string("cannot stat: ") + std::strerror(errno));
-            ::close(fd);
             return false;
         }
         stamp = FileStamp{static_cast<std::uint64_t>(st.st_dev),
@@ -314,7 +337,6 @@ struct Scanner::Impl {
                                    : S_ISSOCK(st.st_mode) ? "is a socket, not a regular file"
                                    : S_ISDIR(st.st_mode)  ? "is a directory, not a file"
                                                           : "is not a regular file");
-            ::close(fd);
             return false;
         }
         auto size = static_cast<std::uint64_t>(st.st_size);
@@ -323,24 +345,37 @@ struct Scanner::Impl {
                 make_problem(path, {}, ProblemCode::file_too_large,
                              "file is " + std::to_string(size) + " bytes, more than " +
                                  "--max-file-size (" + std::to_string(options.max_file_size) + ")");
-            ::close(fd);
             return false;
         }
+        return true;
+    }
+
+    // Reads from `fd` to end of file into `buffer`. `stat_done`: check_regular() already filled
+    // `stamp`; if not, it runs as soon as the file turns out larger than the buffer, so that a
+    // huge file is refused by its size instead of being read.
+    bool read_all(int fd, const std::string& path, bool stat_done, FileStamp& stamp,
+                  Problem& problem) {
         // Read until end of file: the file may have grown since fstat. A regular file returns a
         // short read only at its end, so asking for one byte more than its size ends the loop
         // without a second read call in the usual case.
         length = 0;
-        reserve(static_cast<std::size_t>(size) + 1);
+        reserve(stat_done ? static_cast<std::size_t>(stamp.size) + 1
+                          : std::max(buffer.size(), min_read_buffer) - simdjson::SIMDJSON_PADDING);
         for (;;) {
             std::size_t room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
             if (room == 0) {
+                if (!stat_done) {
+                    if (!check_regular(fd, path, stamp, problem)) {
+                        return false;
+                    }
+                    stat_done = true;
+                }
                 if (length >= options.max_file_size) {
                     problem = make_problem(path, {}, ProblemCode::file_too_large,
                                            "file grew past --max-file-size while being read");
-                    ::close(fd);
                     return false;
                 }
-                reserve(length * 2);
+                reserve(std::max(length * 2, static_cast<std::size_t>(stamp.size) + 1));
                 room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
             }
             ssize_t got = ::read(fd, buffer.data() + length, room);
@@ -350,17 +385,13 @@ struct Scanner::Impl {
                 }
                 problem = make_problem(path, {}, ProblemCode::io_error,
                                        std::string("cannot read: ") + std::strerror(errno));
-                ::close(fd);
                 return false;
             }
             length += static_cast<std::size_t>(got);
             if (static_cast<std::size_t>(got) < room) {
-                break;
+                return true;
             }
         }
-        ::close(fd);
-        stamp.size = length;
-        return true;
     }
 
     ScanResult scan(const SdscFile& file, std::string_view bytes);
@@ -501,7 +532,7 @@ Scanner::~Scanner() = default;
 ScanResult Scanner::scan_file(const SdscFile& file) {
     FileStamp stamp;
     Problem problem;
-    if (!impl_->read(file.path, stamp, problem)) {
+    if (!impl_->read(file, stamp, problem)) {
         ScanResult r;
         r.file = file;
         r.stamp = stamp;

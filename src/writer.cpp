@@ -287,14 +287,20 @@ std::string handle_member_text(const DebugHandle& handle, const FileStyle& style
     return "\"debug_handle_\"" + style.key_separator + render_handle(handle, style, 2);
 }
 
-// The bytes with [begin, end) replaced by `text`.
-std::string splice(std::string_view bytes, std::size_t begin, std::size_t end,
-                   std::string_view text) {
-    std::string out;
+// `out` := the bytes with [begin, end) replaced by `text`.
+void splice(std::string_view bytes, std::size_t begin, std::size_t end, std::string_view text,
+            std::string& out) {
+    out.clear();
     out.reserve(bytes.size() - (end - begin) + text.size());
     out.append(bytes.substr(0, begin));
     out.append(text);
     out.append(bytes.substr(end));
+}
+
+std::string splice(std::string_view bytes, std::size_t begin, std::size_t end,
+                   std::string_view text) {
+    std::string out;
+    splice(bytes, begin, end, text, out);
     return out;
 }
 
@@ -388,11 +394,13 @@ std::string render_handle(const DebugHandle& handle, const FileStyle& style, std
     return lay_out(compact, style, depth);
 }
 
-std::string set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle) {
+void set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle,
+                std::string& out) {
     FileStyle style = detect_style(bytes, scan);
     if (scan.handle_member) {
         std::size_t value = json_member_value(bytes, scan.handle_member->begin);
-        return splice(bytes, value, scan.handle_member->end, render_handle(handle, style, 2));
+        splice(bytes, value, scan.handle_member->end, render_handle(handle, style, 2), out);
+        return;
     }
     std::size_t open = scan.op_object_open;
     std::size_t first = json_skip_ws(bytes, open + 1);
@@ -403,17 +411,25 @@ std::string set_handle(std::string_view bytes, const ScanResult& scan, const Deb
         if (empty) {
             // As json.dump writes a one-member object; whitespace inside `{ }` is dropped.
             text += style.newline + indent(style, 1);
-            return splice(bytes, open + 1, first, text);
+            splice(bytes, open + 1, first, text, out);
+            return;
         }
     } else {
         text = handle_member_text(handle, style);
         if (empty) {
-            return splice(bytes, open + 1, first, text);
+            splice(bytes, open + 1, first, text, out);
+            return;
         }
     }
     // Before the former first member, keeping the whitespace that preceded it.
     text += style.item_separator;
-    return splice(bytes, open + 1, open + 1, text);
+    splice(bytes, open + 1, open + 1, text, out);
+}
+
+std::string set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle) {
+    std::string out;
+    set_handle(bytes, scan, handle, out);
+    return out;
 }
 
 std::string set_handle_null(std::string_view bytes, const ScanResult& scan) {

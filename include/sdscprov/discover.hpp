@@ -40,6 +40,7 @@ std::optional<std::string> kernel_name_from_dir(std::string_view dir_name);
 struct SdscFile {
     std::string path; // as reached from the command-line argument
     SdscName name;
+    bool regular = false; // seen as a regular file when discovered (the reader need not stat it)
 };
 
 struct KernelDir {

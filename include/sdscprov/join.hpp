@@ -43,6 +43,8 @@ public:
     const std::vector<IndexedKernel>& kernels() const { return kernels_; }
 
 private:
+    void derive_handles();
+
     std::vector<std::unique_ptr<OriginsMap>> maps_; // stable addresses for the pointers below
     std::vector<IndexedKernel> kernels_;
     std::multimap<std::string, std::size_t, std::less<>> by_dir_;

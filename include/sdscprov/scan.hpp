@@ -88,6 +88,10 @@ struct ScanResult {
 
 struct ScanOptions {
     std::uint64_t max_file_size = std::uint64_t{1} << 30; // larger files are not read
+    // fstat every file before reading it, filling ScanResult::stamp (annotate's change check).
+    // Off, a file discovery saw as regular is read without it (stamp: size only) unless it turns
+    // out larger than the read buffer.
+    bool stamp = true;
 };
 
 // Scans files one after the other with one simdjson parser and one read buffer, both reused.

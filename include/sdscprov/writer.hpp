@@ -39,6 +39,10 @@ std::string render_handle(const DebugHandle& handle, const FileStyle& style, std
 // std::invalid_argument when `scan` is not an ok scan of `bytes` or a string of the handle is not
 // valid UTF-8 (nothing Python could have written).
 std::string set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle);
+// The same into `out` (its capacity is reused: annotate keeps one buffer per thread). `bytes`
+// must not alias `out`.
+void set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle,
+                std::string& out);
 
 // The file's bytes with the handle's value replaced by `null` (strip), or the whole member and
 // one adjoining separator removed (strip --remove). Unchanged bytes when there is no handle.

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <future>
 #include <iostream>
 #include <map>
 #include <unistd.h>
@@ -100,6 +102,7 @@ void print_problems(const std::vector<sdscprov::Problem>& problems) {
 
 int run_scan(const CommonOptions& o) {
     auto options = pipeline_options(o);
+    options.scan.stamp = false; // nothing is written: no change check, no fstat per file
     sdscprov::PrinterOptions printer_options;
     printer_options.color = use_color(o.color);
     printer_options.command = "scan";
@@ -122,7 +125,35 @@ struct AnnotateCli {
     std::string durability = "batch";
 };
 
+// Discovery for annotate, whole: a kernel name carried by several directories is ambiguous, and
+// that is only known once every directory has been seen.
+struct Discovered {
+    std::vector<sdscprov::KernelDir> dirs;
+    std::vector<sdscprov::Problem> problems;
+    sdscprov::DiscoverStats stats;
+    std::map<std::string, std::size_t> kernel_names;
+};
+
+Discovered discover_all(const std::vector<std::string>& paths,
+                        const sdscprov::DiscoverOptions& options) {
+    Discovered d;
+    d.stats = sdscprov::discover(
+        paths, options, [&](sdscprov::KernelDir&& k) { d.dirs.push_back(std::move(k)); },
+        [&](sdscprov::Problem&& p) { d.problems.push_back(std::move(p)); });
+    for (const auto& k : d.dirs) {
+        if (k.kernel) {
+            ++d.kernel_names[*k.kernel];
+        }
+    }
+    return d;
+}
+
 int run_annotate(const AnnotateCli& cli) {
+    // The walk only reads directories: it runs while the origins maps are read and indexed.
+    auto options = pipeline_options(cli.common);
+    auto walk = std::async(std::launch::async, discover_all, std::cref(cli.common.paths),
+                           std::cref(options.discover));
+
     // Every origins map is read and validated before any file is touched.
     std::vector<sdscprov::OriginsMap> maps;
     std::vector<sdscprov::Problem> map_problems;
@@ -135,26 +166,16 @@ int run_annotate(const AnnotateCli& cli) {
     }
     print_problems(map_problems);
     if (any_error(map_problems)) {
+        walk.wait();
         std::cerr << "sdscprov: no file was changed: fix the origins map first\n";
         return exit_bad_input;
     }
     sdscprov::OriginsIndex index(std::move(maps));
-
-    // Discovery runs first, whole: a kernel name carried by several directories is ambiguous,
-    // and that is only known once every directory has been seen.
-    auto options = pipeline_options(cli.common);
-    std::vector<sdscprov::KernelDir> dirs;
-    std::vector<sdscprov::Problem> walk_problems;
-    auto stats = sdscprov::discover(
-        cli.common.paths, options.discover,
-        [&](sdscprov::KernelDir&& d) { dirs.push_back(std::move(d)); },
-        [&](sdscprov::Problem&& p) { walk_problems.push_back(std::move(p)); });
-    std::map<std::string, std::size_t> kernel_names;
-    for (const auto& d : dirs) {
-        if (d.kernel) {
-            ++kernel_names[*d.kernel];
-        }
-    }
+    Discovered found = walk.get();
+    auto& dirs = found.dirs;
+    auto& walk_problems = found.problems;
+    auto& stats = found.stats;
+    auto& kernel_names = found.kernel_names;
     sdscprov::KernelSource replay =
         [&](const std::function<void(sdscprov::KernelDir &&)>& on_dir,
             const std::function<void(sdscprov::Problem &&)>& on_problem) {

@@ -137,10 +137,26 @@ TEST_CASE("discover: a kernel cache with every naming era") {
     CHECK(fs::path(w.dirs[3].path).filename() == "abc123");
     CHECK_FALSE(w.dirs[3].kernel.has_value());
     CHECK(w.stats.skipped_incomplete == 2);
+    for (const auto& d : w.dirs) {
+        for (const auto& f : d.files) {
+            CHECK(f.regular); // seen as regular files: the scan may read them without fstat
+        }
+    }
 
     auto all = walk({t.root.string()}, DiscoverOptions{true, false});
     CHECK(all.dirs.size() == 6);
     CHECK(all.stats.skipped_incomplete == 0);
+}
+
+TEST_CASE("discover: a fifo named like an SDSC file is kept, not as a regular file") {
+    TempTree t;
+    t.file("k_aaaaaaaa/sdsc_0.json");
+    REQUIRE(::mkfifo((t.root / "k_aaaaaaaa/sdsc_1.json").c_str(), 0600) == 0);
+    auto w = walk({t.root.string()});
+    REQUIRE(w.dirs.size() == 1);
+    REQUIRE(w.dirs[0].files.size() == 2);
+    CHECK(w.dirs[0].files[0].regular);
+    CHECK_FALSE(w.dirs[0].files[1].regular); // the scan stats it and reports what it is
 }
 
 TEST_CASE("discover: directory symlinks are not followed unless asked, loops end") {

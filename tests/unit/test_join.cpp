@@ -178,3 +178,47 @@ TEST_CASE("join: the plan for each file") {
         join_kernel(dir_of("c/sdsc_fused_x_0_abcdefgh", {"sdsc_0.json"}), std::nullopt, index, 1);
     CHECK(plan_file(unmatched, 0, scan(R"({"0_add": {}})"), {}).action == FileAction::unmatched);
 }
+
+TEST_CASE("join: a large map's handles are derived on several threads, each as derive_handle") {
+    // Enough ops (3 x 2,500) that the index splits the work across threads.
+    OriginsMap map;
+    map.path = "big.json";
+    for (int n = 0; n < 300; ++n) {
+        FxNode node;
+        node.original_aten = "aten.op" + std::to_string(n % 7) + ".default";
+        if (n % 3 != 0) {
+            node.stack_trace = "  File \"/w/m.py\", line " + std::to_string(n) + ", in f\n";
+        }
+        map.nodes.emplace("n" + std::to_string(n), std::move(node));
+    }
+    for (int k = 0; k < 2500; ++k) {
+        OriginsKernel kernel;
+        kernel.name = "sdsc_fused_k_" + std::to_string(k);
+        for (int o = 0; o < 3; ++o) {
+            OriginsOp op;
+            op.opfunc = "add";
+            op.buffer = "buf" + std::to_string(o);
+            if (o != 2) { // every third op has no origins: no handle
+                op.origins = {"n" + std::to_string((k + o) % 300), "n" + std::to_string(k % 300)};
+            }
+            kernel.ops.push_back(std::move(op));
+        }
+        map.kernels.push_back(std::move(kernel));
+    }
+    OriginsMap copy = map;
+    std::vector<OriginsMap> maps;
+    maps.push_back(std::move(map));
+    OriginsIndex index(std::move(maps));
+    REQUIRE(index.kernels().size() == 2500);
+    std::size_t with_handle = 0;
+    for (std::size_t k = 0; k < index.kernels().size(); ++k) {
+        const auto& indexed = index.kernels()[k];
+        REQUIRE(indexed.ops.size() == 3);
+        for (std::size_t o = 0; o < 3; ++o) {
+            auto expected = derive_handle(copy.kernels[k].ops[o], copy.nodes);
+            CHECK(indexed.ops[o].handle == expected);
+            with_handle += indexed.ops[o].handle.has_value() ? 1 : 0;
+        }
+    }
+    CHECK(with_handle == 5000);
+}

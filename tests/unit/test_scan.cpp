@@ -1,9 +1,11 @@
 // Scan: one file's bytes in, a ScanResult out. Table-driven over small hand-written documents.
 #include "sdscprov/scan.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <simdjson.h>
 #include <string>
+#include <sys/stat.h>
 
 using namespace sdscprov;
 
@@ -325,4 +327,55 @@ TEST_CASE("scan: provenance from the tape equals a DOM walk") {
         }
     }
     CHECK(checked == 520);
+}
+
+TEST_CASE("scan: without stamps, files the walk saw as regular are read without fstat") {
+    test::TempDir t;
+    // One small file, and one larger than the read buffer the scanner starts with (64 KiB): the
+    // second is read whole, its size found on the way.
+    std::string small = doc_with_handle("\"debug_handle_\": null");
+    std::string padding(200 * 1024, ' ');
+    std::string large =
+        "{\"0_add\": {\"pad\": \"" + std::string(150 * 1024, 'x') + "\"}}" + padding;
+    t.file("k/sdsc_0.json", small);
+    t.file("k/sdsc_1.json", large);
+    ScanOptions options;
+    options.stamp = false;
+    Scanner scanner(options);
+    for (const auto& [name, bytes] :
+         {std::pair{"sdsc_0.json", small}, std::pair{"sdsc_1.json", large}}) {
+        SdscFile f = named((t.root / "k" / name).string());
+        f.regular = true;
+        auto r = scanner.scan_file(f);
+        CAPTURE(name);
+        CHECK(r.status == FileStatus::ok);
+        CHECK(scanner.bytes() == bytes);
+        CHECK(r.stamp.size == bytes.size());
+        // Not stat'ed when it fit the buffer; the large one was, once it outgrew it.
+        CHECK((r.stamp.inode == 0) == (bytes.size() < 64 * 1024));
+    }
+
+    // A large file over --max-file-size is refused by its size, found once it outgrows the buffer.
+    options.max_file_size = 100 * 1024;
+    Scanner limited(options);
+    SdscFile f = named((t.root / "k" / "sdsc_1.json").string());
+    f.regular = true;
+    auto big = limited.scan_file(f);
+    REQUIRE(big.problems.size() == 1);
+    CHECK(big.problems[0].code == ProblemCode::file_too_large);
+
+    // Replaced by a directory since the walk: the read fails and says what it is now.
+    SdscFile gone = named((t.root / "k").string());
+    gone.regular = true;
+    auto dir = scanner.scan_file(gone);
+    REQUIRE(dir.problems.size() == 1);
+    CHECK(dir.problems[0].code == ProblemCode::not_regular_file);
+
+    // With stamps (annotate), the same file carries its identity.
+    Scanner stamped;
+    auto r = stamped.scan_file(named((t.root / "k" / "sdsc_0.json").string()));
+    struct stat st {};
+    REQUIRE(::stat((t.root / "k" / "sdsc_0.json").c_str(), &st) == 0);
+    CHECK(r.stamp.inode == static_cast<std::uint64_t>(st.st_ino));
+    CHECK(r.stamp.size == small.size());
 }
