@@ -3,9 +3,6 @@
 #include "sdscprov/derive.hpp"
 
 #include <algorithm>
-#include <exception>
-#include <functional>
-#include <thread>
 
 namespace sdscprov {
 
@@ -61,7 +58,7 @@ OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
             k.kernel = &kernel;
             k.map = map.get();
             for (const auto& op : kernel.ops) {
-                k.ops.push_back({&op, std::nullopt});
+                k.ops.push_back({&op});
             }
             std::size_t i = kernels_.size();
             kernels_.push_back(std::move(k));
@@ -70,51 +67,6 @@ OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
             } else {
                 by_name_.emplace(kernel.name, i);
             }
-        }
-    }
-    derive_handles();
-}
-
-// Deriving a handle hashes its canonical text (SHA-256): for a whole compile's map that is most
-// of the index's cost, so large maps are derived on all cores. derive_handle() reads only the
-// const map.
-void OriginsIndex::derive_handles() {
-    std::vector<IndexedOp*> ops;
-    std::vector<const std::map<std::string, FxNode>*> nodes;
-    for (auto& k : kernels_) {
-        for (auto& op : k.ops) {
-            ops.push_back(&op);
-            nodes.push_back(&k.map->nodes);
-        }
-    }
-    std::vector<std::exception_ptr> failures(1);
-    auto derive = [&](std::size_t begin, std::size_t end, std::exception_ptr& failure) {
-        try {
-            for (std::size_t i = begin; i < end; ++i) {
-                ops[i]->handle = derive_handle(*ops[i]->op, *nodes[i]);
-            }
-        } catch (...) {
-            failure = std::current_exception(); // rethrown on the calling thread
-        }
-    };
-    constexpr std::size_t ops_per_thread = 2048;
-    std::size_t threads = std::min<std::size_t>(std::max(1U, std::thread::hardware_concurrency()),
-                                                (ops.size() + ops_per_thread - 1) / ops_per_thread);
-    threads = std::max<std::size_t>(threads, 1);
-    failures.resize(threads);
-    std::vector<std::thread> pool;
-    std::size_t chunk = (ops.size() + threads - 1) / threads;
-    for (std::size_t t = 1; t < threads; ++t) {
-        pool.emplace_back(derive, t * chunk, std::min(ops.size(), (t + 1) * chunk),
-                          std::ref(failures[t]));
-    }
-    derive(0, std::min(ops.size(), chunk), failures[0]);
-    for (auto& t : pool) {
-        t.join();
-    }
-    for (const auto& failure : failures) {
-        if (failure) {
-            std::rethrow_exception(failure);
         }
     }
 }
@@ -188,6 +140,7 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
             ops.clear();
         }
         join.lost_ops.clear();
+        join.handles.clear();
         return join;
     };
 
@@ -246,6 +199,13 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
         }
         join.ops[f].push_back(p);
     }
+    // Handles are derived here, per joined kernel on the worker that handles it, not for the
+    // whole map up front: a compile's map has thousands of ops (each id a SHA-256), deriving
+    // them all delayed the first write, and a run often touches a part of them.
+    join.handles.reserve(ops);
+    for (const auto& op : entry.ops) {
+        join.handles.push_back(derive_handle(*op.op, entry.map->nodes));
+    }
     return join;
 }
 
@@ -268,19 +228,20 @@ FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& s
         return fp;
     }
     const IndexedOp& op = join.entry->ops[ops.front()];
+    const std::optional<DebugHandle>& handle = join.handles[ops.front()];
     if (scan.opfunc != op.op->opfunc) {
         fp.action = FileAction::opfunc_mismatch;
         fp.detail = "the file's op is '" + scan.opfunc + "' but OpSpec " +
                     std::to_string(ops.front()) + " of the map is '" + op.op->opfunc + "'";
         return fp;
     }
-    if (!op.handle) {
+    if (!handle) {
         fp.action = FileAction::no_origin;
         fp.detail = "OpSpec " + std::to_string(ops.front()) + " (" + op.op->buffer +
                     ") has no FX origins: compiler-generated";
         return fp;
     }
-    fp.handle = op.handle;
+    fp.handle = handle;
     switch (scan.handle_state) {
     case HandleState::absent:
         fp.action = FileAction::add;
@@ -293,14 +254,14 @@ FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& s
         fp.detail = "the file's debug_handle_ is malformed: left alone";
         break;
     case HandleState::populated:
-        if (scan.handle == op.handle) {
+        if (scan.handle == handle) {
             fp.action = FileAction::keep;
         } else if (options.refresh) {
             fp.action = FileAction::refresh;
         } else {
             fp.action = FileAction::differs;
             fp.detail = "the file holds a different handle (id " + scan.handle->id +
-                        ", the map gives " + op.handle->id + "): --refresh replaces it";
+                        ", the map gives " + handle->id + "): --refresh replaces it";
         }
         break;
     }

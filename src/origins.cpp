@@ -371,12 +371,14 @@ private:
 
 } // namespace
 
-OriginsReadResult parse_origins_map(const std::string& path, std::string_view bytes) {
+namespace {
+
+// `bytes` must be followed by simdjson::SIMDJSON_PADDING readable bytes.
+OriginsReadResult parse_padded(const std::string& path, std::string_view bytes) {
     OriginsReadResult result;
-    simdjson::padded_string padded(bytes);
     simdjson::dom::parser parser;
     element root;
-    if (parser.parse(padded).get(root) != simdjson::SUCCESS) {
+    if (parser.parse(bytes.data(), bytes.size(), false).get(root) != simdjson::SUCCESS) {
         auto located = locate_json_error(bytes);
         result.problems.push_back(make_problem(
             path, position_at(bytes, located ? located->offset : 0), ProblemCode::parse_error,
@@ -389,7 +391,15 @@ OriginsReadResult parse_origins_map(const std::string& path, std::string_view by
     return result;
 }
 
+} // namespace
+
+OriginsReadResult parse_origins_map(const std::string& path, std::string_view bytes) {
+    simdjson::padded_string padded(bytes);
+    return parse_padded(path, std::string_view(padded.data(), padded.size()));
+}
+
 OriginsReadResult read_origins_map(const std::string& path) {
+    // Read once into a padded buffer and parse it in place: a compile's map is megabytes.
     simdjson::padded_string content;
     auto error = simdjson::padded_string::load(path).get(content);
     if (error != simdjson::SUCCESS) {
@@ -399,7 +409,7 @@ OriginsReadResult read_origins_map(const std::string& path) {
                                                    simdjson::error_message(error)));
         return result;
     }
-    return parse_origins_map(path, std::string_view(content.data(), content.size()));
+    return parse_padded(path, std::string_view(content.data(), content.size()));
 }
 
 } // namespace sdscprov

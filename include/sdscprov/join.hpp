@@ -17,10 +17,9 @@
 
 namespace sdscprov {
 
-// One op of a map entry with its derived handle (nullopt: no FX origins).
+// One op of a map entry.
 struct IndexedOp {
     const OriginsOp* op = nullptr;
-    std::optional<DebugHandle> handle;
 };
 
 struct IndexedKernel {
@@ -30,7 +29,6 @@ struct IndexedKernel {
 };
 
 // A read-only index over origins maps: kernel directory name -> entry, kernel name -> entries.
-// Handles are derived once, here, not per file.
 class OriginsIndex {
 public:
     explicit OriginsIndex(std::vector<OriginsMap> maps);
@@ -43,8 +41,6 @@ public:
     const std::vector<IndexedKernel>& kernels() const { return kernels_; }
 
 private:
-    void derive_handles();
-
     std::vector<std::unique_ptr<OriginsMap>> maps_; // stable addresses for the pointers below
     std::vector<IndexedKernel> kernels_;
     std::multimap<std::string, std::size_t, std::less<>> by_dir_;
@@ -92,7 +88,9 @@ struct KernelJoin {
     const IndexedKernel* entry = nullptr;
     std::string detail;                        // why not matched, for reports
     std::vector<std::vector<std::size_t>> ops; // per file (parallel to dir.files): OpSpec positions
-    std::vector<Problem> problems;             // pairing problems (bundle.mlir, op counts)
+    // Per OpSpec of the entry (matched only): its derived handle, nullopt without FX origins.
+    std::vector<std::optional<DebugHandle>> handles;
+    std::vector<Problem> problems; // pairing problems (bundle.mlir, op counts)
     // OpSpecs whose file is shared with an earlier one (SDSC de-duplication): their handles are
     // held only in the origins map, as torch-spyre keeps the first op's handle in the file.
     std::vector<std::size_t> lost_ops;

@@ -65,11 +65,12 @@ TEST_CASE("join: a directory is matched by kernel name, ops by file index") {
     CHECK(join.ops == std::vector<std::vector<std::size_t>>{{0}, {1}, {2}});
     CHECK(join.problems.empty());
     CHECK(join.lost_ops.empty());
-    // The handles are derived once, in the index: op1 fuses two origins, op2 has none.
-    REQUIRE(join.entry->ops[1].handle);
-    CHECK(join.entry->ops[1].handle->ir_chain == std::vector<std::string>{"mul", "x", "buf1"});
-    CHECK(join.entry->ops[1].handle->fused_from.size() == 2);
-    CHECK_FALSE(join.entry->ops[2].handle.has_value());
+    // The handles are derived at the join, one per OpSpec: op1 fuses two origins, op2 has none.
+    REQUIRE(join.handles.size() == 3);
+    REQUIRE(join.handles[1]);
+    CHECK(join.handles[1]->ir_chain == std::vector<std::string>{"mul", "x", "buf1"});
+    CHECK(join.handles[1]->fused_from.size() == 2);
+    CHECK_FALSE(join.handles[2].has_value());
 }
 
 TEST_CASE("join: by directory name first; several directories with one name are ambiguous") {
@@ -136,7 +137,7 @@ TEST_CASE("join: the plan for each file") {
     auto dir = dir_of("c/sdsc_fused_add_mul_0_abcdefgh",
                       {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json", "sdsc_3.json"});
     auto join = join_kernel(dir, std::nullopt, index, 1);
-    const DebugHandle& add = *join.entry->ops[0].handle;
+    const DebugHandle& add = *join.handles[0];
     std::string add_json =
         R"({"id": ")" + add.id +
         R"(", "source": {"file": "/w/m.py", "start_line": 3, "start_col": 0, "end_line": null, "end_col": null}, "aten_op": "aten.add.Tensor", "ir_chain": ["add", "buf0"], "fused_from": [], "transform_history": []})";
@@ -179,11 +180,11 @@ TEST_CASE("join: the plan for each file") {
     CHECK(plan_file(unmatched, 0, scan(R"({"0_add": {}})"), {}).action == FileAction::unmatched);
 }
 
-TEST_CASE("join: a large map's handles are derived on several threads, each as derive_handle") {
-    // Enough ops (3 x 2,500) that the index splits the work across threads.
+TEST_CASE(
+    "join: each joined kernel's handles are derive_handle's, and only matched ones have any") {
     OriginsMap map;
     map.path = "big.json";
-    for (int n = 0; n < 300; ++n) {
+    for (int n = 0; n < 30; ++n) {
         FxNode node;
         node.original_aten = "aten.op" + std::to_string(n % 7) + ".default";
         if (n % 3 != 0) {
@@ -191,7 +192,7 @@ TEST_CASE("join: a large map's handles are derived on several threads, each as d
         }
         map.nodes.emplace("n" + std::to_string(n), std::move(node));
     }
-    for (int k = 0; k < 2500; ++k) {
+    for (int k = 0; k < 20; ++k) {
         OriginsKernel kernel;
         kernel.name = "sdsc_fused_k_" + std::to_string(k);
         for (int o = 0; o < 3; ++o) {
@@ -199,7 +200,7 @@ TEST_CASE("join: a large map's handles are derived on several threads, each as d
             op.opfunc = "add";
             op.buffer = "buf" + std::to_string(o);
             if (o != 2) { // every third op has no origins: no handle
-                op.origins = {"n" + std::to_string((k + o) % 300), "n" + std::to_string(k % 300)};
+                op.origins = {"n" + std::to_string((k + o) % 30), "n" + std::to_string(k % 30)};
             }
             kernel.ops.push_back(std::move(op));
         }
@@ -209,16 +210,20 @@ TEST_CASE("join: a large map's handles are derived on several threads, each as d
     std::vector<OriginsMap> maps;
     maps.push_back(std::move(map));
     OriginsIndex index(std::move(maps));
-    REQUIRE(index.kernels().size() == 2500);
-    std::size_t with_handle = 0;
-    for (std::size_t k = 0; k < index.kernels().size(); ++k) {
-        const auto& indexed = index.kernels()[k];
-        REQUIRE(indexed.ops.size() == 3);
+    for (int k = 0; k < 20; ++k) {
+        auto dir = dir_of("c/sdsc_fused_k_" + std::to_string(k) + "_abcdefgh",
+                          {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json"});
+        auto join = join_kernel(dir, std::nullopt, index, 1);
+        REQUIRE(join.match == KernelMatch::matched);
+        REQUIRE(join.handles.size() == 3);
         for (std::size_t o = 0; o < 3; ++o) {
-            auto expected = derive_handle(copy.kernels[k].ops[o], copy.nodes);
-            CHECK(indexed.ops[o].handle == expected);
-            with_handle += indexed.ops[o].handle.has_value() ? 1 : 0;
+            CHECK(join.handles[o] ==
+                  derive_handle(copy.kernels[static_cast<std::size_t>(k)].ops[o], copy.nodes));
+            CHECK(join.handles[o].has_value() == (o != 2));
         }
     }
-    CHECK(with_handle == 5000);
+    auto missing = join_kernel(dir_of("c/sdsc_fused_other_0_abcdefgh", {"sdsc_0.json"}),
+                               std::nullopt, index, 1);
+    CHECK(missing.match == KernelMatch::not_in_map);
+    CHECK(missing.handles.empty());
 }
