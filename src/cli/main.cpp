@@ -1,6 +1,7 @@
 // sdscprov: the command-line front. It parses options and wires the library's stages together;
 // the work is done in the library (include/sdscprov/).
 #include "sdscprov/annotate.hpp"
+#include "sdscprov/check.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
 #include "sdscprov/report.hpp"
@@ -13,13 +14,14 @@
 #include <future>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <unistd.h>
 
 namespace {
 
 // Exit statuses (README, "Exit status").
 constexpr int exit_ok = 0;
-constexpr int exit_changes_pending = 1; // annotate --check
+constexpr int exit_changes_pending = 1; // annotate --check; check: findings
 constexpr int exit_bad_input = 2;
 constexpr int exit_internal = 3;
 
@@ -148,16 +150,19 @@ Discovered discover_all(const std::vector<std::string>& paths,
     return d;
 }
 
-int run_annotate(const AnnotateCli& cli) {
-    // The walk only reads directories: it runs while the origins maps are read and indexed.
-    auto options = pipeline_options(cli.common);
-    auto walk = std::async(std::launch::async, discover_all, std::cref(cli.common.paths),
+// Annotate's pipeline, for annotate and for check --origins: the walk runs while the origins
+// maps are read and indexed (it only reads directories); every map is read and validated before
+// any file is touched. nullopt when a map is bad (its problems are in `map_problems`).
+std::optional<sdscprov::PipelineResult>
+run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string>& origins,
+                      const sdscprov::AnnotateOptions& annotate_options,
+                      const std::function<void(const sdscprov::KernelReport&)>& deliver,
+                      std::vector<sdscprov::Problem>& map_problems) {
+    auto options = pipeline_options(common);
+    auto walk = std::async(std::launch::async, discover_all, std::cref(common.paths),
                            std::cref(options.discover));
-
-    // Every origins map is read and validated before any file is touched.
     std::vector<sdscprov::OriginsMap> maps;
-    std::vector<sdscprov::Problem> map_problems;
-    for (const auto& path : cli.origins) {
+    for (const auto& path : origins) {
         auto read = sdscprov::read_origins_map(path);
         map_problems.insert(map_problems.end(), read.problems.begin(), read.problems.end());
         if (read.map) {
@@ -167,27 +172,42 @@ int run_annotate(const AnnotateCli& cli) {
     print_problems(map_problems);
     if (any_error(map_problems)) {
         walk.wait();
-        std::cerr << "sdscprov: no file was changed: fix the origins map first\n";
-        return exit_bad_input;
+        return std::nullopt;
     }
     sdscprov::OriginsIndex index(std::move(maps));
     Discovered found = walk.get();
-    auto& dirs = found.dirs;
-    auto& walk_problems = found.problems;
-    auto& stats = found.stats;
-    auto& kernel_names = found.kernel_names;
     sdscprov::KernelSource replay =
         [&](const std::function<void(sdscprov::KernelDir &&)>& on_dir,
             const std::function<void(sdscprov::Problem &&)>& on_problem) {
-            for (auto& p : walk_problems) {
+            for (auto& p : found.problems) {
                 on_problem(std::move(p));
             }
-            for (auto& d : dirs) {
+            for (auto& d : found.dirs) {
                 on_dir(std::move(d));
             }
-            return stats;
+            return found.stats;
         };
+    sdscprov::Annotator annotator(index, std::move(found.kernel_names), annotate_options);
+    bool dry = annotate_options.mode != sdscprov::AnnotateMode::write;
+    auto result = sdscprov::run_pipeline(
+        replay, options,
+        [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
+            annotator.annotate_kernel(k, s);
+            k.annotation->dry_run = dry;
+        },
+        deliver,
+        [&](std::vector<sdscprov::KernelReport>& batch) { annotator.commit_batch(batch); });
+    result.problems.insert(result.problems.begin(), map_problems.begin(), map_problems.end());
+    return result;
+}
 
+bool any_internal_error(const std::vector<sdscprov::Problem>& problems) {
+    return std::any_of(problems.begin(), problems.end(), [](const auto& p) {
+        return p.code == sdscprov::ProblemCode::internal_error;
+    });
+}
+
+int run_annotate(const AnnotateCli& cli) {
     sdscprov::AnnotateOptions annotate_options;
     annotate_options.join.refresh = cli.refresh;
     annotate_options.mode = cli.check     ? sdscprov::AnnotateMode::check
@@ -197,39 +217,93 @@ int run_annotate(const AnnotateCli& cli) {
                                   : cli.durability == "full" ? sdscprov::Durability::full
                                                              : sdscprov::Durability::batch;
     annotate_options.diff = cli.diff;
-    sdscprov::Annotator annotator(index, std::move(kernel_names), annotate_options);
-    bool dry = annotate_options.mode != sdscprov::AnnotateMode::write;
 
     sdscprov::PrinterOptions printer_options;
     printer_options.color = use_color(cli.common.color);
     printer_options.command = "annotate";
-    printer_options.dry_run = dry;
+    printer_options.dry_run = annotate_options.mode != sdscprov::AnnotateMode::write;
     auto printer =
         sdscprov::make_printer(report_format(cli.common.format), std::cout, printer_options);
-    auto result = sdscprov::run_pipeline(
-        replay, options,
-        [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
-            annotator.annotate_kernel(k, s);
-            k.annotation->dry_run = dry;
-        },
-        [&](const sdscprov::KernelReport& k) { printer->kernel(k); },
-        [&](std::vector<sdscprov::KernelReport>& batch) { annotator.commit_batch(batch); });
-    result.problems.insert(result.problems.begin(), map_problems.begin(), map_problems.end());
-    printer->finish(result.totals, result.problems);
+    std::vector<sdscprov::Problem> map_problems;
+    auto result = run_annotate_pipeline(
+        cli.common, cli.origins, annotate_options,
+        [&](const sdscprov::KernelReport& k) { printer->kernel(k); }, map_problems);
+    if (!result) {
+        std::cerr << "sdscprov: no file was changed: fix the origins map first\n";
+        return exit_bad_input;
+    }
+    printer->finish(result->totals, result->problems);
     std::cout.flush();
-    if (std::any_of(result.problems.begin(), result.problems.end(), [](const auto& p) {
-            return p.code == sdscprov::ProblemCode::internal_error;
-        })) {
+    if (any_internal_error(result->problems)) {
         return exit_internal;
     }
-    if (any_error(result.problems)) {
+    if (any_error(result->problems)) {
         return exit_bad_input;
     }
     if (annotate_options.mode == sdscprov::AnnotateMode::check &&
-        result.totals.annotate.changes() > 0) {
+        result->totals.annotate.changes() > 0) {
         return exit_changes_pending;
     }
     return exit_ok;
+}
+
+struct CheckCli {
+    CommonOptions common;
+    std::vector<std::string> origins;
+};
+
+// check: findings on standard output as they are found (in discovery order), problems and the
+// summary on standard error. Exit 1 with findings, 2 with bad input, 0 when clean.
+int run_check(const CheckCli& cli) {
+    bool json = cli.common.format == "json";
+    std::vector<sdscprov::Finding> all; // --format json only
+    std::uint64_t findings = 0;
+    std::uint64_t files = 0;
+    auto deliver = [&](const sdscprov::KernelReport& k) {
+        files += k.files.size();
+        for (auto& f : sdscprov::check_kernel(k)) {
+            ++findings;
+            if (json) {
+                all.push_back(std::move(f));
+                continue;
+            }
+            std::cout << f.path << ':' << f.pos.line << ':' << f.pos.col << ": " << f.message
+                      << " [" << sdscprov::to_string(f.rule) << "]\n";
+        }
+    };
+    std::vector<sdscprov::Problem> map_problems;
+    std::optional<sdscprov::PipelineResult> result;
+    if (cli.origins.empty()) {
+        auto options = pipeline_options(cli.common);
+        options.scan.stamp = false;
+        result =
+            sdscprov::run_pipeline(sdscprov::discover_source(cli.common.paths, options.discover),
+                                   options, sdscprov::scan_kernel, deliver);
+    } else {
+        sdscprov::AnnotateOptions annotate_options;
+        annotate_options.mode = sdscprov::AnnotateMode::check;
+        result =
+            run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver, map_problems);
+        if (!result) {
+            return exit_bad_input;
+        }
+    }
+    if (json) {
+        sdscprov::write_check_json(std::cout, all, result->problems, files);
+    }
+    std::cout.flush();
+    // The maps' own problems were printed when they were read.
+    print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
+                    result->problems.end()});
+    std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
+              << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << '\n';
+    if (any_internal_error(result->problems)) {
+        return exit_internal;
+    }
+    if (any_error(result->problems)) {
+        return exit_bad_input;
+    }
+    return findings > 0 ? exit_changes_pending : exit_ok;
 }
 
 } // namespace
@@ -239,8 +313,8 @@ int main(int argc, char** argv) {
     CLI::App app{"sdscprov: provenance for torch-spyre SuperDSC kernel files"};
     app.set_version_flag("--version", std::string("sdscprov ") + SDSCPROV_VERSION);
     app.require_subcommand(1);
-    app.footer("Exit status: 0 done, 1 changes pending (annotate --check), 2 bad input or usage "
-               "error, 3 internal error.");
+    app.footer("Exit status: 0 done, 1 changes pending (annotate --check) or findings (check), "
+               "2 bad input or usage error, 3 internal error.");
 
     CommonOptions scan_options;
     auto* scan = app.add_subcommand(
@@ -278,8 +352,28 @@ int main(int argc, char** argv) {
         "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable files, "
         "3 internal error.");
 
+    CheckCli check_options;
+    auto* check = app.add_subcommand(
+        "check", "Gate for golden kernels and CI: exit 1 if any SDSC file lacks a populated, "
+                 "well-formed debug_handle_ (or, with --origins, holds another handle)");
+    check
+        ->add_option("--origins", check_options.origins,
+                     "Also check that each handle is the one this origins map gives; may be "
+                     "given more than once")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingFile);
+    add_common_options(*check, check_options.common);
+    check->footer(
+        "Findings go to standard output as path:line:col: message [rule], one per line.\n"
+        "Example:\n  sdscprov check golden/kernels/\n"
+        "  sdscprov check --origins origins.json $(git diff --name-only --cached)\n"
+        "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
+
     try {
         app.parse(argc, argv);
+        if (check->parsed() && check_options.common.format == "markdown") {
+            throw CLI::ValidationError("--format", "check writes text or json, not markdown");
+        }
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return rc == 0 ? exit_ok : exit_bad_input;
@@ -290,6 +384,9 @@ int main(int argc, char** argv) {
         }
         if (annotate->parsed()) {
             return run_annotate(annotate_options);
+        }
+        if (check->parsed()) {
+            return run_check(check_options);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';
