@@ -4,6 +4,8 @@
 #include "sdscprov/diff.hpp"
 #include "sdscprov/writer.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace sdscprov {
@@ -14,9 +16,10 @@ Annotator::Annotator(const OriginsIndex& index,
 
 namespace {
 
-// The new bytes must parse, hold the planned handle as the op's member, and keep the op.
+// The new bytes must parse, keep the op, and hold `expected` as the op's handle state (and, when
+// populated, `handle`).
 std::string verify(Scanner& scanner, const ScanResult& before, const std::string& after,
-                   const DebugHandle& handle) {
+                   HandleState expected, const DebugHandle* handle) {
     ScanResult check = scanner.scan_bytes(before.file, after);
     if (check.status != FileStatus::ok) {
         return "the new bytes do not parse";
@@ -24,10 +27,50 @@ std::string verify(Scanner& scanner, const ScanResult& before, const std::string
     if (check.op_key != before.op_key) {
         return "the new bytes changed the op key";
     }
-    if (check.handle_state != HandleState::populated || check.handle != handle) {
-        return "the handle does not read back equal";
+    if (check.handle_state != expected || (handle != nullptr && check.handle != *handle)) {
+        return "the handle does not read back as written";
     }
     return {};
+}
+
+// Builds a file's new bytes with `edit` (into a buffer per thread, reused: a file's worth of
+// allocation per written file showed in the profile), checks them, and in write mode writes them
+// to a temporary file beside the original (renamed over it by commit_batch). A failed check is a
+// bug of ours, caught before anything was written: the file stays as it is.
+void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings& settings,
+                   const std::function<void(std::string&)>& edit, HandleState expected,
+                   const DebugHandle* handle, FileOutcome& outcome, KernelReport& report,
+                   KernelAnnotation& annotation) {
+    thread_local std::string after;
+    std::string wrong;
+    try {
+        edit(after);
+        outcome.changes = after != scanner.bytes();
+        if (settings.diff) {
+            outcome.diff = unified_diff(scan.file.path, scanner.bytes(), after);
+        }
+        wrong = verify(scanner, scan, after, expected, handle); // reuses the read buffer
+    } catch (const std::exception& e) {
+        wrong = e.what();
+    }
+    if (!wrong.empty()) {
+        report.problems.push_back(
+            make_problem(scan.file.path, {}, ProblemCode::internal_error,
+                         "internal error, the file is left unchanged: " + wrong));
+        outcome.action = FileAction::bad_file;
+        outcome.changes = false;
+        outcome.diff.clear();
+        return;
+    }
+    if (outcome.changes && settings.mode == AnnotateMode::write) {
+        Problem problem;
+        auto pending = write_temp(scan.file.path, after, scan.stamp, settings.durability, problem);
+        if (pending) {
+            annotation.pending.push_back(std::move(*pending));
+        } else {
+            report.problems.push_back(std::move(problem));
+        }
+    }
 }
 
 } // namespace
@@ -74,41 +117,11 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         outcome.action = plan.action;
         outcome.detail = std::move(plan.detail);
         if (writes(plan.action)) {
-            // The new bytes are built in one buffer per thread, reused: a file's worth of
-            // allocation per written file showed in the profile.
-            thread_local std::string after;
-            std::string wrong;
-            try {
-                set_handle(scanner.bytes(), scan, *plan.handle, after);
-                outcome.changes = after != scanner.bytes();
-                if (options_.diff) {
-                    outcome.diff = unified_diff(scan.file.path, scanner.bytes(), after);
-                }
-                wrong = verify(scanner, scan, after, *plan.handle); // reuses the read buffer
-            } catch (const std::exception& e) {
-                wrong = e.what();
-            }
-            if (!wrong.empty()) {
-                // A bug of ours, caught before anything was written: the file stays as it is.
-                report.problems.push_back(
-                    make_problem(scan.file.path, {}, ProblemCode::internal_error,
-                                 "internal error, the file is left unchanged: " + wrong));
-                outcome.action = FileAction::bad_file;
-                outcome.changes = false;
-                outcome.diff.clear();
-                annotation.files.push_back(std::move(outcome));
-                continue;
-            }
-            if (outcome.changes && options_.mode == AnnotateMode::write) {
-                Problem problem;
-                auto pending =
-                    write_temp(scan.file.path, after, scan.stamp, options_.durability, problem);
-                if (pending) {
-                    annotation.pending.push_back(std::move(*pending));
-                } else {
-                    report.problems.push_back(std::move(problem));
-                }
-            }
+            const DebugHandle& handle = *plan.handle;
+            write_checked(
+                scanner, scan, {options_.mode, options_.durability, options_.diff},
+                [&](std::string& out) { set_handle(scanner.bytes(), scan, handle, out); },
+                HandleState::populated, &handle, outcome, report, annotation);
         }
         annotation.files.push_back(std::move(outcome));
     }
@@ -116,7 +129,11 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
 }
 
 void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
-    if (options_.mode != AnnotateMode::write) {
+    sdscprov::commit_batch(batch, {options_.mode, options_.durability, options_.diff});
+}
+
+void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& settings) {
+    if (settings.mode != AnnotateMode::write) {
         return;
     }
     std::vector<PendingReplace> all;
@@ -126,7 +143,7 @@ void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
         }
         k.annotation->pending.clear();
     }
-    auto problems = commit(all, options_.durability);
+    auto problems = commit(all, settings.durability);
     // Map results back to each kernel's files; problems go to the kernel holding the file.
     std::size_t next = 0;
     for (auto& k : batch) {
@@ -145,6 +162,45 @@ void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
             }
         }
     }
+}
+
+void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& options) {
+    KernelAnnotation annotation;
+    annotation.match = KernelMatch::matched; // strip needs no map: every directory is its own
+    const KernelDir& dir = report.dir;
+    report.files.reserve(dir.files.size());
+    for (const auto& file : dir.files) {
+        report.files.push_back(scanner.scan_file(file));
+        ScanResult& scan = report.files.back();
+        report.counts.add(scan);
+        FileOutcome outcome;
+        bool duplicate = std::any_of(scan.problems.begin(), scan.problems.end(), [](const auto& p) {
+            return p.code == ProblemCode::duplicate_handle;
+        });
+        if (scan.status != FileStatus::ok) {
+            outcome.action = FileAction::bad_file;
+        } else if (duplicate) {
+            // Which of the two members would a reader take? Never guess: leave the file alone.
+            outcome.action = FileAction::malformed;
+            outcome.detail = "debug_handle_ appears more than once in the op: left alone";
+        } else if (scan.handle_state == HandleState::absent ||
+                   (scan.handle_state == HandleState::null && !options.remove)) {
+            outcome.action = FileAction::keep;
+        } else {
+            outcome.action = options.remove ? FileAction::remove : FileAction::strip;
+            write_checked(
+                scanner, scan, options.write,
+                [&](std::string& out) {
+                    out = options.remove ? remove_handle(scanner.bytes(), scan)
+                                         : set_handle_null(scanner.bytes(), scan);
+                },
+                options.remove ? HandleState::absent : HandleState::null, nullptr, outcome, report,
+                annotation);
+        }
+        annotation.files.push_back(std::move(outcome));
+    }
+    annotation.dry_run = options.write.mode != AnnotateMode::write;
+    report.annotation = std::move(annotation);
 }
 
 } // namespace sdscprov

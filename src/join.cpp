@@ -44,6 +44,10 @@ std::string_view to_string(FileAction a) {
         return "malformed";
     case FileAction::bad_file:
         return "bad-file";
+    case FileAction::strip:
+        return "strip";
+    case FileAction::remove:
+        return "remove";
     }
     return "unmatched";
 }

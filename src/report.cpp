@@ -89,6 +89,8 @@ void AnnotateCounts::add(const KernelReport& k) {
         added += f.changes && f.action == FileAction::add ? 1 : 0;
         filled += f.changes && f.action == FileAction::fill ? 1 : 0;
         refreshed += f.changes && f.action == FileAction::refresh ? 1 : 0;
+        stripped +=
+            f.changes && (f.action == FileAction::strip || f.action == FileAction::remove) ? 1 : 0;
         written += f.written ? 1 : 0;
         kept += f.action == FileAction::keep ? 1 : 0;
         differs += f.action == FileAction::differs ? 1 : 0;
@@ -453,7 +455,7 @@ public:
         writer_.Uint64(c.warnings);
         key("skipped_incomplete");
         writer_.Uint64(t.discovery.skipped_incomplete);
-        if (options_.command == "annotate") {
+        if (options_.command != "scan") { // annotate and strip
             const auto& a = t.annotate;
             key("annotate");
             writer_.StartObject();
@@ -463,6 +465,7 @@ public:
                 {"added", a.added},
                 {"filled", a.filled},
                 {"refreshed", a.refreshed},
+                {"stripped", a.stripped},
                 {"written", a.written},
                 {"kept", a.kept},
                 {"differs", a.differs},

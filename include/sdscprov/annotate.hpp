@@ -18,6 +18,13 @@ enum class AnnotateMode {
     check,   // same, for CI: the exit status says whether anything would change
 };
 
+// How a command that rewrites files writes them.
+struct WriteSettings {
+    AnnotateMode mode = AnnotateMode::write;
+    Durability durability = Durability::batch;
+    bool diff = false; // keep a unified diff of each change in the outcome
+};
+
 struct AnnotateOptions {
     JoinOptions join;
     AnnotateMode mode = AnnotateMode::write;
@@ -42,5 +49,18 @@ private:
     std::map<std::string, std::size_t> kernel_name_counts_;
     AnnotateOptions options_;
 };
+
+// The per-batch work of a rewriting command: rename the batch's temporary files over the
+// originals (write mode only), and record in each outcome whether it was written.
+void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& settings);
+
+// strip: every debug_handle_ set to null (torch-spyre's convention), or the member removed
+// (`remove`), with the same checked, safe replace as annotate. Files without a handle (or with a
+// null one, when not removing) are kept; a handle that appears twice in an op is never written.
+struct StripOptions {
+    bool remove = false;
+    WriteSettings write;
+};
+void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& options);
 
 } // namespace sdscprov

@@ -67,6 +67,8 @@ enum class FileAction {
     unmatched,       // the kernel directory was not matched (see KernelMatch)
     malformed,       // the file's handle is malformed: never written over
     bad_file,        // the file could not be scanned (see its problems)
+    strip,           // strip: the handle set to null
+    remove,          // strip --remove: the handle member removed
 };
 std::string_view to_string(FileAction a);
 // Whether the action writes the file.

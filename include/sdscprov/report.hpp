@@ -59,8 +59,9 @@ struct KernelAnnotation {
     // Whether file i holds (or, in a dry run, would hold) a populated handle after this run.
     bool provided(std::size_t i) const {
         const auto& f = files[i];
+        bool stripped = f.action == FileAction::strip || f.action == FileAction::remove;
         return f.action == FileAction::keep || f.action == FileAction::differs ||
-               (f.changes && (f.written || dry_run));
+               (f.changes && !stripped && (f.written || dry_run));
     }
 };
 
@@ -78,7 +79,8 @@ struct AnnotateCounts {
     std::uint64_t added = 0;
     std::uint64_t filled = 0;
     std::uint64_t refreshed = 0;
-    std::uint64_t written = 0;  // of the three above, actually written
+    std::uint64_t stripped = 0; // strip: set to null or removed
+    std::uint64_t written = 0;  // of the four above, actually written
     std::uint64_t kept = 0;     // already held the right handle
     std::uint64_t differs = 0;  // hold a different handle, left alone
     std::uint64_t lacking = 0;  // no populated handle after this run
@@ -91,7 +93,7 @@ struct AnnotateCounts {
     std::uint64_t opfunc_mismatch = 0;
     std::uint64_t lost_ops = 0;
     void add(const KernelReport& k);
-    std::uint64_t changes() const { return added + filled + refreshed; }
+    std::uint64_t changes() const { return added + filled + refreshed + stripped; }
 };
 
 struct Totals {

@@ -207,15 +207,19 @@ bool any_internal_error(const std::vector<sdscprov::Problem>& problems) {
     });
 }
 
+sdscprov::Durability durability_of(const std::string& name) {
+    return name == "none"   ? sdscprov::Durability::none
+           : name == "full" ? sdscprov::Durability::full
+                            : sdscprov::Durability::batch;
+}
+
 int run_annotate(const AnnotateCli& cli) {
     sdscprov::AnnotateOptions annotate_options;
     annotate_options.join.refresh = cli.refresh;
     annotate_options.mode = cli.check     ? sdscprov::AnnotateMode::check
                             : cli.dry_run ? sdscprov::AnnotateMode::dry_run
                                           : sdscprov::AnnotateMode::write;
-    annotate_options.durability = cli.durability == "none"   ? sdscprov::Durability::none
-                                  : cli.durability == "full" ? sdscprov::Durability::full
-                                                             : sdscprov::Durability::batch;
+    annotate_options.durability = durability_of(cli.durability);
     annotate_options.diff = cli.diff;
 
     sdscprov::PrinterOptions printer_options;
@@ -242,6 +246,77 @@ int run_annotate(const AnnotateCli& cli) {
     }
     if (annotate_options.mode == sdscprov::AnnotateMode::check &&
         result->totals.annotate.changes() > 0) {
+        return exit_changes_pending;
+    }
+    return exit_ok;
+}
+
+struct StripCli {
+    CommonOptions common;
+    bool remove = false;
+    bool dry_run = false;
+    bool check = false;
+    bool diff = false;
+    std::string durability = "batch";
+};
+
+// strip: the JSON report (--format json) or, in text, the diffs (--diff) and a summary.
+int run_strip(const StripCli& cli) {
+    sdscprov::StripOptions strip_options;
+    strip_options.remove = cli.remove;
+    strip_options.write.mode = cli.check     ? sdscprov::AnnotateMode::check
+                               : cli.dry_run ? sdscprov::AnnotateMode::dry_run
+                                             : sdscprov::AnnotateMode::write;
+    strip_options.write.durability = durability_of(cli.durability);
+    strip_options.write.diff = cli.diff;
+    bool dry = strip_options.write.mode != sdscprov::AnnotateMode::write;
+    bool json = cli.common.format == "json";
+
+    sdscprov::PrinterOptions printer_options;
+    printer_options.command = "strip";
+    printer_options.dry_run = dry;
+    auto printer =
+        json ? sdscprov::make_printer(sdscprov::ReportFormat::json, std::cout, printer_options)
+             : nullptr;
+    auto options = pipeline_options(cli.common);
+    auto result = sdscprov::run_pipeline(
+        sdscprov::discover_source(cli.common.paths, options.discover), options,
+        [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
+            sdscprov::strip_kernel(k, s, strip_options);
+        },
+        [&](const sdscprov::KernelReport& k) {
+            if (printer) {
+                printer->kernel(k);
+                return;
+            }
+            for (const auto& f : k.annotation->files) {
+                std::cout << f.diff;
+            }
+        },
+        [&](std::vector<sdscprov::KernelReport>& batch) {
+            sdscprov::commit_batch(batch, strip_options.write);
+        });
+    if (printer) {
+        printer->finish(result.totals, result.problems);
+    } else {
+        const auto& a = result.totals.annotate;
+        std::uint64_t done = dry ? a.stripped : a.written;
+        std::cout << (dry ? "would strip: " : "stripped: ") << done << " file"
+                  << (done == 1 ? "" : "s") << (cli.remove ? " (member removed)" : " (set to null)")
+                  << "; " << a.kept << " without "
+                  << (cli.remove ? "a handle" : "a populated handle") << ", of "
+                  << result.totals.counts.files << " SDSC files\n";
+    }
+    std::cout.flush();
+    print_problems(result.problems);
+    if (any_internal_error(result.problems)) {
+        return exit_internal;
+    }
+    if (any_error(result.problems)) {
+        return exit_bad_input;
+    }
+    if (strip_options.write.mode == sdscprov::AnnotateMode::check &&
+        result.totals.annotate.stripped > 0) {
         return exit_changes_pending;
     }
     return exit_ok;
@@ -352,6 +427,28 @@ int main(int argc, char** argv) {
         "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable files, "
         "3 internal error.");
 
+    StripCli strip_options;
+    auto* strip = app.add_subcommand(
+        "strip", "Set every debug_handle_ to null (or remove it), touching no other byte");
+    add_common_options(*strip, strip_options.common);
+    strip->add_flag("--remove", strip_options.remove,
+                    "Remove the member instead of setting it to null");
+    strip->add_flag("--dry-run", strip_options.dry_run, "Report what would change, write nothing");
+    strip->add_flag("--check", strip_options.check,
+                    "Write nothing; exit 1 if any file would change");
+    strip->add_flag("--diff", strip_options.diff, "Show a unified diff of each change");
+    strip
+        ->add_option("--durability", strip_options.durability,
+                     "none: no fsync; batch: one syncfs per batch of files, then renames; "
+                     "full: fsync every file")
+        ->check(CLI::IsMember({"none", "batch", "full"}))
+        ->capture_default_str();
+    strip->footer("For sharing kernels without private source paths, and comparing goldens "
+                  "without provenance churn.\nExample:\n  sdscprov strip shared/kernels/\n"
+                  "  sdscprov strip --remove --diff golden/\n"
+                  "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable "
+                  "files, 3 internal error.");
+
     CheckCli check_options;
     auto* check = app.add_subcommand(
         "check", "Gate for golden kernels and CI: exit 1 if any SDSC file lacks a populated, "
@@ -374,6 +471,9 @@ int main(int argc, char** argv) {
         if (check->parsed() && check_options.common.format == "markdown") {
             throw CLI::ValidationError("--format", "check writes text or json, not markdown");
         }
+        if (strip->parsed() && strip_options.common.format == "markdown") {
+            throw CLI::ValidationError("--format", "strip writes text or json, not markdown");
+        }
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return rc == 0 ? exit_ok : exit_bad_input;
@@ -387,6 +487,9 @@ int main(int argc, char** argv) {
         }
         if (check->parsed()) {
             return run_check(check_options);
+        }
+        if (strip->parsed()) {
+            return run_strip(strip_options);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';
