@@ -1,5 +1,7 @@
 #include "sdscprov/check.hpp"
 
+#include "json_out.hpp"
+
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
@@ -65,9 +67,9 @@ void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
     };
     auto position = [&](const TextPosition& pos) {
         w.Key("line");
-        pos.line > 0 ? w.Uint64(pos.line) : w.Null();
+        json_out::position(w, pos.line);
         w.Key("col");
-        pos.line > 0 ? w.Uint64(pos.col) : w.Null();
+        json_out::position(w, pos.col);
     };
     w.StartObject();
     w.Key("sdscprov_check");
@@ -91,17 +93,7 @@ void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
     w.Key("problems");
     w.StartArray();
     for (const auto& p : problems) {
-        w.StartObject();
-        w.Key("path");
-        string(p.path);
-        position(p.pos);
-        w.Key("severity");
-        string(to_string(p.severity));
-        w.Key("code");
-        string(to_string(p.code));
-        w.Key("message");
-        string(p.message);
-        w.EndObject();
+        json_out::problem(w, p);
     }
     w.EndArray();
     w.EndObject();

@@ -1,5 +1,7 @@
 #include "sdscprov/report.hpp"
 
+#include "json_out.hpp"
+
 #include <algorithm>
 #include <map>
 #include <ostream>
@@ -412,20 +414,7 @@ public:
         key("problems");
         writer_.StartArray();
         for (const auto& p : problems) {
-            writer_.StartObject();
-            key("path");
-            string(p.path);
-            key("line");
-            position(p.pos.line);
-            key("col");
-            position(p.pos.col);
-            key("severity");
-            string(to_string(p.severity));
-            key("code");
-            string(to_string(p.code));
-            key("message");
-            string(p.message);
-            writer_.EndObject();
+            json_out::problem(writer_, p);
         }
         writer_.EndArray();
         const auto& c = t.counts;
@@ -572,69 +561,7 @@ private:
         writer_.EndObject();
     }
 
-    void handle(const DebugHandle& h) {
-        writer_.StartObject();
-        key("id");
-        string(h.id);
-        key("source");
-        if (h.source) {
-            writer_.StartObject();
-            key("file");
-            string(h.source->file);
-            key("start_line");
-            writer_.Int64(h.source->start_line);
-            key("start_col");
-            writer_.Int64(h.source->start_col);
-            key("end_line");
-            optional_int(h.source->end_line);
-            key("end_col");
-            optional_int(h.source->end_col);
-            writer_.EndObject();
-        } else {
-            writer_.Null();
-        }
-        key("aten_op");
-        optional_string(h.aten_op);
-        key("ir_chain");
-        writer_.StartArray();
-        for (const auto& s : h.ir_chain) {
-            string(s);
-        }
-        writer_.EndArray();
-        key("fused_from");
-        writer_.StartArray();
-        for (const auto& child : h.fused_from) {
-            handle(child);
-        }
-        writer_.EndArray();
-        if (h.history_shape == HistoryShape::fusion_context) {
-            key("fusion_context");
-            optional_string(h.fusion_context);
-        } else {
-            key("transform_history");
-            writer_.StartArray();
-            for (const auto& step : h.transform_history) {
-                writer_.StartObject();
-                key("kind");
-                string(step.kind);
-                key("pass_name");
-                string(step.pass_name);
-                key("reason");
-                optional_string(step.reason);
-                writer_.EndObject();
-            }
-            writer_.EndArray();
-        }
-        writer_.EndObject();
-    }
-
-    void optional_int(const std::optional<std::int64_t>& v) {
-        if (v) {
-            writer_.Int64(*v);
-        } else {
-            writer_.Null();
-        }
-    }
+    void handle(const DebugHandle& h) { json_out::handle(writer_, h); }
 
     void file(const ScanResult& f, const FileOutcome* outcome) {
         writer_.StartObject();

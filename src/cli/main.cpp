@@ -2,6 +2,7 @@
 // the work is done in the library (include/sdscprov/).
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
+#include "sdscprov/explain.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
 #include "sdscprov/report.hpp"
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <pwd.h>
 #include <unistd.h>
 
 namespace {
@@ -322,6 +324,61 @@ int run_strip(const StripCli& cli) {
     return exit_ok;
 }
 
+struct ExplainCli {
+    std::string target;
+    std::vector<std::string> roots;
+    std::string format = "text";
+    std::string color = "auto";
+    bool include_incomplete = false;
+    bool follow_symlinks = false;
+    std::uint64_t max_file_size = std::uint64_t{1} << 30;
+};
+
+// Where explain looks for a kernel named on the command line: $TORCHINDUCTOR_CACHE_DIR, else
+// Inductor's default /tmp/torchinductor_<user>.
+std::vector<std::string> default_cache_roots() {
+    const char* dir = std::getenv("TORCHINDUCTOR_CACHE_DIR");
+    if (dir != nullptr && *dir != '\0') {
+        return {dir};
+    }
+    const char* user = std::getenv("USER");
+    std::string name = user != nullptr && *user != '\0' ? user : "";
+    if (name.empty()) {
+        const passwd* pw = ::getpwuid(::getuid());
+        name = pw != nullptr ? pw->pw_name : "root";
+    }
+    return {"/tmp/torchinductor_" + name};
+}
+
+int run_explain(const ExplainCli& cli) {
+    sdscprov::DiscoverOptions discover;
+    discover.include_incomplete = cli.include_incomplete;
+    discover.follow_symlinks = cli.follow_symlinks;
+    std::vector<sdscprov::Problem> problems;
+    auto roots = cli.roots.empty() ? default_cache_roots() : cli.roots;
+    auto dirs = sdscprov::resolve_explain_target(cli.target, roots, problems, discover);
+    sdscprov::ScanOptions scan;
+    scan.max_file_size = cli.max_file_size;
+    scan.stamp = false;
+    sdscprov::Scanner scanner(scan);
+    std::vector<sdscprov::ExplainKernel> kernels;
+    bool bad_file = false;
+    for (const auto& dir : dirs) {
+        kernels.push_back(sdscprov::explain_kernel(dir, scanner));
+        for (const auto& op : kernels.back().ops) {
+            bad_file |= any_error(op.problems);
+        }
+    }
+    if (cli.format == "json") {
+        sdscprov::print_explain_json(std::cout, kernels, problems);
+    } else {
+        sdscprov::print_explain_text(std::cout, kernels, use_color(cli.color));
+    }
+    std::cout.flush();
+    print_problems(problems);
+    return dirs.empty() || bad_file || any_error(problems) ? exit_bad_input : exit_ok;
+}
+
 struct CheckCli {
     CommonOptions common;
     std::vector<std::string> origins;
@@ -449,6 +506,36 @@ int main(int argc, char** argv) {
                   "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable "
                   "files, 3 internal error.");
 
+    ExplainCli explain_options;
+    auto* explain = app.add_subcommand(
+        "explain", "Show, op by op, where a kernel comes from: source line, ATen op, FX nodes");
+    explain
+        ->add_option("target", explain_options.target,
+                     "A kernel name, a kernel directory or an SDSC file")
+        ->required();
+    explain->add_option("caches", explain_options.roots,
+                        "Where to look for a kernel name (default: $TORCHINDUCTOR_CACHE_DIR, "
+                        "else /tmp/torchinductor_$USER)");
+    explain->add_option("--format", explain_options.format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    explain->add_option("--color", explain_options.color, "Colour in text output")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
+    explain->add_flag("--include-incomplete", explain_options.include_incomplete,
+                      "Also look in the kernel cache's temporary (*.tmp.*) and failed/ entries");
+    explain->add_flag("--follow-symlinks", explain_options.follow_symlinks,
+                      "Follow symbolic links to directories");
+    explain
+        ->add_option("--max-file-size", explain_options.max_file_size,
+                     "Larger SDSC files are reported, not read (bytes)")
+        ->capture_default_str();
+    explain->footer("Example:\n  sdscprov explain sdsc_fused_addmm_1\n"
+                    "  sdscprov explain --format json "
+                    "cache/inductor-spyre/sdsc_fused_addmm_1_b9d3wz0e\n"
+                    "Exit status: 0 explained, 2 target not found or bad input, 3 internal "
+                    "error.");
+
     CheckCli check_options;
     auto* check = app.add_subcommand(
         "check", "Gate for golden kernels and CI: exit 1 if any SDSC file lacks a populated, "
@@ -490,6 +577,9 @@ int main(int argc, char** argv) {
         }
         if (strip->parsed()) {
             return run_strip(strip_options);
+        }
+        if (explain->parsed()) {
+            return run_explain(explain_options);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';

@@ -1,0 +1,581 @@
+#include "sdscprov/explain.hpp"
+
+#include "json_out.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <map>
+#include <ostream>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <simdjson.h>
+#include <sys/stat.h>
+#include <system_error>
+#include <unistd.h>
+
+namespace sdscprov {
+
+namespace {
+
+std::string errno_text(int err) {
+    return std::generic_category().message(err);
+}
+
+// The last path component, trailing slashes ignored.
+std::string_view base_name(std::string_view path) {
+    while (path.size() > 1 && path.back() == '/') {
+        path.remove_suffix(1);
+    }
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// `s` with every byte that does not start a valid UTF-8 sequence replaced by U+FFFD: source
+// files may be in another encoding, and both printers must write valid UTF-8.
+std::string valid_utf8(std::string_view s) {
+    if (simdjson::validate_utf8(s.data(), s.size())) {
+        return std::string(s);
+    }
+    std::string out;
+    out.reserve(s.size() + 8);
+    std::size_t i = 0;
+    while (i < s.size()) {
+        auto c = static_cast<unsigned char>(s[i]);
+        std::size_t len = c < 0x80           ? 1
+                          : (c >> 5) == 0x6  ? 2
+                          : (c >> 4) == 0xE  ? 3
+                          : (c >> 3) == 0x1E ? 4
+                                             : 0;
+        if (len == 1 ||
+            (len > 1 && i + len <= s.size() && simdjson::validate_utf8(s.data() + i, len))) {
+            out.append(s.substr(i, len));
+            i += len;
+        } else {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        }
+    }
+    return out;
+}
+
+// A source file's bytes and line starts, read once.
+struct SourceText {
+    std::string bytes;
+    std::vector<std::size_t> line_starts;
+};
+
+// Reads a regular file of at most max_source_file_size bytes; nullopt on any failure. O_NONBLOCK
+// so that a fifo named in a handle cannot block the open; the fstat then refuses it.
+std::optional<std::string> read_small_file(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        return std::nullopt;
+    }
+    struct stat st {};
+    std::optional<std::string> result;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) <= max_source_file_size) {
+        std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+        std::size_t done = 0;
+        bool ok = true;
+        while (done < bytes.size()) {
+            ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                ok = n == 0; // shrunk meanwhile: keep what was read
+                break;
+            }
+            done += static_cast<std::size_t>(n);
+        }
+        if (ok) {
+            bytes.resize(done);
+            result = std::move(bytes);
+        }
+    }
+    ::close(fd);
+    return result;
+}
+
+// The source lines handles point at, each file read at most once.
+class SourceLines {
+public:
+    std::optional<std::string> line(const std::optional<HandleSource>& source) {
+        if (!source || source->file.empty() || source->start_line < 1) {
+            return std::nullopt;
+        }
+        auto it = files_.find(source->file);
+        if (it == files_.end()) {
+            it = files_.emplace(source->file, load(source->file)).first;
+        }
+        if (!it->second) {
+            return std::nullopt;
+        }
+        const SourceText& text = *it->second;
+        auto n = static_cast<std::uint64_t>(source->start_line);
+        if (n > text.line_starts.size()) {
+            return std::nullopt;
+        }
+        std::size_t begin = text.line_starts[n - 1];
+        std::string_view line(text.bytes.data() + begin, text.bytes.size() - begin);
+        line = line.substr(0, line.find('\n'));
+        if (!line.empty() && line.back() == '\r') {
+            line.remove_suffix(1);
+        }
+        if (n == 1 && line.starts_with("\xEF\xBB\xBF")) {
+            line.remove_prefix(3);
+        }
+        return valid_utf8(line);
+    }
+
+private:
+    static std::optional<SourceText> load(const std::string& path) {
+        auto bytes = read_small_file(path);
+        if (!bytes) {
+            return std::nullopt;
+        }
+        SourceText text{std::move(*bytes), {}};
+        // A final line end does not start another line.
+        for (std::size_t at = 0; at < text.bytes.size();) {
+            text.line_starts.push_back(at);
+            auto nl = text.bytes.find('\n', at);
+            if (nl == std::string::npos) {
+                break;
+            }
+            at = nl + 1;
+        }
+        return text;
+    }
+
+    std::map<std::string, std::optional<SourceText>> files_;
+};
+
+} // namespace
+
+// ---- target resolution --------------------------------------------------------------------------
+
+std::vector<KernelDir> resolve_explain_target(const std::string& target,
+                                              const std::vector<std::string>& search_roots,
+                                              std::vector<Problem>& problems,
+                                              const DiscoverOptions& options) {
+    std::vector<KernelDir> found;
+    auto on_problem = [&](Problem&& p) { problems.push_back(std::move(p)); };
+    if (target.empty()) {
+        problems.push_back(
+            make_problem(target, {}, ProblemCode::bad_argument, "the explain target is empty"));
+        return found;
+    }
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) {
+        discover(
+            {target}, options, [&](KernelDir&& k) { found.push_back(std::move(k)); }, on_problem);
+        if (found.empty()) {
+            problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
+                                            "no SDSC files under '" + target + "'"));
+        }
+        return found;
+    }
+    int err = errno;
+    // Kernel names are identifiers: a TARGET with a '/' was meant as a path.
+    if (err != ENOENT || target.find('/') != std::string::npos) {
+        problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
+                                        "cannot access: " + errno_text(err)));
+        return found;
+    }
+    std::string roots;
+    for (const auto& r : search_roots) {
+        roots += (roots.empty() ? "'" : ", '") + r + "'";
+    }
+    if (search_roots.empty()) {
+        problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
+                                        "no such file or directory, and no kernel cache to look "
+                                        "for a kernel named '" +
+                                            target + "' in"));
+        return found;
+    }
+    discover(
+        search_roots, options,
+        [&](KernelDir&& k) {
+            if ((k.kernel && *k.kernel == target) || base_name(k.path) == target) {
+                found.push_back(std::move(k));
+            }
+        },
+        on_problem);
+    if (found.empty()) {
+        problems.push_back(
+            make_problem(target, {}, ProblemCode::bad_argument,
+                         "no kernel directory named '" + target + "' under " + roots));
+    }
+    return found;
+}
+
+// ---- explain ------------------------------------------------------------------------------------
+
+ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner) {
+    ExplainKernel k;
+    k.dir = dir.path;
+    k.kernel = dir.kernel;
+    SourceLines lines;
+    k.ops.reserve(dir.files.size());
+    for (const auto& file : dir.files) {
+        ScanResult scan = scanner.scan_file(file);
+        ExplainOp op;
+        op.file = file.path;
+        op.status = scan.status;
+        op.op_key = std::move(scan.op_key);
+        op.opfunc = std::move(scan.opfunc);
+        op.index = scan.index;
+        op.handle_state = scan.handle_state;
+        op.handle = std::move(scan.handle);
+        op.problems = std::move(scan.problems);
+        if (op.handle) {
+            op.source_line_text = lines.line(op.handle->source);
+            for (const auto& child : op.handle->fused_from) {
+                op.fused_source_line_texts.push_back(lines.line(child.source));
+            }
+        }
+        k.ops.push_back(std::move(op));
+    }
+    return k;
+}
+
+// ---- text ---------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr const char* bold = "\x1b[1m";
+constexpr const char* dim = "\x1b[2m";
+constexpr const char* red = "\x1b[31m";
+constexpr const char* green = "\x1b[32m";
+constexpr const char* yellow = "\x1b[33m";
+
+// Control characters from files (a source line, a handle's strings) must not reach a terminal.
+std::string printable(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) {
+        auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t') || u == 0x7F) {
+            c = '?';
+        }
+    }
+    return out;
+}
+
+std::string location(const HandleSource& s) {
+    return printable(s.file) + ":" + std::to_string(s.start_line);
+}
+
+std::string trimmed(std::string_view s) {
+    auto first = s.find_first_not_of(" \t");
+    return first == std::string_view::npos ? std::string() : printable(s.substr(first));
+}
+
+class TextExplainer {
+public:
+    TextExplainer(std::ostream& out, bool color) : out_(out), color_(color) {}
+
+    void kernel(const ExplainKernel& k) {
+        out_ << paint(bold, "kernel " + (k.kernel ? *k.kernel : std::string("?"))) << "  "
+             << paint(dim, k.dir) << '\n';
+        std::size_t populated = static_cast<std::size_t>(std::count_if(
+            k.ops.begin(), k.ops.end(), [](const ExplainOp& op) { return op.handle.has_value(); }));
+        out_ << k.ops.size() << " SDSC file" << (k.ops.size() == 1 ? "" : "s") << ", " << populated
+             << " with a populated debug_handle_\n";
+        if (!k.pre_grad_nodes.empty()) {
+            out_ << "pre-grad nodes:  " << joined(k.pre_grad_nodes, ", ") << '\n';
+        }
+        if (!k.post_grad_nodes.empty()) {
+            out_ << "post-grad nodes: " << joined(k.post_grad_nodes, ", ") << '\n';
+        }
+        for (const auto& op : k.ops) {
+            out_ << '\n';
+            op_block(k, op);
+        }
+    }
+
+private:
+    std::string paint(const char* tone, const std::string& s) const {
+        return color_ ? std::string(tone) + s + "\x1b[0m" : s;
+    }
+
+    static std::string joined(const std::vector<std::string>& items, std::string_view sep) {
+        std::string s;
+        for (const auto& item : items) {
+            s += (s.empty() ? "" : std::string(sep)) + printable(item);
+        }
+        return s;
+    }
+
+    // The file's path relative to its kernel directory when it is below it.
+    static std::string_view short_path(const ExplainKernel& k, std::string_view file) {
+        if (file.size() > k.dir.size() + 1 && file.starts_with(k.dir) &&
+            file[k.dir.size()] == '/') {
+            return file.substr(k.dir.size() + 1);
+        }
+        return file;
+    }
+
+    void op_block(const ExplainKernel& k, const ExplainOp& op) {
+        std::string head(short_path(k, op.file));
+        if (op.status != FileStatus::ok) {
+            out_ << paint(bold, head) << "  " << paint(red, std::string(to_string(op.status)))
+                 << '\n';
+            problems(op);
+            return;
+        }
+        out_ << paint(bold, head) << "  op " << printable(op.op_key) << "  opfunc "
+             << printable(op.opfunc) << "  debug_handle_ ";
+        switch (op.handle_state) {
+        case HandleState::populated:
+            out_ << paint(green, "populated") << '\n';
+            break;
+        case HandleState::absent:
+            out_ << paint(yellow, "absent") << '\n'
+                 << "  no debug_handle_: run sdscprov annotate with the compile's origins map\n";
+            break;
+        case HandleState::null:
+            out_ << paint(yellow, "null") << '\n'
+                 << "  debug_handle_ is null (provenance unknown when compiled): sdscprov annotate "
+                    "with the compile's origins map fills it\n";
+            break;
+        case HandleState::malformed:
+            out_ << paint(red, "malformed") << '\n'
+                 << "  not of the documented shape (FORMATS section 3): annotate never writes "
+                    "over it; fix or remove it\n";
+            break;
+        }
+        if (op.handle) {
+            handle(*op.handle, op);
+        }
+        problems(op);
+    }
+
+    void source(const std::optional<HandleSource>& s, const std::optional<std::string>& text,
+                std::string_view indent) {
+        if (!s) {
+            out_ << "none\n";
+            return;
+        }
+        out_ << location(*s);
+        if (!text) {
+            out_ << paint(dim, " (not readable here)") << '\n';
+            return;
+        }
+        out_ << '\n' << indent << paint(dim, "> ") << trimmed(*text) << '\n';
+    }
+
+    void handle(const DebugHandle& h, const ExplainOp& op) {
+        out_ << "  source:     ";
+        source(h.source, op.source_line_text, "              ");
+        out_ << "  aten:       " << (h.aten_op ? printable(*h.aten_op) : std::string("none"))
+             << '\n';
+        out_ << "  ir_chain:   " << (h.ir_chain.empty() ? "none" : joined(h.ir_chain, " -> "))
+             << '\n';
+        if (h.fused_from.empty()) {
+            out_ << "  fused from: none (one FX origin)\n";
+        } else {
+            out_ << "  fused from: " << h.fused_from.size() << " constituents\n";
+            for (std::size_t i = 0; i < h.fused_from.size(); ++i) {
+                const DebugHandle& c = h.fused_from[i];
+                out_ << "    - "
+                     << (c.aten_op ? printable(*c.aten_op) : std::string("(no aten op)"))
+                     << "  ir_chain: " << (c.ir_chain.empty() ? "none" : joined(c.ir_chain, " -> "))
+                     << "\n      source: ";
+                source(c.source,
+                       i < op.fused_source_line_texts.size() ? op.fused_source_line_texts[i]
+                                                             : std::nullopt,
+                       "        ");
+            }
+        }
+        if (h.history_shape == HistoryShape::fusion_context) {
+            out_ << "  fusion_context: "
+                 << (h.fusion_context ? printable(*h.fusion_context) : std::string("null"))
+                 << " (July 2026 handle)\n";
+        } else if (h.transform_history.empty()) {
+            out_ << "  transforms: none\n";
+        } else {
+            out_ << "  transforms:\n";
+            for (std::size_t i = 0; i < h.transform_history.size(); ++i) {
+                const auto& step = h.transform_history[i];
+                out_ << "    " << i + 1 << ". " << printable(step.kind) << ' '
+                     << printable(step.pass_name);
+                if (step.reason) {
+                    out_ << ": " << printable(*step.reason);
+                }
+                out_ << '\n';
+            }
+        }
+        out_ << "  id:         " << printable(h.id) << '\n';
+    }
+
+    void problems(const ExplainOp& op) {
+        for (const auto& p : op.problems) {
+            out_ << "  "
+                 << paint(p.severity == Severity::error ? red : yellow,
+                          std::string(to_string(p.severity)))
+                 << ": ";
+            if (p.pos.line > 0) {
+                out_ << p.pos.line << ':' << p.pos.col << ": ";
+            }
+            out_ << printable(p.message) << " [" << to_string(p.code) << "]\n";
+        }
+    }
+
+    std::ostream& out_;
+    bool color_;
+};
+
+} // namespace
+
+void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& kernels, bool color) {
+    TextExplainer printer(out, color);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        if (i > 0) {
+            out << '\n';
+        }
+        printer.kernel(kernels[i]);
+    }
+}
+
+// ---- JSON ---------------------------------------------------------------------------------------
+
+namespace {
+
+// The handle is written as in the scan report (src/report.cpp keeps its writer private): FORMATS
+// section 3's members, in its order.
+class JsonExplainer {
+public:
+    using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+    explicit JsonExplainer(Writer& writer) : w_(writer) {}
+
+    void kernel(const ExplainKernel& k) {
+        w_.StartObject();
+        key("dir");
+        string(k.dir);
+        key("kernel");
+        optional_string(k.kernel);
+        key("ops");
+        w_.StartArray();
+        for (const auto& op : k.ops) {
+            op_object(op);
+        }
+        w_.EndArray();
+        key("pre_grad_nodes");
+        strings(k.pre_grad_nodes);
+        key("post_grad_nodes");
+        strings(k.post_grad_nodes);
+        w_.EndObject();
+    }
+
+    void problem(const Problem& p) { json_out::problem(w_, p); }
+
+private:
+    void key(std::string_view k) { w_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
+    void string(std::string_view s) {
+        w_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    }
+    void optional_string(const std::optional<std::string>& s) {
+        if (s) {
+            string(*s);
+        } else {
+            w_.Null();
+        }
+    }
+    void strings(const std::vector<std::string>& items) {
+        w_.StartArray();
+        for (const auto& s : items) {
+            string(s);
+        }
+        w_.EndArray();
+    }
+
+    void op_object(const ExplainOp& op) {
+        bool ok = op.status == FileStatus::ok;
+        w_.StartObject();
+        key("file");
+        string(op.file);
+        key("status");
+        string(to_string(op.status));
+        key("op");
+        if (ok) {
+            string(op.op_key);
+        } else {
+            w_.Null();
+        }
+        key("opfunc");
+        if (ok && op.index) {
+            string(op.opfunc);
+        } else {
+            w_.Null();
+        }
+        key("index");
+        if (ok && op.index) {
+            w_.Uint64(*op.index);
+        } else {
+            w_.Null();
+        }
+        key("handle");
+        if (ok) {
+            string(to_string(op.handle_state));
+        } else {
+            w_.Null();
+        }
+        key("debug_handle");
+        if (op.handle) {
+            handle(*op.handle);
+        } else {
+            w_.Null();
+        }
+        key("source_line_text");
+        optional_string(op.source_line_text);
+        key("fused_source_line_texts");
+        w_.StartArray();
+        for (const auto& text : op.fused_source_line_texts) {
+            optional_string(text);
+        }
+        w_.EndArray();
+        key("problems");
+        w_.StartArray();
+        for (const auto& p : op.problems) {
+            problem(p);
+        }
+        w_.EndArray();
+        w_.EndObject();
+    }
+
+    void handle(const DebugHandle& h) { json_out::handle(w_, h); }
+
+    Writer& w_;
+};
+
+} // namespace
+
+void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& kernels,
+                        const std::vector<Problem>& problems) {
+    rapidjson::StringBuffer buffer;
+    JsonExplainer::Writer writer(buffer);
+    writer.SetIndent(' ', 2);
+    JsonExplainer json(writer);
+    writer.StartObject();
+    writer.Key("sdscprov_explain");
+    writer.Uint(1);
+    writer.Key("kernels");
+    writer.StartArray();
+    for (const auto& k : kernels) {
+        json.kernel(k);
+    }
+    writer.EndArray();
+    writer.Key("problems");
+    writer.StartArray();
+    for (const auto& p : problems) {
+        json.problem(p);
+    }
+    writer.EndArray();
+    writer.EndObject();
+    buffer.Put('\n');
+    out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
+}
+
+} // namespace sdscprov

@@ -1,0 +1,124 @@
+// Pieces of JSON output shared by the report, check and explain printers: a debug_handle_ as
+// FORMATS section 3 lays it out, and a problem. Internal to the library (RapidJSON stays out of
+// the public headers); `W` is a RapidJSON writer.
+#pragma once
+
+#include "sdscprov/debug_handle.hpp"
+#include "sdscprov/problem.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <rapidjson/rapidjson.h>
+#include <string>
+#include <string_view>
+
+namespace sdscprov::json_out {
+
+template <class W> void key(W& w, std::string_view k) {
+    w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+}
+
+template <class W> void string(W& w, std::string_view s) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+template <class W> void optional_string(W& w, const std::optional<std::string>& s) {
+    if (s) {
+        string(w, *s);
+    } else {
+        w.Null();
+    }
+}
+
+template <class W> void optional_int(W& w, const std::optional<std::int64_t>& v) {
+    if (v) {
+        w.Int64(*v);
+    } else {
+        w.Null();
+    }
+}
+
+// A 1-based line or column; null for 0 ("no position").
+template <class W> void position(W& w, std::size_t v) {
+    if (v == 0) {
+        w.Null();
+    } else {
+        w.Uint64(v);
+    }
+}
+
+template <class W> void handle(W& w, const DebugHandle& h) {
+    w.StartObject();
+    key(w, "id");
+    string(w, h.id);
+    key(w, "source");
+    if (h.source) {
+        w.StartObject();
+        key(w, "file");
+        string(w, h.source->file);
+        key(w, "start_line");
+        w.Int64(h.source->start_line);
+        key(w, "start_col");
+        w.Int64(h.source->start_col);
+        key(w, "end_line");
+        optional_int(w, h.source->end_line);
+        key(w, "end_col");
+        optional_int(w, h.source->end_col);
+        w.EndObject();
+    } else {
+        w.Null();
+    }
+    key(w, "aten_op");
+    optional_string(w, h.aten_op);
+    key(w, "ir_chain");
+    w.StartArray();
+    for (const auto& s : h.ir_chain) {
+        string(w, s);
+    }
+    w.EndArray();
+    key(w, "fused_from");
+    w.StartArray();
+    for (const auto& child : h.fused_from) {
+        handle(w, child);
+    }
+    w.EndArray();
+    if (h.history_shape == HistoryShape::fusion_context) {
+        key(w, "fusion_context");
+        optional_string(w, h.fusion_context);
+    } else {
+        key(w, "transform_history");
+        w.StartArray();
+        for (const auto& step : h.transform_history) {
+            w.StartObject();
+            key(w, "kind");
+            string(w, step.kind);
+            key(w, "pass_name");
+            string(w, step.pass_name);
+            key(w, "reason");
+            optional_string(w, step.reason);
+            w.EndObject();
+        }
+        w.EndArray();
+    }
+    w.EndObject();
+}
+
+// {"path", "line", "col", "severity", "code", "message"}
+template <class W> void problem(W& w, const Problem& p) {
+    w.StartObject();
+    key(w, "path");
+    string(w, p.path);
+    key(w, "line");
+    position(w, p.pos.line);
+    key(w, "col");
+    position(w, p.pos.col);
+    key(w, "severity");
+    string(w, to_string(p.severity));
+    key(w, "code");
+    string(w, to_string(p.code));
+    key(w, "message");
+    string(w, p.message);
+    w.EndObject();
+}
+
+} // namespace sdscprov::json_out

@@ -1,0 +1,77 @@
+"""End-to-end: `sdscprov explain TARGET` by kernel name, directory and file, text and JSON."""
+import glob
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+
+DEMO = os.path.join(TESTDATA, "demo")
+DEMO_MAP = os.path.join(DEMO, "origins.json")
+
+
+def annotated_demo(tmp):
+    cache = os.path.join(tmp, "demo")
+    copy_tree(DEMO, cache)
+    run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
+    return cache
+
+
+def test_by_name_directory_and_file_agree():
+    with TempDir() as tmp:
+        cache = annotated_demo(tmp)
+        kdir = glob.glob(os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_linear_relu_0_*"))[0]
+        by_name = json.loads(run("explain", "--format", "json", "sdsc_fused_addmm_linear_relu_0", cache,
+                                 check_rc=0)[1])
+        by_dir = json.loads(run("explain", "--format", "json", kdir, check_rc=0)[1])
+        assert by_name == by_dir
+        (kernel,) = by_name["kernels"]
+        assert kernel["kernel"] == "sdsc_fused_addmm_linear_relu_0"
+        assert [op["opfunc"] for op in kernel["ops"]] == ["batchmatmul", "add", "relufwd", "batchmatmul"]
+        # Each op shows the handle annotate wrote into its file.
+        for op in kernel["ops"]:
+            doc = json.load(open(op["file"]))
+            assert op["debug_handle"] == next(iter(doc.values()))["debug_handle_"], op["file"]
+        # The default search root is $TORCHINDUCTOR_CACHE_DIR.
+        env_run = run("explain", "--format", "json", "sdsc_fused_addmm_linear_relu_0",
+                      env={"TORCHINDUCTOR_CACHE_DIR": cache}, check_rc=0)[1]
+        assert json.loads(env_run) == by_name
+        # A file: only that op.
+        one = json.loads(run("explain", "--format", "json", kernel["ops"][2]["file"], check_rc=0)[1])
+        assert [op["op"] for op in one["kernels"][0]["ops"]] == ["2_relufwd"]
+
+
+def test_text_shows_the_source_line_when_the_source_is_readable():
+    with TempDir() as tmp:
+        cache = annotated_demo(tmp)
+        # Point the handle of one file at a real source file of ours, as a user's model would be.
+        source = os.path.join(tmp, "model.py")
+        open(source, "w").write("import torch\n\nclass M:\n    def forward(self, x):\n        return self.fc1(x)\n")
+        path = sorted(glob.glob(os.path.join(cache, "**", "sdsc_0.json"), recursive=True))[-1]
+        text = open(path).read()
+        start = text.index('"file": "') + len('"file": "')
+        end = text.index('"', start)
+        line_at = text.index('"start_line": ', end) + len('"start_line": ')
+        line_end = text.index(",", line_at)
+        text = text[:start] + source + text[end:line_at] + "5" + text[line_end:]
+        open(path, "w").write(text)
+        rc, out, _ = run("explain", "--color", "never", path, check_rc=0)
+        assert f"{source}:5" in out, out
+        assert "return self.fc1(x)" in out, out
+
+
+def test_unknown_kernel_and_unannotated_files():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        rc, out, err = run("explain", "sdsc_no_such_kernel_0", cache)
+        assert rc == 2 and "no kernel directory named 'sdsc_no_such_kernel_0'" in err, (rc, err)
+        rc, out, err = run("explain", "--color", "never", "sdsc_fused_addmm_1", cache, check_rc=0)
+        assert "no debug_handle_" in out and "sdscprov annotate" in out, out
+
+
+if __name__ == "__main__":
+    main([test_by_name_directory_and_file_agree,
+          test_text_shows_the_source_line_when_the_source_is_readable,
+          test_unknown_kernel_and_unannotated_files])
