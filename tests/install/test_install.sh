@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs a build tree into a temporary prefix, then configures, builds and runs a tiny consumer
+# (consumer/) against the installed CMake package: find_package(sdscprov) + sdscprov::sdscprov.
+# Usage: test_install.sh <build dir> <source dir>
+set -euo pipefail
+build_dir=$(cd "${1:?usage: test_install.sh <build dir> <source dir>}" && pwd)
+source_dir=$(cd "${2:?usage: test_install.sh <build dir> <source dir>}" && pwd)
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sdscprov-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+fail() {
+    echo "test_install: $*" >&2
+    exit 1
+}
+
+# The build tree's own settings, so that the consumer is built the way the library was.
+cache_value() {
+    sed -n "s/^$1:[A-Z]*=//p" "$build_dir/CMakeCache.txt"
+}
+compiler=$(cache_value CMAKE_CXX_COMPILER)
+build_type=$(cache_value CMAKE_BUILD_TYPE)
+
+cmake --install "$build_dir" --prefix "$prefix"
+
+for f in bin/sdscprov include/sdscprov/scan.hpp include/sdscprov/discover.hpp; do
+    [ -f "$prefix/$f" ] || fail "$f is not installed"
+done
+[ -x "$prefix/bin/sdscprov" ] || fail "bin/sdscprov is not executable"
+config=$(find "$prefix" -name sdscprovConfig.cmake -print -quit)
+[ -n "$config" ] || fail "sdscprovConfig.cmake is not installed"
+for f in sdscprovConfigVersion.cmake sdscprovTargets.cmake; do
+    [ -f "$(dirname "$config")/$f" ] || fail "$f is not installed beside sdscprovConfig.cmake"
+done
+
+consumer_build=$tmp/consumer-build
+cmake -S "$source_dir/tests/install/consumer" -B "$consumer_build" \
+    -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+    -DCMAKE_CXX_COMPILER="$compiler" \
+    -DCMAKE_BUILD_TYPE="$build_type"
+found=$(sed -n 's/^sdscprov_DIR:[A-Z]*=//p' "$consumer_build/CMakeCache.txt")
+case "$found" in
+"$prefix"/*) ;;
+*) fail "the consumer found sdscprov in '$found', not in the temporary prefix" ;;
+esac
+cmake --build "$consumer_build" -j 2
+
+output=$("$consumer_build/consumer") || fail "the consumer failed:"$'\n'"$output"
+echo "$output"
+version=$("$prefix/bin/sdscprov" --version) || fail "bin/sdscprov --version failed"
+echo "$version"
+expected="name: sdsc_N 3
+scan: ok 3_add populated 8249498605557491263 problems=0
+version: ${version#sdscprov }"
+[ "$output" = "$expected" ] || fail "unexpected consumer output; expected:"$'\n'"$expected"
+echo "test_install: ok"
