@@ -2,6 +2,7 @@
 
 #include "json_out.hpp"
 
+#include <map>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
@@ -99,6 +100,384 @@ void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
     w.EndObject();
     out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
     out << '\n';
+}
+
+CheckedKernel checked_kernel(const KernelReport& report) {
+    CheckedKernel k;
+    k.dir = report.dir.path;
+    k.files = report.files.size();
+    k.findings = check_kernel(report);
+    for (const auto& f : report.files) {
+        k.problems.insert(k.problems.end(), f.problems.begin(), f.problems.end());
+    }
+    k.problems.insert(k.problems.end(), report.problems.begin(), report.problems.end());
+    return k;
+}
+
+std::uint64_t CheckResult::files() const {
+    std::uint64_t n = 0;
+    for (const auto& k : kernels) {
+        n += k.files;
+    }
+    return n;
+}
+
+std::uint64_t CheckResult::findings() const {
+    std::uint64_t n = 0;
+    for (const auto& k : kernels) {
+        n += k.findings.size();
+    }
+    return n;
+}
+
+namespace {
+
+std::string_view rule_text(CheckRule r) {
+    switch (r) {
+    case CheckRule::missing_handle:
+        return "SDSC op without debug_handle_";
+    case CheckRule::null_handle:
+        return "debug_handle_ is null";
+    case CheckRule::malformed_handle:
+        return "debug_handle_ not of the shape of FORMATS section 3";
+    case CheckRule::stale_handle:
+        return "debug_handle_ differs from the origins map's";
+    }
+    return "";
+}
+
+// A path as a URI reference (RFC 3986): unreserved characters and '/' as they are, the rest
+// percent-encoded.
+std::string uri_of(std::string_view path) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : path) {
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+        if (keep) {
+            out.push_back(static_cast<char>(c));
+        } else {
+            out.push_back('%');
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+    }
+    return out;
+}
+
+using Pretty = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void sarif_result(Pretty& w, std::string_view rule, std::size_t rule_index, std::string_view level,
+                  std::string_view message, const std::string& path, const TextPosition& pos) {
+    w.StartObject();
+    json_out::key(w, "ruleId");
+    json_out::string(w, rule);
+    json_out::key(w, "ruleIndex");
+    w.Uint64(rule_index);
+    json_out::key(w, "level");
+    json_out::string(w, level);
+    json_out::key(w, "message");
+    w.StartObject();
+    json_out::key(w, "text");
+    json_out::string(w, message);
+    w.EndObject();
+    json_out::key(w, "locations");
+    w.StartArray();
+    w.StartObject();
+    json_out::key(w, "physicalLocation");
+    w.StartObject();
+    json_out::key(w, "artifactLocation");
+    w.StartObject();
+    json_out::key(w, "uri");
+    json_out::string(w, uri_of(path));
+    w.EndObject();
+    if (pos.line > 0) {
+        json_out::key(w, "region");
+        w.StartObject();
+        json_out::key(w, "startLine");
+        w.Uint64(pos.line);
+        json_out::key(w, "startColumn");
+        w.Uint64(pos.col);
+        w.EndObject();
+    }
+    w.EndObject();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+}
+
+// GitHub workflow command escaping: the message (data), and property values.
+std::string github_data(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+        case '%':
+            out += "%25";
+            break;
+        case '\r':
+            out += "%0D";
+            break;
+        case '\n':
+            out += "%0A";
+            break;
+        default:
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+std::string github_property(std::string_view s) {
+    std::string out;
+    for (char c : github_data(s)) {
+        if (c == ':') {
+            out += "%3A";
+        } else if (c == ',') {
+            out += "%2C";
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+void github_line(std::ostream& out, std::string_view level, const std::string& path,
+                 const TextPosition& pos, std::string_view title, std::string_view message) {
+    out << "::" << level << " file=" << github_property(path);
+    if (pos.line > 0) {
+        out << ",line=" << pos.line << ",col=" << pos.col;
+    }
+    out << ",title=" << github_property(title) << "::" << github_data(message) << '\n';
+}
+
+std::string xml_escaped(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        default:
+            // XML 1.0 has no place for other control characters: they are dropped.
+            if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') {
+                out.push_back(c);
+            }
+        }
+    }
+    return out;
+}
+
+std::string location(const std::string& path, const TextPosition& pos) {
+    return pos.line > 0 ? path + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col)
+                        : path;
+}
+
+} // namespace
+
+void write_check_sarif(std::ostream& out, const CheckResult& result) {
+    // Rules: the four check rules, then the problem codes that occur, in first-seen order.
+    std::vector<std::pair<std::string, std::string>> rules;
+    for (auto r : {CheckRule::missing_handle, CheckRule::null_handle, CheckRule::malformed_handle,
+                   CheckRule::stale_handle}) {
+        rules.emplace_back(std::string(to_string(r)), std::string(rule_text(r)));
+    }
+    std::map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+        index[rules[i].first] = i;
+    }
+    for (const auto& problem : result.problems) {
+        const Problem* p = &problem;
+        std::string code(to_string(p->code));
+        if (index.emplace(code, rules.size()).second) {
+            rules.emplace_back(code, "sdscprov problem: " + code);
+        }
+    }
+    rapidjson::StringBuffer buffer;
+    Pretty w(buffer);
+    w.SetIndent(' ', 2);
+    w.StartObject();
+    json_out::key(w, "$schema");
+    json_out::string(w, "https://json.schemastore.org/sarif-2.1.0.json");
+    json_out::key(w, "version");
+    json_out::string(w, "2.1.0");
+    json_out::key(w, "runs");
+    w.StartArray();
+    w.StartObject();
+    json_out::key(w, "tool");
+    w.StartObject();
+    json_out::key(w, "driver");
+    w.StartObject();
+    json_out::key(w, "name");
+    json_out::string(w, "sdscprov");
+    json_out::key(w, "version");
+    json_out::string(w, SDSCPROV_VERSION);
+    json_out::key(w, "rules");
+    w.StartArray();
+    for (const auto& [id, text] : rules) {
+        w.StartObject();
+        json_out::key(w, "id");
+        json_out::string(w, id);
+        json_out::key(w, "shortDescription");
+        w.StartObject();
+        json_out::key(w, "text");
+        json_out::string(w, text);
+        w.EndObject();
+        w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+    json_out::key(w, "results");
+    w.StartArray();
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            std::string rule(to_string(f.rule));
+            sarif_result(w, rule, index[rule], "error", f.message, f.path, f.pos);
+        }
+    }
+    for (const auto& p : result.problems) {
+        std::string code(to_string(p.code));
+        sarif_result(w, code, index[code], p.severity == Severity::error ? "error" : "warning",
+                     p.message, p.path, p.pos);
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+    out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
+    out << '\n';
+}
+
+void write_check_github(std::ostream& out, const CheckResult& result) {
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            github_line(out, "error", f.path, f.pos, "sdscprov " + std::string(to_string(f.rule)),
+                        f.message);
+        }
+    }
+    for (const auto& p : result.problems) {
+        github_line(out, p.severity == Severity::error ? "error" : "warning", p.path, p.pos,
+                    "sdscprov " + std::string(to_string(p.code)), p.message);
+    }
+}
+
+void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
+                                  std::size_t max_rows) {
+    std::map<std::string, std::size_t> per_rule;
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            ++per_rule[std::string(to_string(f.rule))];
+        }
+    }
+    out << "## sdscprov check\n\n"
+        << result.findings() << " finding" << (result.findings() == 1 ? "" : "s") << " in "
+        << result.files() << " SDSC file" << (result.files() == 1 ? "" : "s") << ", "
+        << result.problems.size() << " problem" << (result.problems.size() == 1 ? "" : "s")
+        << ".\n\n";
+    if (!per_rule.empty()) {
+        out << "| rule | findings |\n|---|---|\n";
+        for (const auto& [rule, n] : per_rule) {
+            out << "| `" << rule << "` | " << n << " |\n";
+        }
+        out << '\n';
+    }
+    std::size_t rows = 0;
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            if (rows++ == max_rows) {
+                out << "- ... and " << (result.findings() - max_rows) << " more\n";
+                return;
+            }
+            out << "- `" << location(f.path, f.pos) << "`: " << f.message << '\n';
+        }
+    }
+}
+
+void write_check_junit(std::ostream& out, const CheckResult& result) {
+    std::size_t failures = 0;
+    std::size_t errors = 0;
+    for (const auto& k : result.kernels) {
+        failures += k.findings.empty() ? 0 : 1;
+        errors += k.problems.empty() ? 0 : 1;
+    }
+    // Problems that belong to no kernel directory (the walk's, the origins maps'): every problem
+    // of the run less those of the kernels, counted, in order. One more test case holds them.
+    std::map<std::string, std::size_t> of_kernels;
+    auto key = [](const Problem& p) {
+        return location(p.path, p.pos) + '\0' + std::string(to_string(p.code)) + '\0' + p.message;
+    };
+    for (const auto& k : result.kernels) {
+        for (const auto& p : k.problems) {
+            ++of_kernels[key(p)];
+        }
+    }
+    std::vector<const Problem*> others;
+    for (const auto& p : result.problems) {
+        auto it = of_kernels.find(key(p));
+        if (it != of_kernels.end() && it->second > 0) {
+            --it->second;
+        } else {
+            others.push_back(&p);
+        }
+    }
+    std::size_t tests = result.kernels.size() + (others.empty() ? 0 : 1);
+    errors += others.empty() ? 0 : 1;
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        << "<testsuites name=\"sdscprov check\" tests=\"" << tests << "\" failures=\"" << failures
+        << "\" errors=\"" << errors << "\">\n"
+        << "  <testsuite name=\"sdscprov check\" tests=\"" << tests << "\" failures=\"" << failures
+        << "\" errors=\"" << errors << "\">\n";
+    for (const auto& k : result.kernels) {
+        out << "    <testcase classname=\"sdscprov.check\" name=\"" << xml_escaped(k.dir) << "\"";
+        if (k.findings.empty() && k.problems.empty()) {
+            out << "/>\n";
+            continue;
+        }
+        out << ">\n";
+        if (!k.findings.empty()) {
+            out << "      <failure message=\"" << k.findings.size() << " of " << k.files
+                << " SDSC files lack provenance\" type=\"" << to_string(k.findings.front().rule)
+                << "\">";
+            for (const auto& f : k.findings) {
+                out << xml_escaped(location(f.path, f.pos) + ": " + f.message + " [" +
+                                   std::string(to_string(f.rule)) + "]")
+                    << '\n';
+            }
+            out << "</failure>\n";
+        }
+        if (!k.problems.empty()) {
+            out << "      <error message=\"" << k.problems.size() << " file problem"
+                << (k.problems.size() == 1 ? "" : "s") << "\">";
+            for (const auto& p : k.problems) {
+                out << xml_escaped(location(p.path, p.pos) + ": " + p.message + " [" +
+                                   std::string(to_string(p.code)) + "]")
+                    << '\n';
+            }
+            out << "</error>\n";
+        }
+        out << "    </testcase>\n";
+    }
+    if (!others.empty()) {
+        out << "    <testcase classname=\"sdscprov.check\" name=\"(inputs)\">\n"
+            << "      <error message=\"" << others.size() << " problem"
+            << (others.size() == 1 ? "" : "s") << "\">";
+        for (const auto* p : others) {
+            out << xml_escaped(location(p->path, p->pos) + ": " + p->message + " [" +
+                               std::string(to_string(p->code)) + "]")
+                << '\n';
+        }
+        out << "</error>\n    </testcase>\n";
+    }
+    out << "  </testsuite>\n</testsuites>\n";
 }
 
 } // namespace sdscprov

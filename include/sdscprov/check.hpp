@@ -37,4 +37,40 @@ std::vector<Finding> check_kernel(const KernelReport& report);
 void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
                       const std::vector<Problem>& problems, std::uint64_t files);
 
+// One kernel directory's check, for the formats that group by directory (JUnit).
+struct CheckedKernel {
+    std::string dir;
+    std::uint64_t files = 0;
+    std::vector<Finding> findings;
+    std::vector<Problem> problems; // its files' problems and its own (bad input)
+};
+CheckedKernel checked_kernel(const KernelReport& report);
+
+// What every format gets: the kernels in discovery order, and every problem (walk problems and
+// origins map problems included), in order.
+struct CheckResult {
+    std::vector<CheckedKernel> kernels;
+    std::vector<Problem> problems;
+    std::uint64_t files() const;
+    std::uint64_t findings() const;
+};
+
+// SARIF 2.1.0: one result per finding (rule ids: the CheckRule names) and per problem (rule ids:
+// the problem codes, e.g. parse-error), with the file as a relative or absolute URI reference
+// and the line:col as its region.
+void write_check_sarif(std::ostream& out, const CheckResult& result);
+
+// GitHub Actions workflow commands: `::error file=...,line=...,col=...,title=...::message` per
+// finding and per problem (warnings as ::warning).
+void write_check_github(std::ostream& out, const CheckResult& result);
+
+// A Markdown summary for $GITHUB_STEP_SUMMARY: counts per rule, then the findings (at most
+// `max_rows`).
+void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
+                                  std::size_t max_rows = 50);
+
+// JUnit XML: one test case per kernel directory, failed when it has findings, in error when a
+// file of it could not be read; one more test case for problems outside any directory.
+void write_check_junit(std::ostream& out, const CheckResult& result);
+
 } // namespace sdscprov

@@ -9,8 +9,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <iostream>
@@ -35,13 +37,63 @@ struct CommonOptions {
     bool follow_symlinks = false;
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
     std::string color = "auto";
+    bool quiet = false;
 };
 
-void add_common_options(CLI::App& cmd, CommonOptions& o) {
+// --quiet: nothing but findings (check) and errors; set once the command line is parsed.
+bool quiet_mode = false;
+
+// A progress line on standard error for runs that take more than a second: only when standard
+// error is a terminal and standard output is not (a report streaming to the terminal shows its
+// own progress), and not with --quiet. Rewritten at most five times a second from the
+// delivering thread, erased at the end.
+class Progress {
+public:
+    explicit Progress(std::string verb)
+        : verb_(std::move(verb)),
+          enabled_(!quiet_mode && ::isatty(STDERR_FILENO) != 0 && ::isatty(STDOUT_FILENO) == 0),
+          start_(std::chrono::steady_clock::now()), last_(start_) {}
+    ~Progress() {
+        if (shown_) {
+            std::cerr << "\r\x1b[K" << std::flush;
+        }
+    }
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+
+    void kernel(std::size_t files) {
+        ++kernels_;
+        files_ += files;
+        if (!enabled_) {
+            return;
+        }
+        auto now = std::chrono::steady_clock::now();
+        if (now - start_ < std::chrono::seconds(1) ||
+            now - last_ < std::chrono::milliseconds(200)) {
+            return;
+        }
+        last_ = now;
+        shown_ = true;
+        std::cerr << "\r\x1b[Ksdscprov: " << verb_ << ' ' << files_ << " files in " << kernels_
+                  << " kernel directories..." << std::flush;
+    }
+
+private:
+    std::string verb_;
+    bool enabled_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_;
+    std::chrono::steady_clock::time_point last_;
+    std::uint64_t kernels_ = 0;
+    std::uint64_t files_ = 0;
+};
+
+void add_common_options(CLI::App& cmd, CommonOptions& o,
+                        const std::vector<std::string>& formats = {"text", "json", "markdown"}) {
     cmd.add_option("paths", o.paths, "Kernel cache directories, kernel directories or SDSC files")
         ->required();
     cmd.add_option("--format", o.format, "Report format")
-        ->check(CLI::IsMember({"text", "json", "markdown"}))
+        ->check(CLI::IsMember(formats))
         ->capture_default_str();
     cmd.add_option("-j,--jobs", o.jobs, "Worker threads (default: all cores)")
         ->check(CLI::Range(1U, 1024U));
@@ -52,6 +104,8 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
     cmd.add_option("--max-file-size", o.max_file_size,
                    "Larger files are reported, not read (bytes)")
         ->capture_default_str();
+    cmd.add_flag("-q,--quiet", o.quiet,
+                 "Print nothing but findings (check) and errors; no report, no progress line");
     cmd.add_option("--color", o.color, "Colour in text reports")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
@@ -95,6 +149,9 @@ bool any_error(const std::vector<sdscprov::Problem>& problems) {
 
 void print_problems(const std::vector<sdscprov::Problem>& problems) {
     for (const auto& p : problems) {
+        if (quiet_mode && p.severity != sdscprov::Severity::error) {
+            continue;
+        }
         std::cerr << p.path;
         if (p.pos.line > 0) {
             std::cerr << ':' << p.pos.line << ':' << p.pos.col;
@@ -110,11 +167,26 @@ int run_scan(const CommonOptions& o) {
     sdscprov::PrinterOptions printer_options;
     printer_options.color = use_color(o.color);
     printer_options.command = "scan";
-    auto printer = sdscprov::make_printer(report_format(o.format), std::cout, printer_options);
-    auto result = sdscprov::run_pipeline(
-        sdscprov::discover_source(o.paths, options.discover), options, sdscprov::scan_kernel,
-        [&](const sdscprov::KernelReport& k) { printer->kernel(k); });
-    printer->finish(result.totals, result.problems);
+    auto printer =
+        quiet_mode ? nullptr
+                   : sdscprov::make_printer(report_format(o.format), std::cout, printer_options);
+    sdscprov::PipelineResult result;
+    {
+        Progress progress("scanned");
+        result =
+            sdscprov::run_pipeline(sdscprov::discover_source(o.paths, options.discover), options,
+                                   sdscprov::scan_kernel, [&](const sdscprov::KernelReport& k) {
+                                       progress.kernel(k.files.size());
+                                       if (printer) {
+                                           printer->kernel(k);
+                                       }
+                                   });
+    }
+    if (printer) {
+        printer->finish(result.totals, result.problems);
+    } else {
+        print_problems(result.problems);
+    }
     std::cout.flush();
     return any_error(result.problems) ? exit_bad_input : exit_ok;
 }
@@ -228,17 +300,34 @@ int run_annotate(const AnnotateCli& cli) {
     printer_options.color = use_color(cli.common.color);
     printer_options.command = "annotate";
     printer_options.dry_run = annotate_options.mode != sdscprov::AnnotateMode::write;
-    auto printer =
-        sdscprov::make_printer(report_format(cli.common.format), std::cout, printer_options);
+    auto printer = quiet_mode ? nullptr
+                              : sdscprov::make_printer(report_format(cli.common.format), std::cout,
+                                                       printer_options);
     std::vector<sdscprov::Problem> map_problems;
-    auto result = run_annotate_pipeline(
-        cli.common, cli.origins, annotate_options,
-        [&](const sdscprov::KernelReport& k) { printer->kernel(k); }, map_problems);
+    std::optional<sdscprov::PipelineResult> result;
+    {
+        Progress progress(annotate_options.mode == sdscprov::AnnotateMode::write ? "annotated"
+                                                                                 : "checked");
+        result = run_annotate_pipeline(
+            cli.common, cli.origins, annotate_options,
+            [&](const sdscprov::KernelReport& k) {
+                progress.kernel(k.files.size());
+                if (printer) {
+                    printer->kernel(k);
+                }
+            },
+            map_problems);
+    }
     if (!result) {
         std::cerr << "sdscprov: no file was changed: fix the origins map first\n";
         return exit_bad_input;
     }
-    printer->finish(result->totals, result->problems);
+    if (printer) {
+        printer->finish(result->totals, result->problems);
+    } else {
+        print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
+                        result->problems.end()});
+    }
     std::cout.flush();
     if (any_internal_error(result->problems)) {
         return exit_internal;
@@ -281,12 +370,17 @@ int run_strip(const StripCli& cli) {
         json ? sdscprov::make_printer(sdscprov::ReportFormat::json, std::cout, printer_options)
              : nullptr;
     auto options = pipeline_options(cli.common);
+    Progress progress(dry ? "checked" : "stripped");
     auto result = sdscprov::run_pipeline(
         sdscprov::discover_source(cli.common.paths, options.discover), options,
         [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
             sdscprov::strip_kernel(k, s, strip_options);
         },
         [&](const sdscprov::KernelReport& k) {
+            progress.kernel(k.files.size());
+            if (quiet_mode) {
+                return;
+            }
             if (printer) {
                 printer->kernel(k);
                 return;
@@ -298,9 +392,9 @@ int run_strip(const StripCli& cli) {
         [&](std::vector<sdscprov::KernelReport>& batch) {
             sdscprov::commit_batch(batch, strip_options.write);
         });
-    if (printer) {
+    if (printer && !quiet_mode) {
         printer->finish(result.totals, result.problems);
-    } else {
+    } else if (!quiet_mode) {
         const auto& a = result.totals.annotate;
         std::uint64_t done = dry ? a.stripped : a.written;
         std::cout << (dry ? "would strip: " : "stripped: ") << done << " file"
@@ -384,23 +478,21 @@ struct CheckCli {
     std::vector<std::string> origins;
 };
 
-// check: findings on standard output as they are found (in discovery order), problems and the
-// summary on standard error. Exit 1 with findings, 2 with bad input, 0 when clean.
+// check: text findings go to standard output as they are found (in discovery order); the other
+// formats are written once the run is complete. Problems and the summary go to standard error.
+// Exit 1 with findings, 2 with bad input, 0 when clean.
 int run_check(const CheckCli& cli) {
-    bool json = cli.common.format == "json";
-    std::vector<sdscprov::Finding> all; // --format json only
-    std::uint64_t findings = 0;
-    std::uint64_t files = 0;
+    const std::string& format = cli.common.format;
+    sdscprov::CheckResult checked;
+    Progress progress("checked");
     auto deliver = [&](const sdscprov::KernelReport& k) {
-        files += k.files.size();
-        for (auto& f : sdscprov::check_kernel(k)) {
-            ++findings;
-            if (json) {
-                all.push_back(std::move(f));
-                continue;
+        progress.kernel(k.files.size());
+        checked.kernels.push_back(sdscprov::checked_kernel(k));
+        if (format == "text") {
+            for (const auto& f : checked.kernels.back().findings) {
+                std::cout << f.path << ':' << f.pos.line << ':' << f.pos.col << ": " << f.message
+                          << " [" << sdscprov::to_string(f.rule) << "]\n";
             }
-            std::cout << f.path << ':' << f.pos.line << ':' << f.pos.col << ": " << f.message
-                      << " [" << sdscprov::to_string(f.rule) << "]\n";
         }
     };
     std::vector<sdscprov::Problem> map_problems;
@@ -420,15 +512,39 @@ int run_check(const CheckCli& cli) {
             return exit_bad_input;
         }
     }
-    if (json) {
-        sdscprov::write_check_json(std::cout, all, result->problems, files);
+    checked.problems = result->problems;
+    if (format == "json") {
+        std::vector<sdscprov::Finding> all;
+        for (const auto& k : checked.kernels) {
+            all.insert(all.end(), k.findings.begin(), k.findings.end());
+        }
+        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
+    } else if (format == "sarif") {
+        sdscprov::write_check_sarif(std::cout, checked);
+    } else if (format == "junit") {
+        sdscprov::write_check_junit(std::cout, checked);
+    } else if (format == "github") {
+        sdscprov::write_check_github(std::cout, checked);
+        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+        if (summary != nullptr && *summary != '\0') {
+            std::ofstream out(summary, std::ios::app);
+            sdscprov::write_check_markdown_summary(out, checked);
+            if (!out) {
+                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
+                          << ")\n";
+            }
+        }
     }
     std::cout.flush();
     // The maps' own problems were printed when they were read.
     print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
                     result->problems.end()});
-    std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
-              << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << '\n';
+    std::uint64_t findings = checked.findings();
+    std::uint64_t files = checked.files();
+    if (!quiet_mode) {
+        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
+                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << '\n';
+    }
     if (any_internal_error(result->problems)) {
         return exit_internal;
     }
@@ -487,7 +603,7 @@ int main(int argc, char** argv) {
     StripCli strip_options;
     auto* strip = app.add_subcommand(
         "strip", "Set every debug_handle_ to null (or remove it), touching no other byte");
-    add_common_options(*strip, strip_options.common);
+    add_common_options(*strip, strip_options.common, {"text", "json"});
     strip->add_flag("--remove", strip_options.remove,
                     "Remove the member instead of setting it to null");
     strip->add_flag("--dry-run", strip_options.dry_run, "Report what would change, write nothing");
@@ -546,7 +662,7 @@ int main(int argc, char** argv) {
                      "given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
-    add_common_options(*check, check_options.common);
+    add_common_options(*check, check_options.common, {"text", "json", "sarif", "github", "junit"});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"
@@ -555,11 +671,9 @@ int main(int argc, char** argv) {
 
     try {
         app.parse(argc, argv);
-        if (check->parsed() && check_options.common.format == "markdown") {
-            throw CLI::ValidationError("--format", "check writes text or json, not markdown");
-        }
-        if (strip->parsed() && strip_options.common.format == "markdown") {
-            throw CLI::ValidationError("--format", "strip writes text or json, not markdown");
+        for (const auto* options : {&scan_options, &annotate_options.common, &strip_options.common,
+                                    &check_options.common}) {
+            quiet_mode |= options->quiet;
         }
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);

@@ -72,3 +72,41 @@ TEST_CASE("check: the JSON form") {
     CHECK(s.find("\"line\": 2") != std::string::npos);
     CHECK(s.find("\"line\": null") != std::string::npos);
 }
+
+TEST_CASE("check: CI formats escape what their syntax reserves") {
+    CheckResult r;
+    CheckedKernel k;
+    k.dir = "c/k <&> dir";
+    k.files = 1;
+    k.findings.push_back(
+        {"c/a,b:c %1 <&>.json", {3, 4}, CheckRule::missing_handle, "line one\nline two 100%"});
+    r.kernels.push_back(k);
+
+    std::ostringstream github;
+    write_check_github(github, r);
+    CHECK(github.str() == "::error file=c/a%2Cb%3Ac %251 <&>.json,line=3,col=4,title=sdscprov "
+                          "missing-handle::line one%0Aline two 100%25\n");
+
+    std::ostringstream sarif;
+    write_check_sarif(sarif, r);
+    CHECK(sarif.str().find("\"uri\": \"c/a%2Cb%3Ac%20%251%20%3C%26%3E.json\"") !=
+          std::string::npos);
+    CHECK(sarif.str().find("\"startLine\": 3") != std::string::npos);
+
+    std::ostringstream junit;
+    write_check_junit(junit, r);
+    CHECK(junit.str().find("name=\"c/k &lt;&amp;&gt; dir\"") != std::string::npos);
+    CHECK(junit.str().find("tests=\"1\" failures=\"1\" errors=\"0\"") != std::string::npos);
+
+    // A problem outside any kernel directory (a missing argument) gets a test case of its own.
+    r.problems.push_back({"missing/", {}, Severity::error, ProblemCode::bad_argument, "gone"});
+    std::ostringstream with_problem;
+    write_check_junit(with_problem, r);
+    CHECK(with_problem.str().find("name=\"(inputs)\"") != std::string::npos);
+    CHECK(with_problem.str().find("tests=\"2\" failures=\"1\" errors=\"1\"") != std::string::npos);
+
+    std::ostringstream summary;
+    write_check_markdown_summary(summary, r, 0);
+    CHECK(summary.str().find("1 finding in 1 SDSC file, 1 problem.") != std::string::npos);
+    CHECK(summary.str().find("- ... and 1 more") != std::string::npos);
+}
