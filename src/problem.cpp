@@ -94,6 +94,8 @@ std::string_view to_string(ProblemCode c) {
         return "bad-origins";
     case ProblemCode::bad_bundle:
         return "bad-bundle";
+    case ProblemCode::bad_mappings:
+        return "bad-mappings";
     case ProblemCode::join_mismatch:
         return "join-mismatch";
     case ProblemCode::ambiguous_kernel:

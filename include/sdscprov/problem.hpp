@@ -51,6 +51,7 @@ enum class ProblemCode {
     bad_argument,     // a command-line path that does not exist
     bad_origins,      // an origins map that cannot be used (syntax, unknown member, type)
     bad_bundle,       // a bundle.mlir whose sdsc_execute lines cannot be read
+    bad_mappings,     // an upstream provenance mappings file that cannot be used
     join_mismatch,    // a map entry's ops and a directory's files cannot be paired
     ambiguous_kernel, // several directories or map entries for one kernel: nothing written
     write_failed,     // a temporary file could not be written or renamed

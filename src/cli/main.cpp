@@ -6,6 +6,7 @@
 #include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
 #include "sdscprov/report.hpp"
+#include "sdscprov/upstream.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -421,6 +422,7 @@ int run_strip(const StripCli& cli) {
 struct ExplainCli {
     std::string target;
     std::vector<std::string> roots;
+    std::vector<std::string> mappings;
     std::string format = "text";
     std::string color = "auto";
     bool include_incomplete = false;
@@ -449,6 +451,18 @@ int run_explain(const ExplainCli& cli) {
     discover.include_incomplete = cli.include_incomplete;
     discover.follow_symlinks = cli.follow_symlinks;
     std::vector<sdscprov::Problem> problems;
+    std::vector<sdscprov::UpstreamMappings> mappings;
+    for (const auto& path : cli.mappings) {
+        auto read = sdscprov::read_upstream_mappings(path);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.mappings) {
+            mappings.push_back(std::move(*read.mappings));
+        }
+    }
+    if (any_error(problems)) {
+        print_problems(problems);
+        return exit_bad_input;
+    }
     auto roots = cli.roots.empty() ? default_cache_roots() : cli.roots;
     auto dirs = sdscprov::resolve_explain_target(cli.target, roots, problems, discover);
     sdscprov::ScanOptions scan;
@@ -459,6 +473,11 @@ int run_explain(const ExplainCli& cli) {
     bool bad_file = false;
     for (const auto& dir : dirs) {
         kernels.push_back(sdscprov::explain_kernel(dir, scanner));
+        if (dir.kernel && !mappings.empty()) {
+            auto upstream = sdscprov::upstream_kernel(mappings, *dir.kernel);
+            kernels.back().pre_grad_nodes = std::move(upstream.pre_grad_nodes);
+            kernels.back().post_grad_nodes = std::move(upstream.post_grad_nodes);
+        }
         for (const auto& op : kernels.back().ops) {
             bad_file |= any_error(op.problems);
         }
@@ -632,6 +651,12 @@ int main(int argc, char** argv) {
     explain->add_option("caches", explain_options.roots,
                         "Where to look for a kernel name (default: $TORCHINDUCTOR_CACHE_DIR, "
                         "else /tmp/torchinductor_$USER)");
+    explain
+        ->add_option("--mappings", explain_options.mappings,
+                     "PyTorch's inductor_provenance_tracking_node_mappings.json: the kernel's "
+                     "pre-grad and post-grad FX nodes; may be given more than once")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingFile);
     explain->add_option("--format", explain_options.format, "Output format")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();

@@ -5,7 +5,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+
+SHARED_UPSTREAM = os.path.join(os.path.dirname(SHARED_CORPUS), "sidecars", "upstream-inductor")
 
 DEMO = os.path.join(TESTDATA, "demo")
 DEMO_MAP = os.path.join(DEMO, "origins.json")
@@ -71,7 +73,45 @@ def test_unknown_kernel_and_unannotated_files():
         assert "no debug_handle_" in out and "sdscprov annotate" in out, out
 
 
+def test_upstream_mappings_give_pre_and_post_grad_nodes():
+    with TempDir() as tmp:
+        cache = annotated_demo(tmp)
+        mappings = os.path.join(tmp, "inductor_provenance_tracking_node_mappings.json")
+        json.dump({"preToPost": {"x": ["permute", "mm_default_1"], "l1": ["add_tensor_1"]},
+                   "postToPre": {"permute": ["x"], "mm_default_1": ["x"], "add_tensor_1": ["l1"]},
+                   "cppCodeToPost": {"sdsc_fused_addmm_linear_relu_0:1": ["permute", "mm_default_1"],
+                                     "sdsc_fused_addmm_linear_relu_0:4": ["add_tensor_1"],
+                                     "sdsc_fused_addmm_1:2": ["add_tensor"]},
+                   "postToCppCode": {}, "version": 2.0}, open(mappings, "w"))
+        out = json.loads(run("explain", "--format", "json", "--mappings", mappings,
+                             "sdsc_fused_addmm_linear_relu_0", cache, check_rc=0)[1])
+        (kernel,) = out["kernels"]
+        assert kernel["post_grad_nodes"] == ["permute", "mm_default_1", "add_tensor_1"], kernel
+        assert kernel["pre_grad_nodes"] == ["x", "l1"], kernel
+        text = run("explain", "--color", "never", "--mappings", mappings, "sdsc_fused_addmm_linear_relu_0",
+                   cache, check_rc=0)[1]
+        assert "pre-grad nodes:  x, l1" in text and "post-grad nodes: permute, mm_default_1, add_tensor_1" in text
+
+        # A bad mappings file is bad input, reported at its line:col; nothing is explained.
+        bad = os.path.join(tmp, "bad.json")
+        open(bad, "w").write('{"version": 2.0,\n "cppCodeToPost": {"k": "x"}}')
+        rc, out, err = run("explain", "--mappings", bad, "sdsc_fused_addmm_1", cache)
+        assert rc == 2 and f"{bad}:2:" in err and "bad-mappings" in err and out == "", (rc, out, err)
+
+
+def test_shared_upstream_examples_are_read():
+    if not os.path.isdir(SHARED_UPSTREAM):
+        return SKIP
+    with TempDir() as tmp:
+        cache = annotated_demo(tmp)
+        for name in sorted(os.listdir(SHARED_UPSTREAM)):
+            run("explain", "--mappings", os.path.join(SHARED_UPSTREAM, name), "sdsc_fused_addmm_1", cache,
+                check_rc=0)
+
+
 if __name__ == "__main__":
     main([test_by_name_directory_and_file_agree,
           test_text_shows_the_source_line_when_the_source_is_readable,
-          test_unknown_kernel_and_unannotated_files])
+          test_unknown_kernel_and_unannotated_files,
+          test_upstream_mappings_give_pre_and_post_grad_nodes,
+          test_shared_upstream_examples_are_read])

@@ -1,0 +1,205 @@
+#include "sdscprov/upstream.hpp"
+
+#include "sdscprov/json_error.hpp"
+#include "sdscprov/json_layout.hpp"
+
+#include <algorithm>
+#include <simdjson.h>
+
+namespace sdscprov {
+
+namespace {
+
+using simdjson::dom::element;
+
+// Walks the document beside its value locations (pre-order), so that a rejected value is
+// reported at its line and column.
+class UpstreamParser {
+public:
+    UpstreamParser(std::string path, std::string_view bytes)
+        : path_(std::move(path)), lines_(bytes), locs_(json_value_locations(bytes)) {}
+
+    std::vector<Problem> problems;
+
+    std::optional<UpstreamMappings> read(const element& root) {
+        UpstreamMappings m;
+        m.path = path_;
+        simdjson::dom::object obj;
+        if (root.get(obj) != simdjson::SUCCESS) {
+            error(0, false, "a provenance mappings file is a JSON object");
+            return std::nullopt;
+        }
+        bool node_mappings = false;
+        for (auto [key, value] : obj) {
+            node_mappings |= key == "preToPost" || key == "postToPre" || key == "cppCodeToPost" ||
+                             key == "postToCppCode" || key == "version";
+        }
+        std::size_t child = 1;
+        for (auto [key, value] : obj) {
+            if (!node_mappings) {
+                list(value, child, "a kernel's stack traces",
+                     m.kernel_stack_traces[std::string(key)]);
+            } else if (key == "version") {
+                double v = 0;
+                std::int64_t i = 0;
+                if (value.get(v) == simdjson::SUCCESS) {
+                    m.version = v;
+                } else if (value.get(i) == simdjson::SUCCESS) {
+                    m.version = static_cast<double>(i);
+                } else {
+                    m.version = -1;
+                }
+                if (!value.is_number()) {
+                    error(child, false, "'version' must be a number (1.0 or 2.0)");
+                } else if (m.version != 1.0 && m.version != 2.0) {
+                    error(child, false,
+                          "unsupported mappings version (this sdscprov reads 1.0 and 2.0)");
+                }
+            } else if (key == "preToPost") {
+                lists(value, child, m.pre_to_post);
+            } else if (key == "postToPre") {
+                lists(value, child, m.post_to_pre);
+            } else if (key == "cppCodeToPost") {
+                lists(value, child, m.code_to_post);
+            } else if (key == "postToCppCode") {
+                lists(value, child, m.post_to_code);
+            } else {
+                error(child, true,
+                      "unknown member '" + std::string(key) +
+                          "' (known: preToPost, postToPre, cppCodeToPost, postToCppCode, version)");
+            }
+            child += locs_[child].count;
+        }
+        if (std::any_of(problems.begin(), problems.end(),
+                        [](const Problem& p) { return p.severity == Severity::error; })) {
+            return std::nullopt;
+        }
+        return m;
+    }
+
+private:
+    void error(std::size_t at, bool at_key, std::string message) {
+        problems.push_back(make_problem(path_,
+                                        lines_.position(at_key ? locs_[at].key : locs_[at].value),
+                                        ProblemCode::bad_mappings, std::move(message)));
+    }
+
+    // {name: [string...]}
+    void lists(const element& value, std::size_t at, NameLists& out) {
+        simdjson::dom::object obj;
+        if (value.get(obj) != simdjson::SUCCESS) {
+            error(at, false, "must be an object of name -> list of names");
+            return;
+        }
+        std::size_t child = at + 1;
+        for (auto [key, names] : obj) {
+            list(names, child, "a list of names", out[std::string(key)]);
+            child += locs_[child].count;
+        }
+    }
+
+    void list(const element& value, std::size_t at, std::string_view what,
+              std::vector<std::string>& out) {
+        simdjson::dom::array arr;
+        if (value.get(arr) != simdjson::SUCCESS) {
+            error(at, false, std::string(what) + " must be a list of strings");
+            return;
+        }
+        std::size_t child = at + 1;
+        for (element e : arr) {
+            std::string_view s;
+            if (e.get(s) != simdjson::SUCCESS) {
+                error(child, false, std::string(what) + " must hold strings only");
+            } else {
+                out.emplace_back(s);
+            }
+            child += locs_[child].count;
+        }
+    }
+
+    std::string path_;
+    LineIndex lines_;
+    std::vector<JsonValueLocation> locs_;
+};
+
+void add_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
+    for (const auto& s : from) {
+        if (std::find(to.begin(), to.end(), s) == to.end()) {
+            to.push_back(s);
+        }
+    }
+}
+
+// `key` names `kernel`: equal, or `kernel:<digits>` (version 2 call ordinals).
+bool names_kernel(std::string_view key, std::string_view kernel) {
+    if (key == kernel) {
+        return true;
+    }
+    if (key.size() <= kernel.size() + 1 || !key.starts_with(kernel) || key[kernel.size()] != ':') {
+        return false;
+    }
+    std::string_view n = key.substr(kernel.size() + 1);
+    return std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+} // namespace
+
+UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_view bytes) {
+    UpstreamReadResult result;
+    simdjson::padded_string padded(bytes);
+    simdjson::dom::parser parser;
+    element root;
+    if (parser.parse(padded).get(root) != simdjson::SUCCESS) {
+        auto located = locate_json_error(bytes);
+        result.problems.push_back(make_problem(
+            path, position_at(bytes, located ? located->offset : 0), ProblemCode::parse_error,
+            located ? located->message : std::string("invalid JSON")));
+        return result;
+    }
+    UpstreamParser reader(path, bytes);
+    result.mappings = reader.read(root);
+    result.problems = std::move(reader.problems);
+    return result;
+}
+
+UpstreamReadResult read_upstream_mappings(const std::string& path) {
+    simdjson::padded_string content;
+    auto error = simdjson::padded_string::load(path).get(content);
+    if (error != simdjson::SUCCESS) {
+        UpstreamReadResult result;
+        result.problems.push_back(
+            make_problem(path, {}, ProblemCode::io_error,
+                         std::string("cannot read mappings: ") + simdjson::error_message(error)));
+        return result;
+    }
+    return parse_upstream_mappings(path, std::string_view(content.data(), content.size()));
+}
+
+UpstreamKernel upstream_kernel(const std::vector<UpstreamMappings>& all, std::string_view kernel) {
+    UpstreamKernel k;
+    for (const auto& m : all) {
+        for (const auto& [key, posts] : m.code_to_post) {
+            if (names_kernel(key, kernel)) {
+                add_unique(k.keys, {key});
+                add_unique(k.post_grad_nodes, posts);
+            }
+        }
+        for (const auto& [key, traces] : m.kernel_stack_traces) {
+            if (names_kernel(key, kernel)) {
+                add_unique(k.keys, {key});
+                add_unique(k.stack_traces, traces);
+            }
+        }
+    }
+    for (const auto& m : all) {
+        for (const auto& post : k.post_grad_nodes) {
+            auto it = m.post_to_pre.find(post);
+            if (it != m.post_to_pre.end()) {
+                add_unique(k.pre_grad_nodes, it->second);
+            }
+        }
+    }
+    return k;
+}
+
+} // namespace sdscprov
