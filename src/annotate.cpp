@@ -5,8 +5,11 @@
 #include "sdscprov/writer.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <functional>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace sdscprov {
 
@@ -73,11 +76,38 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
     }
 }
 
+std::string_view base_name(std::string_view path) {
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 } // namespace
+
+void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems) {
+    for (const auto& temp : dir.temps) {
+        long pid = temp_file_pid(base_name(temp));
+        if (pid <= 0 || pid == static_cast<long>(::getpid())) {
+            continue;
+        }
+        // A run still alive (ours to see, or another user's: EPERM) keeps its temporaries.
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) {
+            continue;
+        }
+        if (::unlink(temp.c_str()) == 0) {
+            problems.push_back(make_problem(temp, {}, ProblemCode::leftover_temp,
+                                            "removed a temporary file left by an interrupted "
+                                            "sdscprov run (pid " +
+                                                std::to_string(pid) + ")"));
+        }
+    }
+}
 
 void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
     const KernelDir& dir = report.dir;
     KernelAnnotation annotation;
+    if (options_.mode == AnnotateMode::write) {
+        remove_leftover_temps(dir, report.problems);
+    }
 
     std::optional<BundleOrder> bundle;
     if (dir.has_bundle) {
@@ -168,6 +198,9 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
     KernelAnnotation annotation;
     annotation.match = KernelMatch::matched; // strip needs no map: every directory is its own
     const KernelDir& dir = report.dir;
+    if (options.write.mode == AnnotateMode::write) {
+        remove_leftover_temps(dir, report.problems);
+    }
     report.files.reserve(dir.files.size());
     for (const auto& file : dir.files) {
         report.files.push_back(scanner.scan_file(file));

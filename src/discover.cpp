@@ -234,6 +234,9 @@ private:
             }
             if (e.name == "bundle.mlir") {
                 kd.has_bundle = true;
+            } else if (e.kind == EntryKind::regular_file && !e.is_symlink &&
+                       is_temp_file_name(e.name)) {
+                kd.temps.push_back(join_path(dir, e.name));
             } else if (auto name = match_sdsc_file_name(e.name)) {
                 kd.files.push_back(
                     {join_path(dir, e.name), std::move(*name), e.kind == EntryKind::regular_file});
@@ -287,6 +290,24 @@ private:
                 kd.files.push_back({join_path(dir, "execute/" + relative),
                                     SdscName{FileNaming::execute, std::nullopt, {}},
                                     S_ISREG(st.st_mode)});
+                if (options_.find_temps) {
+                    collect_temps(join_path(dir, "execute/" + e.name), execute, kd);
+                }
+            }
+        }
+    }
+
+    // Our temporaries beside an execute/<kernel>/sdsc.json (writing commands only: one more
+    // directory read per op of the oldest layout).
+    void collect_temps(const std::string& dir, const std::shared_ptr<DirFd>& parent,
+                       KernelDir& kd) {
+        std::vector<Entry> entries;
+        if (read_directory({dir, parent}, entries) == nullptr) {
+            return;
+        }
+        for (const auto& e : entries) {
+            if (e.kind == EntryKind::regular_file && !e.is_symlink && is_temp_file_name(e.name)) {
+                kd.temps.push_back(join_path(dir, e.name));
             }
         }
     }
@@ -300,6 +321,11 @@ private:
 };
 
 } // namespace
+
+bool is_temp_file_name(std::string_view name) {
+    return name.size() > 1 && name[0] == '.' && name.ends_with(".tmp") &&
+           name.find(".sdscprov-") != std::string_view::npos;
+}
 
 std::optional<SdscName> match_sdsc_file_name(std::string_view name) {
     constexpr std::string_view prefix = "sdsc_";

@@ -102,6 +102,8 @@ std::string_view to_string(ProblemCode c) {
         return "ambiguous-kernel";
     case ProblemCode::write_failed:
         return "write-failed";
+    case ProblemCode::leftover_temp:
+        return "leftover-temp";
     case ProblemCode::changed_on_disk:
         return "changed-on-disk";
     case ProblemCode::internal_error:
@@ -117,6 +119,8 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::malformed_handle:
     case ProblemCode::ambiguous_kernel:
         return Severity::warning;
+    case ProblemCode::leftover_temp:
+        return Severity::note;
     default:
         return Severity::error;
     }

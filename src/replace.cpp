@@ -73,9 +73,19 @@ bool write_all(int fd, std::string_view bytes) {
 
 } // namespace
 
-bool is_temp_file_name(std::string_view name) {
-    return name.size() > 1 && name[0] == '.' && name.ends_with(".tmp") &&
-           name.find(".sdscprov-") != std::string_view::npos;
+long temp_file_pid(std::string_view name) {
+    auto at = name.rfind(".sdscprov-");
+    if (!is_temp_file_name(name) || at == std::string_view::npos) {
+        return 0;
+    }
+    long pid = 0;
+    for (std::size_t i = at + 10; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i) {
+        if (pid > 1'000'000'000) {
+            return 0;
+        }
+        pid = pid * 10 + (name[i] - '0');
+    }
+    return pid;
 }
 
 std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,

@@ -50,6 +50,11 @@ private:
     AnnotateOptions options_;
 };
 
+// Removes the directory's temporary files left by sdscprov runs that are no longer alive (killed
+// mid-write: their originals are intact), each reported as a note (leftover-temp). A temporary
+// of a live run, of this run, or whose pid cannot be read is kept.
+void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems);
+
 // The per-batch work of a rewriting command: rename the batch's temporary files over the
 // originals (write mode only), and record in each outcome whether it was written.
 void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& settings);

@@ -48,11 +48,18 @@ struct KernelDir {
     std::optional<std::string> kernel; // from the directory's name
     bool has_bundle = false;           // bundle.mlir beside the files
     std::vector<SdscFile> files;       // by N, then by name
+    // sdscprov's own temporary files beside them (".<name>.sdscprov-<pid>-<n>.tmp"): a run that
+    // was killed leaves them; the writing commands remove those of runs no longer alive.
+    std::vector<std::string> temps;
 };
+
+// Temporary files are named ".<name>.sdscprov-<pid>-<n>.tmp" beside the file they replace.
+bool is_temp_file_name(std::string_view name);
 
 struct DiscoverOptions {
     bool include_incomplete = false; // also walk the kernel cache's *.tmp.* and failed/ entries
     bool follow_symlinks = false;    // follow directory symlinks (loops are detected)
+    bool find_temps = false; // also look beside execute/<kernel>/sdsc.json for our temporaries
 };
 
 struct DiscoverStats {

@@ -56,6 +56,7 @@ enum class ProblemCode {
     ambiguous_kernel, // several directories or map entries for one kernel: nothing written
     write_failed,     // a temporary file could not be written or renamed
     changed_on_disk,  // the file changed between our read and our replace: left as it is
+    leftover_temp,    // a temporary file of an interrupted sdscprov run, removed (a note)
     internal_error,   // a check of our own failed (a bug): nothing was written for it
 };
 

@@ -19,8 +19,10 @@ enum class Durability {
     full,  // fsync of each temp before its rename, fsync of the directory after
 };
 
-// Temporary files are named ".<name>.sdscprov-<pid>-<n>.tmp" beside the file they replace.
-bool is_temp_file_name(std::string_view name);
+// Temporary files: see is_temp_file_name() in discover.hpp.
+
+// The pid in a temporary file's name, 0 when it has none.
+long temp_file_pid(std::string_view name);
 
 struct PendingReplace {
     std::string path;   // the file to replace

@@ -234,6 +234,7 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
                       const std::function<void(const sdscprov::KernelReport&)>& deliver,
                       std::vector<sdscprov::Problem>& map_problems) {
     auto options = pipeline_options(common);
+    options.discover.find_temps = annotate_options.mode == sdscprov::AnnotateMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(common.paths),
                            std::cref(options.discover));
     std::vector<sdscprov::OriginsMap> maps;
@@ -371,6 +372,7 @@ int run_strip(const StripCli& cli) {
         json ? sdscprov::make_printer(sdscprov::ReportFormat::json, std::cout, printer_options)
              : nullptr;
     auto options = pipeline_options(cli.common);
+    options.discover.find_temps = !dry;
     Progress progress(dry ? "checked" : "stripped");
     auto result = sdscprov::run_pipeline(
         sdscprov::discover_source(cli.common.paths, options.discover), options,

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace sdscprov;
 
@@ -80,4 +82,56 @@ TEST_CASE("strip: in write mode the change lands at commit, and only the handle 
     commit_batch(batch, options.write);
     CHECK(batch[0].annotation->files[0].written);
     CHECK(read(batch[0].dir.files[0].path) == "{\"0_add\": {\"debug_handle_\": null, \"x\": 1}}");
+}
+
+TEST_CASE("strip and annotate remove only the temporaries of runs no longer alive") {
+    // A pid that certainly ended: a child that exited and was reaped.
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+
+    test::TempDir t;
+    t.file("k_abcdefgh/sdsc_0.json", "{\"0_add\": {\"x\": 1}}");
+    const std::string dead = ".sdsc_0.json.sdscprov-" + std::to_string(child) + "-0.tmp";
+    const std::string alive = ".sdsc_0.json.sdscprov-" + std::to_string(::getppid()) + "-0.tmp";
+    const std::string ours = ".sdsc_0.json.sdscprov-" + std::to_string(::getpid()) + "-0.tmp";
+    for (const auto& name : {dead, alive, ours}) {
+        t.file("k_abcdefgh/" + name, "partial");
+    }
+    std::vector<KernelDir> dirs;
+    std::vector<Problem> walk_problems;
+    discover(
+        {t.root.string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); },
+        [&](Problem&& p) { walk_problems.push_back(std::move(p)); });
+    REQUIRE(dirs.size() == 1);
+    CHECK(dirs[0].temps.size() == 3);
+    CHECK(dirs[0].files.size() == 1); // temporaries are never taken for SDSC files
+
+    std::vector<Problem> problems;
+    remove_leftover_temps(dirs[0], problems);
+    CHECK_FALSE(std::filesystem::exists(t.root / "k_abcdefgh" / dead));
+    CHECK(std::filesystem::exists(t.root / "k_abcdefgh" / alive));
+    CHECK(std::filesystem::exists(t.root / "k_abcdefgh" / ours));
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].code == ProblemCode::leftover_temp);
+    CHECK(problems[0].severity == Severity::note);
+
+    // In a dry run nothing is removed.
+    t.file("k_abcdefgh/" + dead, "partial");
+    KernelReport k;
+    k.dir = dirs[0];
+    Scanner scanner;
+    StripOptions options;
+    options.write.mode = AnnotateMode::dry_run;
+    strip_kernel(k, scanner, options);
+    CHECK(std::filesystem::exists(t.root / "k_abcdefgh" / dead));
+    options.write.mode = AnnotateMode::write;
+    KernelReport again;
+    again.dir = dirs[0];
+    strip_kernel(again, scanner, options);
+    CHECK_FALSE(std::filesystem::exists(t.root / "k_abcdefgh" / dead));
 }

@@ -117,6 +117,14 @@ TEST_CASE("replace: is_temp_file_name") {
     }
 }
 
+TEST_CASE("replace: temp_file_pid") {
+    CHECK(temp_file_pid(".sdsc_0.json.sdscprov-1234-0.tmp") == 1234);
+    CHECK(temp_file_pid(".sdsc_3_add.json.sdscprov-7-12.tmp") == 7);
+    CHECK(temp_file_pid(".sdsc_0.json.sdscprov-x-0.tmp") == 0);
+    CHECK(temp_file_pid("sdsc_0.json") == 0);
+    CHECK(temp_file_pid(".sdsc_0.json.sdscprov-99999999999999-0.tmp") == 0); // no such pid
+}
+
 TEST_CASE("replace: write_temp and commit replace the file, keep its mode, leave no temp") {
     const Durability durabilities[] = {Durability::none, Durability::batch, Durability::full};
     for (Durability durability : durabilities) {

@@ -1,0 +1,119 @@
+"""End-to-end (issue 8): annotate killed with SIGKILL at random moments never leaves a file
+half-written, and the next run finishes the work and removes the killed runs' temporaries; two
+annotate runs on one cache at once end with the bytes of one run."""
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import BIN, TempDir, generate, main, run  # noqa: E402
+
+FILES = 2000
+KILLS = 50
+TEMP = re.compile(r"^\.(.+)\.sdscprov-(\d+)-(\d+)\.tmp$")
+
+
+def tree(root):
+    """SDSC file bytes (by relative path), and the sdscprov temporaries found."""
+    files, temps = {}, []
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(dirpath, n)
+            if TEMP.match(n):
+                temps.append(p)
+            elif n.startswith("sdsc") and n.endswith(".json"):
+                files[os.path.relpath(p, root)] = open(p, "rb").read()
+    return files, temps
+
+
+def prepared(tmp):
+    cache = os.path.join(tmp, "cache")
+    origins = os.path.join(tmp, "origins.json")
+    generate(cache, FILES, "--seed", "8", "--handles", "absent", "--layout", "mixed",
+             "--origins-map", origins)
+    original, _ = tree(cache)
+    # The bytes of one complete run, made on a copy.
+    ref = os.path.join(tmp, "ref")
+    subprocess.run(["cp", "-a", cache, ref], check=True)
+    start = time.monotonic()
+    run("annotate", "--origins", origins, ref, check_rc=0)
+    duration = time.monotonic() - start
+    annotated, temps = tree(ref)
+    assert not temps
+    changed = [r for r in original if annotated[r] != original[r]]
+    assert len(changed) > FILES // 2, len(changed)
+    return cache, origins, original, annotated, duration
+
+
+def test_sigkill_at_random_moments():
+    rng = random.Random(20261129)
+    with TempDir() as tmp:
+        cache, origins, original, annotated, duration = prepared(tmp)
+        left_behind = 0
+        partial = 0
+        mid_write = 0
+        killed = set()  # pids of the runs killed since the last complete run
+        for i in range(KILLS):
+            p = subprocess.Popen([BIN, "annotate", "--origins", origins, cache],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.02, 1.05) * duration)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            killed.add(str(p.pid))
+            files, temps = tree(cache)
+            assert set(files) == set(original), f"kill {i}: files appeared or vanished"
+            for rel, data in files.items():
+                assert data == original[rel] or data == annotated[rel], \
+                    f"kill {i}: {rel} is neither its original nor its annotated bytes"
+            for t in temps:  # only ours: killed runs', named after the file they would replace
+                m = TEMP.match(os.path.basename(t))
+                assert m.group(2) in killed and os.path.exists(os.path.join(os.path.dirname(t), m.group(1))), t
+            mid_write += any(TEMP.match(os.path.basename(t)).group(2) == str(p.pid) for t in temps)
+            left_behind = len(temps)  # what the next complete run must remove
+            done = sum(files[r] == annotated[r] != original[r] for r in files)
+            partial += 0 < done < sum(annotated[r] != original[r] for r in files)
+            if i % 10 == 9:
+                # The next run completes the work and removes the killed runs' temporaries.
+                rc, out, err = run("annotate", "--origins", origins, cache)
+                assert rc == 0, err
+                files, temps = tree(cache)
+                assert files == annotated and not temps, (len(temps), err[-2000:])
+                # Each temporary the last killed run left is removed and reported as a note.
+                assert out.count("leftover-temp") == left_behind, (left_behind, out[-2000:])
+                # Start again from the original bytes, written in place (cheaper than a copy).
+                for rel, data in original.items():
+                    if files[rel] != data:
+                        with open(os.path.join(cache, rel), "wb") as f:
+                            f.write(data)
+                left_behind = 0
+                killed.clear()
+        print(f"{KILLS} kills: {partial} left the cache partly annotated, {mid_write} left "
+              f"temporary files (killed while writing)")
+        assert partial + mid_write >= 5, "too few kills landed mid-run to test anything"
+
+
+def test_two_runs_at_once_end_as_one():
+    with TempDir() as tmp:
+        cache, origins, original, annotated, _ = prepared(tmp)
+        procs = [subprocess.Popen([BIN, "annotate", "--format", "json", "--origins", origins, cache],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        results = [p.communicate(timeout=600) + (p.returncode,) for p in procs]
+        files, temps = tree(cache)
+        assert files == annotated and not temps
+        for out, err, rc in results:
+            # A file the other run replaced first is detected and left alone (changed-on-disk,
+            # counted in the exit status); nothing else may go wrong.
+            assert rc in (0, 2), err
+            codes = {p["code"] for p in json.loads(out)["problems"]}
+            assert codes <= {"changed-on-disk"}, codes
+            assert (rc == 2) == ("changed-on-disk" in codes), (rc, codes)
+
+
+if __name__ == "__main__":
+    main([test_sigkill_at_random_moments, test_two_runs_at_once_end_as_one])
