@@ -342,8 +342,9 @@ TEST_CASE("scan: without stamps, files the walk saw as regular are read without 
     ScanOptions options;
     options.stamp = false;
     Scanner scanner(options);
-    for (const auto& [name, bytes] :
-         {std::pair{"sdsc_0.json", small}, std::pair{"sdsc_1.json", large}}) {
+    for (const auto& item : {std::pair{"sdsc_0.json", small}, std::pair{"sdsc_1.json", large}}) {
+        const char* name = item.first; // not a structured binding: CAPTURE's lambda takes it
+        const std::string& bytes = item.second;
         SdscFile f = named((t.root / "k" / name).string());
         f.regular = true;
         auto r = scanner.scan_file(f);
