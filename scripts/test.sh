@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up (installs missing packages, builds Release), then ctest; then the
 # same suite built with clang under AddressSanitizer and UndefinedBehaviorSanitizer (in
-# build-sanitize/; SDSCPROV_SKIP_SANITIZE=1 skips it for a quick local run). Arguments go to
-# ctest (e.g. -R scan).
+# build-sanitize/), and a 10-second smoke of each libFuzzer target (build-fuzz/).
+# SDSCPROV_SKIP_SANITIZE=1 skips both for a quick local run. Arguments go to ctest (e.g. -R scan).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SDSCPROV_TEST_TOOLS=1 "$root/scripts/setup.sh"
@@ -21,3 +21,7 @@ echo "test: the suite again, built with clang -fsanitize=address,undefined" >&2
 cd "$sanitize_dir"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "$(nproc)" "$@"
+
+# A short smoke of every libFuzzer target (10 s each, after replaying fuzz/regressions/).
+cd "$root"
+./scripts/fuzz.sh --smoke

@@ -406,10 +406,16 @@ void set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandl
     std::size_t first = json_skip_ws(bytes, open + 1);
     bool empty = first < bytes.size() && bytes[first] == '}';
     std::string text;
+    if (empty && first > open + 1) {
+        // `{ }` with whitespace inside (never written by json.dump): the member goes right after
+        // the '{' and the whitespace stays, so that remove_handle can give these bytes back.
+        splice(bytes, open + 1, open + 1, handle_member_text(handle, style), out);
+        return;
+    }
     if (style.pretty) {
         text = style.newline + indent(style, 2) + handle_member_text(handle, style);
         if (empty) {
-            // As json.dump writes a one-member object; whitespace inside `{ }` is dropped.
+            // `{}`: as json.dump writes a one-member object.
             text += style.newline + indent(style, 1);
             splice(bytes, open + 1, first, text, out);
             return;
@@ -464,8 +470,16 @@ std::string remove_handle(std::string_view bytes, const ScanResult& scan) {
         return splice(bytes, open + 1, cut, "");
     }
     if (is_first) {
-        // The only member: the object becomes `{}`.
-        return splice(bytes, open + 1, after, "");
+        // The only member. Laid out as set_handle lays out a member in `{}` (json.dump's
+        // one-member object), the object becomes `{}`; otherwise only the whitespace before the
+        // member and the member go, and the whitespace after it (set_handle's `{ }` case) stays.
+        FileStyle style = detect_style(bytes, scan);
+        std::string_view lead = bytes.substr(open + 1, begin - open - 1);
+        std::string_view trail = bytes.substr(end, after - end);
+        bool canonical = style.pretty ? lead == style.newline + indent(style, 2) &&
+                                            trail == style.newline + indent(style, 1)
+                                      : lead.empty() && trail.empty();
+        return splice(bytes, open + 1, canonical ? after : end, "");
     }
     if (has_next) {
         // A middle member: it goes with the separator and whitespace after it.

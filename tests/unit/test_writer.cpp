@@ -918,10 +918,16 @@ TEST_CASE("writer: set_handle keeps a real backend file's own layout around the 
 }
 
 TEST_CASE("writer: odd but valid layouts") {
-    // Whitespace inside an empty op object gives way to json.dump's layout.
-    std::string after = insert_and_check("{\n  \"0_add\": {  \n  }\n}", h_nulls());
+    // An empty op object: `{}` takes json.dump's one-member layout; whitespace inside `{ }`
+    // (json.dump never writes it) is kept after the member, so that strip gives it back.
+    std::string after = insert_and_check("{\n  \"0_add\": {}\n}", h_nulls());
     CHECK(after.starts_with("{\n  \"0_add\": {\n    \"debug_handle_\": {\n      \"id\": "));
     CHECK(after.ends_with("\"transform_history\": []\n    }\n  }\n}"));
+    const std::string spaced = "{\n  \"0_add\": {  \n  }\n}";
+    after = insert_and_check(spaced, h_nulls());
+    CHECK(after.starts_with("{\n  \"0_add\": {\"debug_handle_\": {\n"));
+    CHECK(after.ends_with("\"transform_history\": []\n    }  \n  }\n}"));
+    CHECK(remove_handle(after, scan(after)) == spaced);
     // Trailing newline and spaces before the op key.
     insert_and_check("  {\n  \"0_add\": {\"x\": 1}}\n", h_fused());
     // A key separator broken over lines: torch-spyre's ": " is used for the handle.
@@ -1059,7 +1065,9 @@ TEST_CASE("writer: remove_handle takes one adjoining separator") {
          R"({"0_add": {"x": 1, "y": 2}})"},
         {R"({"0_add":{"x":1,"debug_handle_":"a,b","y":2}})", R"({"0_add":{"x":1,"y":2}})"},
         // first and only, with whitespace
-        {"{\"0_add\": { \"debug_handle_\" : null }}", "{\"0_add\": {}}"},
+        {"{\"0_add\": { \"debug_handle_\" : null }}", "{\"0_add\": { }}"},
+        // first and only, as json.dump lays out a one-member object: `{}`
+        {"{\n  \"0_add\": {\n    \"debug_handle_\": null\n  }\n}", "{\n  \"0_add\": {}\n}"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.with);

@@ -1,0 +1,711 @@
+// The properties the fuzz targets check, one function per target, shared with
+// tests/unit/test_fuzz_regressions.cpp so that every input a fuzzer once crashed on (kept under
+// fuzz/regressions/<target>/) is checked again by the ordinary test suite, compiled by g++ and
+// without sanitizers.
+//
+// A violated property throws PropertyViolation: the fuzz targets turn it into abort() (a crash
+// libFuzzer keeps), the test into a failed check. Any other exception escaping a check is a bug
+// too (the readers return problems as values; the writer documents when it throws and the checks
+// catch exactly those cases).
+#pragma once
+
+#include "sdscprov/bundle.hpp"
+#include "sdscprov/debug_handle.hpp"
+#include "sdscprov/derive.hpp"
+#include "sdscprov/handle_id.hpp"
+#include "sdscprov/json_error.hpp"
+#include "sdscprov/json_layout.hpp"
+#include "sdscprov/origins.hpp"
+#include "sdscprov/scan.hpp"
+#include "sdscprov/upstream.hpp"
+#include "sdscprov/writer.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <simdjson.h>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov::fuzz {
+
+struct PropertyViolation : std::logic_error {
+    using std::logic_error::logic_error;
+};
+
+inline void require(bool ok, std::string_view what) {
+    if (!ok) {
+        throw PropertyViolation(std::string(what));
+    }
+}
+
+// The file names the scan-based targets use: each naming era changes what the op key may be.
+inline std::vector<SdscFile> fuzz_files() {
+    return {
+        SdscFile{"fuzz/sdsc_0.json", SdscName{FileNaming::named, std::nullopt, ""}, false},
+        SdscFile{"fuzz/execute/k/sdsc.json", SdscName{FileNaming::execute, std::nullopt, ""},
+                 false},
+        SdscFile{"fuzz/sdsc_0_add.json", SdscName{FileNaming::indexed_opfunc, 0, "add"}, false},
+    };
+}
+
+// The handle the writer target writes: small, but with every kind of member (a nested handle, a
+// transform step, a non-ASCII character written as \u00e9).
+inline DebugHandle fixed_handle() {
+    DebugHandle child;
+    child.id = "7";
+    child.aten_op = "aten.relu.default";
+    child.ir_chain = {"relu"};
+
+    DebugHandle h;
+    h.id = "8249498605557491263";
+    h.source = HandleSource{"/m/mod\xC3\xA9l.py", 11, 4, std::nullopt, std::nullopt};
+    h.aten_op = "aten.add.Tensor";
+    h.ir_chain = {"add", "buf0"};
+    h.fused_from = {child};
+    h.transform_history = {TransformStep{"fuse", "fuse_pointwise", std::nullopt}};
+    return h;
+}
+
+// ---- Shared property pieces -------------------------------------------------------------------
+
+inline std::size_t line_count(std::string_view bytes) {
+    return static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n')) + 1;
+}
+
+// A reported position is a real place in the text: 1-based, on one of its lines.
+inline void require_position(std::string_view bytes, TextPosition pos, std::string_view what) {
+    require(pos.line >= 1 && pos.line <= line_count(bytes) && pos.col >= 1 &&
+                pos.col <= bytes.size() + 1,
+            std::string(what) + ": position " + std::to_string(pos.line) + ":" +
+                std::to_string(pos.col) + " is not in the text");
+}
+
+inline void require_problems_placed(std::string_view bytes, const std::vector<Problem>& problems,
+                                    const std::string& path) {
+    for (const Problem& p : problems) {
+        require(p.path == path, "a problem names another path: " + p.path);
+        require(!p.message.empty(), "a problem without a message");
+        require_position(bytes, p.pos, "problem '" + p.message + "'");
+    }
+}
+
+inline bool has_error(const std::vector<Problem>& problems) {
+    return std::any_of(problems.begin(), problems.end(),
+                       [](const Problem& p) { return p.severity == Severity::error; });
+}
+
+inline bool valid_utf8(std::string_view s) {
+    return simdjson::validate_utf8(s.data(), s.size());
+}
+
+// Whether every string of the handle is valid UTF-8: the writer refuses the others (writer.hpp).
+inline bool strings_valid_utf8(const DebugHandle& h) {
+    bool ok = valid_utf8(h.id) && (!h.aten_op || valid_utf8(*h.aten_op)) &&
+              (!h.source || valid_utf8(h.source->file)) &&
+              (!h.fusion_context || valid_utf8(*h.fusion_context));
+    for (const auto& s : h.ir_chain) {
+        ok = ok && valid_utf8(s);
+    }
+    for (const auto& step : h.transform_history) {
+        ok = ok && valid_utf8(step.kind) && valid_utf8(step.pass_name) &&
+             (!step.reason || valid_utf8(*step.reason));
+    }
+    for (const auto& child : h.fused_from) {
+        ok = ok && strings_valid_utf8(child);
+    }
+    return ok;
+}
+
+// The object or array `e` is (the caller knows which), by value: a range-for over
+// `e.get_object().value_unsafe()` would iterate a reference into a destroyed temporary.
+inline simdjson::dom::object object_of(const simdjson::dom::element& e) {
+    simdjson::dom::object o;
+    require(e.get(o) == simdjson::SUCCESS, "object_of: not an object");
+    return o;
+}
+
+inline simdjson::dom::array array_of(const simdjson::dom::element& e) {
+    simdjson::dom::array a;
+    require(e.get(a) == simdjson::SUCCESS, "array_of: not an array");
+    return a;
+}
+
+// FORMATS section 6's "populated": not null, not an empty string, array or object.
+inline bool populated(const simdjson::dom::element& e) {
+    switch (e.type()) {
+    case simdjson::dom::element_type::NULL_VALUE:
+        return false;
+    case simdjson::dom::element_type::STRING:
+        return !std::string_view(e.get_string().value_unsafe()).empty();
+    case simdjson::dom::element_type::ARRAY:
+        return array_of(e).size() != 0;
+    case simdjson::dom::element_type::OBJECT:
+        return object_of(e).size() != 0;
+    default:
+        return true;
+    }
+}
+
+// The provenance members at any depth, by a plain DOM walk: the reference for the scanner's pass
+// over simdjson's tape.
+inline std::uint8_t provenance_by_dom_walk(const simdjson::dom::element& e) {
+    std::uint8_t bits = 0;
+    if (e.is_object()) {
+        for (auto [key, value] : object_of(e)) {
+            for (unsigned m = 0; m < provenance_member_count; ++m) {
+                if (key == to_string(static_cast<ProvenanceMember>(m)) && populated(value)) {
+                    bits = static_cast<std::uint8_t>(bits | (1U << m));
+                }
+            }
+            bits = static_cast<std::uint8_t>(bits | provenance_by_dom_walk(value));
+        }
+    } else if (e.is_array()) {
+        for (simdjson::dom::element value : array_of(e)) {
+            bits = static_cast<std::uint8_t>(bits | provenance_by_dom_walk(value));
+        }
+    }
+    return bits;
+}
+
+// json_value_locations (the readers' path:line:col index) agrees with simdjson's DOM on every
+// value: same pre-order, same count, each location at a byte that starts a value of that type.
+inline std::size_t check_locations(const simdjson::dom::element& e, bool member,
+                                   const std::vector<JsonValueLocation>& locs, std::size_t at,
+                                   std::string_view bytes) {
+    require(at < locs.size(), "json_value_locations has fewer values than the DOM");
+    const JsonValueLocation& loc = locs[at];
+    require(loc.value < loc.end && loc.end <= bytes.size(),
+            "json_value_locations: value span outside the text");
+    require(member ? (loc.key < loc.value && bytes[loc.key] == '"') : loc.key == loc.value,
+            "json_value_locations: key offset");
+    char first = bytes[loc.value];
+    std::size_t next = at + 1;
+    switch (e.type()) {
+    case simdjson::dom::element_type::OBJECT:
+        require(first == '{' && bytes[loc.end - 1] == '}', "json_value_locations: object span");
+        for (auto [key, value] : object_of(e)) {
+            next = check_locations(value, true, locs, next, bytes);
+        }
+        break;
+    case simdjson::dom::element_type::ARRAY:
+        require(first == '[' && bytes[loc.end - 1] == ']', "json_value_locations: array span");
+        for (simdjson::dom::element value : array_of(e)) {
+            next = check_locations(value, false, locs, next, bytes);
+        }
+        break;
+    case simdjson::dom::element_type::STRING:
+        require(first == '"' && bytes[loc.end - 1] == '"', "json_value_locations: string span");
+        break;
+    case simdjson::dom::element_type::NULL_VALUE:
+        require(bytes.substr(loc.value, loc.end - loc.value) == "null",
+                "json_value_locations: null span");
+        break;
+    case simdjson::dom::element_type::BOOL:
+        require(first == 't' || first == 'f', "json_value_locations: bool span");
+        break;
+    default:
+        require(first == '-' || (first >= '0' && first <= '9'),
+                "json_value_locations: number span");
+        break;
+    }
+    require(loc.count == next - at, "json_value_locations: subtree count differs from the DOM");
+    return next;
+}
+
+inline void check_value_locations(const simdjson::dom::element& root, std::string_view bytes) {
+    std::vector<JsonValueLocation> locs = json_value_locations(bytes);
+    std::size_t n = check_locations(root, false, locs, 0, bytes);
+    require(n == locs.size(), "json_value_locations has more values than the DOM");
+}
+
+inline bool same_problems(const std::vector<Problem>& a, const std::vector<Problem>& b) {
+    return std::equal(
+        a.begin(), a.end(), b.begin(), b.end(), [](const Problem& x, const Problem& y) {
+            return x.code == y.code && x.severity == y.severity && x.pos.line == y.pos.line &&
+                   x.pos.col == y.pos.col && x.message == y.message;
+        });
+}
+
+inline bool same_problem_codes(const std::vector<Problem>& a, const std::vector<Problem>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const Problem& x, const Problem& y) { return x.code == y.code; });
+}
+
+// Everything a scan of bytes in memory says about them (the file and its stamp aside).
+inline bool same_scan(const ScanResult& a, const ScanResult& b) {
+    auto span_eq = [](const std::optional<ByteSpan>& x, const std::optional<ByteSpan>& y) {
+        return x.has_value() == y.has_value() && (!x || (x->begin == y->begin && x->end == y->end));
+    };
+    return a.status == b.status && a.op_key == b.op_key && a.index == b.index &&
+           a.opfunc == b.opfunc && a.handle_state == b.handle_state && a.handle == b.handle &&
+           a.provenance == b.provenance && a.bom == b.bom && a.op_key_offset == b.op_key_offset &&
+           a.op_object_open == b.op_object_open && span_eq(a.handle_member, b.handle_member) &&
+           a.handle_member_index == b.handle_member_index &&
+           a.op_key_pos.line == b.op_key_pos.line && a.op_key_pos.col == b.op_key_pos.col &&
+           a.handle_pos.line == b.handle_pos.line && a.handle_pos.col == b.handle_pos.col &&
+           same_problems(a.problems, b.problems);
+}
+
+// " (first difference at byte N of M and K)", for messages about bytes that should be equal.
+inline std::string first_difference(std::string_view a, std::string_view b) {
+    auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+    return " (first difference at byte " + std::to_string(ia - a.begin()) + " of " +
+           std::to_string(a.size()) + " and " + std::to_string(b.size()) + ")";
+}
+
+inline bool same_style(const FileStyle& a, const FileStyle& b) {
+    return a.pretty == b.pretty && a.newline == b.newline && a.indent_unit == b.indent_unit &&
+           a.key_separator == b.key_separator && a.item_separator == b.item_separator;
+}
+
+// ---- The checks, one per target ---------------------------------------------------------------
+
+class PropertyChecks {
+public:
+    // The scanner on arbitrary bytes: it classifies them as simdjson and the strict validator
+    // do, and when it says "ok" every offset points where it says, the handle it read is the
+    // value at the handle's span, and the provenance bits equal a DOM walk's.
+    void scan(std::string_view bytes) {
+        for (const SdscFile& file : fuzz_files()) {
+            ScanResult r = scanner_.scan_bytes(file, bytes);
+            check_scan_result(file, bytes, r);
+            // The scanner's parser and buffer are reused: a second scan of the same bytes must
+            // not see anything of the first.
+            require(same_scan(r, scanner_.scan_bytes(file, bytes)),
+                    "scanning the same bytes twice gives different results");
+        }
+    }
+
+    // The handle reader on any JSON value: a handle or a reason, never both; a handle it reads
+    // is rendered by the writer (in several styles) to text it reads back as the same handle.
+    void handle(std::string_view bytes) {
+        simdjson::padded_string padded(bytes);
+        simdjson::dom::element root;
+        if (parser_.parse(padded).get(root) != simdjson::SUCCESS) {
+            return;
+        }
+        std::vector<simdjson::dom::element> values{root};
+        if (root.is_object()) {
+            for (auto [key, value] : object_of(root)) {
+                values.push_back(value);
+            }
+        } else if (root.is_array()) {
+            for (simdjson::dom::element value : array_of(root)) {
+                values.push_back(value);
+            }
+        }
+        std::vector<DebugHandle> read;
+        for (const auto& value : values) {
+            HandleReadResult r = read_debug_handle(value);
+            require(r.handle.has_value() == r.malformed_reason.empty(),
+                    "read_debug_handle: a handle and a reason, or neither");
+            if (r.handle) {
+                read.push_back(std::move(*r.handle));
+            }
+        }
+        // Rendered only after reading everything: parsing the rendered text reuses the parser.
+        for (const DebugHandle& h : read) {
+            check_handle_round_trip(h, "read_debug_handle");
+        }
+    }
+
+    // The origins map reader: a map exactly when there is no error; every problem at a real
+    // line:col; the value index it reports positions from agrees with the DOM; every handle
+    // derived from the map has the id it is hashed to and survives rendering and reading back.
+    void origins(std::string_view bytes) {
+        const std::string path = "fuzz/origins.json";
+        OriginsReadResult r = parse_origins_map(path, bytes);
+        require(r.map.has_value() != has_error(r.problems),
+                "parse_origins_map: a map exactly when there is no error");
+        require_problems_placed(bytes, r.problems, path);
+        for (const Problem& p : r.problems) {
+            require(p.code == ProblemCode::parse_error || p.code == ProblemCode::bad_origins,
+                    "parse_origins_map: unexpected problem code " + std::string(to_string(p.code)));
+        }
+        check_locations_if_valid(bytes);
+        if (!r.map) {
+            return;
+        }
+        require(r.map->path == path, "parse_origins_map: the map's path");
+        std::size_t derived = 0;
+        for (const OriginsKernel& kernel : r.map->kernels) {
+            require_position(bytes, kernel.pos, "kernel " + kernel.name);
+            for (const OriginsOp& op : kernel.ops) {
+                require_position(bytes, op.pos, "op of kernel " + kernel.name);
+                if (derived++ >= 64) {
+                    continue; // bounds the time per input; 64 ops cover every shape
+                }
+                std::optional<DebugHandle> h = derive_handle(op, r.map->nodes);
+                require(h.has_value() == !op.origins.empty(),
+                        "derive_handle: a handle exactly for ops with origins");
+                if (h) {
+                    require(verify_handle_id(*h) == IdVersion::v2,
+                            "derive_handle: the id is not the handle's v2 id");
+                    check_handle_round_trip(*h, "derive_handle");
+                }
+            }
+        }
+    }
+
+    // The bundle.mlir reader: an order exactly when there is no problem; the names it gives are
+    // file names; written back as sdsc_execute lines they read back the same.
+    void bundle(std::string_view bytes) {
+        const std::string path = "fuzz/bundle.mlir";
+        BundleReadResult r = parse_bundle(path, bytes);
+        require(r.order.has_value() == r.problems.empty(),
+                "parse_bundle: an order exactly when there is no problem");
+        require_problems_placed(bytes, r.problems, path);
+        if (!r.order) {
+            return;
+        }
+        constexpr std::string_view op = "sdscbundle.sdsc_execute";
+        std::size_t ops = 0;
+        for (std::size_t at = bytes.find(op); at != std::string_view::npos;
+             at = bytes.find(op, at + 1)) {
+            ++ops;
+        }
+        require(r.order->files.size() <= ops, "parse_bundle: more files than sdsc_execute ops");
+        std::string text = "module {\n";
+        bool plain_names = true;
+        for (const std::string& name : r.order->files) {
+            require(!name.empty() && name.find_first_of("/\"\n") == std::string::npos,
+                    "parse_bundle: '" + name + "' is not a file name");
+            plain_names = plain_names && name.find("sdsc_execute") == std::string::npos &&
+                          name.find("sdsc_filename") == std::string::npos;
+            text += "  sdscbundle.sdsc_execute () {sdsc_filename=\"" + name +
+                    "\", \"symbol_ids\"=[]}\n";
+        }
+        text += "}\n";
+        if (plain_names) {
+            BundleReadResult again = parse_bundle(path, text);
+            require(again.order && again.order->files == r.order->files,
+                    "parse_bundle: the files written back as sdsc_execute lines read differently");
+        }
+    }
+
+    // The upstream mappings reader: mappings exactly when there is no error; every problem at a
+    // real line:col; a supported version; one of the two file shapes, never both.
+    void upstream(std::string_view bytes) {
+        const std::string path = "fuzz/mappings.json";
+        UpstreamReadResult r = parse_upstream_mappings(path, bytes);
+        require(r.mappings.has_value() != has_error(r.problems),
+                "parse_upstream_mappings: mappings exactly when there is no error");
+        require_problems_placed(bytes, r.problems, path);
+        for (const Problem& p : r.problems) {
+            require(p.code == ProblemCode::parse_error || p.code == ProblemCode::bad_mappings,
+                    "parse_upstream_mappings: unexpected problem code " +
+                        std::string(to_string(p.code)));
+        }
+        check_locations_if_valid(bytes);
+        if (!r.mappings) {
+            return;
+        }
+        const UpstreamMappings& m = *r.mappings;
+        require(m.path == path, "parse_upstream_mappings: the mappings' path");
+        require(m.version == 1.0 || m.version == 2.0,
+                "parse_upstream_mappings: an unsupported version was accepted");
+        bool node_mappings = !m.pre_to_post.empty() || !m.post_to_pre.empty() ||
+                             !m.code_to_post.empty() || !m.post_to_code.empty();
+        require(!(node_mappings && !m.kernel_stack_traces.empty()),
+                "parse_upstream_mappings: both a node mappings and a stack traces file");
+        std::vector<UpstreamMappings> all{m};
+        std::size_t asked = 0;
+        for (const auto* lists : {&m.code_to_post, &m.kernel_stack_traces}) {
+            for (const auto& [key, names] : *lists) {
+                if (asked++ >= 16) {
+                    break;
+                }
+                // `kernel` or `kernel:<N>` (a version 2 call ordinal) names the kernel.
+                std::size_t colon = key.rfind(':');
+                std::string kernel = key.substr(0, colon);
+                bool ordinal = colon != std::string::npos && colon + 1 < key.size() &&
+                               key.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+                UpstreamKernel k =
+                    upstream_kernel(all, colon == std::string::npos || ordinal ? kernel : key);
+                require(std::find(k.keys.begin(), k.keys.end(), key) != k.keys.end(),
+                        "upstream_kernel: a kernel's own key is not among its keys");
+            }
+        }
+    }
+
+    // The writer. For a file whose handle is absent or null: set_handle gives bytes that scan ok
+    // with exactly that handle, in the style read from the file, and idempotent; then
+    // remove_handle (absent) or set_handle_null (null) gives the input back byte for byte. For a
+    // file with any handle: set_handle, set_handle_null and remove_handle all give bytes that scan
+    // ok, with what they wrote, and keep every byte outside the member.
+    void writer(std::string_view bytes) {
+        for (const SdscFile& file : fuzz_files()) {
+            ScanResult before = scanner_.scan_bytes(file, bytes);
+            if (before.status != FileStatus::ok) {
+                continue; // e.g. an op key that only the execute/ layout accepts
+            }
+            if (before.handle_state == HandleState::absent ||
+                before.handle_state == HandleState::null) {
+                check_annotate_strip(file, bytes, before);
+            } else {
+                check_rewrites(file, bytes, before);
+            }
+        }
+    }
+
+private:
+    Scanner scanner_;
+    simdjson::dom::parser parser_;
+    const DebugHandle fixed_ = fixed_handle();
+
+    void check_scan_result(const SdscFile& file, std::string_view bytes, const ScanResult& r) {
+        require(r.status != FileStatus::unreadable, "scan_bytes: status unreadable");
+        require(r.bom == (bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3U : 0U), "scan: bom");
+        require_problems_placed(bytes, r.problems, file.path);
+        std::string_view doc = bytes.substr(r.bom);
+
+        // The scanner and the strict validator agree on what is JSON (json_error.hpp: "as a
+        // strict RFC 8259 parser would, applying the limits simdjson enforces").
+        simdjson::padded_string padded(doc);
+        simdjson::dom::element root;
+        bool json = parser_.parse(padded).get(root) == simdjson::SUCCESS;
+        // Now: the next parse with parser_ invalidates `root`.
+        const std::uint8_t dom_provenance = json ? provenance_by_dom_walk(root) : 0;
+        require(json == (r.status != FileStatus::invalid_json),
+                "scan: invalid_json differs from simdjson");
+        std::optional<JsonError> located = locate_json_error(doc);
+        if (json && located) {
+            throw PropertyViolation("locate_json_error rejects JSON that simdjson accepts: " +
+                                    located->message);
+        }
+        require(json || located, "locate_json_error accepts JSON that simdjson rejects");
+        if (located) {
+            require(located->offset <= doc.size(), "locate_json_error: offset past the end");
+        }
+        auto has_code = [&](ProblemCode code) {
+            return std::any_of(r.problems.begin(), r.problems.end(),
+                               [&](const Problem& p) { return p.code == code; });
+        };
+        if (r.status == FileStatus::invalid_json) {
+            require(has_code(ProblemCode::parse_error), "scan: invalid_json without parse_error");
+            return;
+        }
+        if (r.status == FileStatus::not_sdsc) {
+            require(has_code(ProblemCode::not_sdsc), "scan: not_sdsc without a not_sdsc problem");
+            return;
+        }
+
+        // status ok: the op key and object are where the offsets say.
+        bool strict_key = file.name.naming != FileNaming::execute;
+        require(!strict_key || (!r.op_key.empty() && r.index && !r.opfunc.empty() &&
+                                r.op_key.ends_with("_" + r.opfunc)),
+                "scan ok: the op key is not <N>_<opfunc>");
+        require(r.op_key_offset < r.op_object_open && r.op_object_open < bytes.size() &&
+                    bytes[r.op_key_offset] == '"' && bytes[r.op_object_open] == '{',
+                "scan ok: op key / op object offsets");
+        require(json_member_value(bytes, r.op_key_offset) == r.op_object_open,
+                "scan ok: the op object is not the op key's value");
+        std::size_t key_end = json_string_end(bytes, r.op_key_offset);
+        require(parsed_string(bytes.substr(r.op_key_offset, key_end - r.op_key_offset)) == r.op_key,
+                "scan ok: the bytes at op_key_offset are not the op key");
+        require_position(bytes, r.op_key_pos, "op key");
+        require(r.provenance == dom_provenance, "scan ok: provenance bits differ from a DOM walk");
+        require((r.handle_state == HandleState::populated) == r.handle.has_value(),
+                "scan ok: a handle exactly when populated");
+        require((r.handle_state == HandleState::absent) == !r.handle_member.has_value(),
+                "scan ok: a handle span exactly when the handle is present");
+        if (r.handle_state == HandleState::populated) {
+            require(r.has(ProvenanceMember::debug_handle),
+                    "scan ok: a populated handle without its provenance bit");
+        }
+        if (r.handle_state == HandleState::malformed) {
+            require(has_code(ProblemCode::malformed_handle) ||
+                        has_code(ProblemCode::duplicate_handle),
+                    "scan ok: a malformed handle without a problem");
+        }
+        if (!r.handle_member) {
+            return;
+        }
+        const ByteSpan span = *r.handle_member;
+        require(r.op_object_open < span.begin && span.begin < span.end &&
+                    span.end <= bytes.size() && bytes[span.begin] == '"' &&
+                    !json_is_ws(bytes[span.end - 1]),
+                "scan ok: the handle span is not a member inside the op object");
+        std::size_t first_key = json_skip_ws(bytes, r.op_object_open + 1);
+        require((r.handle_member_index == 0) == (first_key == span.begin),
+                "scan ok: handle_member_index 0 exactly when the handle is the first member");
+        std::size_t handle_key_end = json_string_end(bytes, span.begin);
+        require(parsed_string(bytes.substr(span.begin, handle_key_end - span.begin)) ==
+                    "debug_handle_",
+                "scan ok: the handle span does not start at a debug_handle_ key");
+        require_position(bytes, r.handle_pos, "handle key");
+        std::size_t value = json_member_value(bytes, span.begin);
+        require(value < span.end, "scan ok: the handle span has no value");
+        std::string_view value_text = bytes.substr(value, span.end - value);
+        if (r.handle_state == HandleState::null) {
+            require(value_text == "null", "scan ok: a null handle's value is not 'null'");
+        } else if (r.handle_state == HandleState::populated) {
+            simdjson::padded_string value_padded(value_text);
+            simdjson::dom::element value_root;
+            require(parser_.parse(value_padded).get(value_root) == simdjson::SUCCESS,
+                    "scan ok: the handle's value span is not a JSON value");
+            require(read_debug_handle(value_root).handle == r.handle,
+                    "scan ok: the handle's value span reads as another handle");
+        }
+    }
+
+    // The JSON string literal `literal` decoded, or "\x01<invalid>" when it is not one.
+    std::string parsed_string(std::string_view literal) {
+        simdjson::padded_string padded(literal);
+        std::string_view s;
+        if (parser_.parse(padded).get(s) != simdjson::SUCCESS) {
+            return "\x01<invalid>";
+        }
+        return std::string(s);
+    }
+
+    void check_locations_if_valid(std::string_view bytes) {
+        simdjson::padded_string padded(bytes);
+        simdjson::dom::element root;
+        if (parser_.parse(padded).get(root) == simdjson::SUCCESS) {
+            check_value_locations(root, bytes);
+        }
+    }
+
+    // `h` rendered in three styles parses and reads back as `h`. The writer refuses strings that
+    // are not valid UTF-8 (documented), and only those.
+    void check_handle_round_trip(const DebugHandle& h, std::string_view who) {
+        FileStyle compact;
+        compact.pretty = false;
+        compact.key_separator = ":";
+        compact.item_separator = ",";
+        FileStyle crlf_tabs;
+        crlf_tabs.newline = "\r\n";
+        crlf_tabs.indent_unit = "\t";
+        crlf_tabs.key_separator = " : ";
+        for (const FileStyle& style : {FileStyle{}, compact, crlf_tabs}) {
+            std::string text;
+            try {
+                text = render_handle(h, style, 2);
+            } catch (const std::invalid_argument& e) {
+                require(!strings_valid_utf8(h), std::string(who) +
+                                                    ": render_handle refused a handle whose "
+                                                    "strings are valid UTF-8: " +
+                                                    e.what());
+                return;
+            }
+            simdjson::padded_string padded(text);
+            simdjson::dom::element root;
+            require(parser_.parse(padded).get(root) == simdjson::SUCCESS,
+                    std::string(who) + ": render_handle wrote invalid JSON");
+            HandleReadResult back = read_debug_handle(root);
+            require(back.handle == h,
+                    std::string(who) + ": the rendered handle reads back as " +
+                        (back.handle ? "another handle" : "malformed: " + back.malformed_reason));
+        }
+    }
+
+    ScanResult rescan_ok(const SdscFile& file, const std::string& bytes, std::string_view what) {
+        ScanResult r = scanner_.scan_bytes(file, bytes);
+        require(r.status == FileStatus::ok, std::string(what) + ": the output does not scan ok");
+        return r;
+    }
+
+    void check_annotate_strip(const SdscFile& file, std::string_view bytes,
+                              const ScanResult& before) {
+        std::string annotated;
+        try {
+            annotated = set_handle(bytes, before, fixed_);
+        } catch (const std::invalid_argument& e) {
+            // writer.hpp: only for a scan that is not an ok scan of the bytes, or a handle string
+            // that is not UTF-8. Neither is the case here.
+            throw PropertyViolation(std::string("set_handle refused an ok scan: ") + e.what());
+        }
+        std::string reused = "left over from an earlier file";
+        set_handle(bytes, before, fixed_, reused);
+        require(reused == annotated, "set_handle into a reused buffer differs");
+
+        ScanResult after = rescan_ok(file, annotated, "set_handle");
+        require(after.handle_state == HandleState::populated && after.handle == fixed_,
+                "set_handle: the output does not hold the handle written");
+        require(after.op_key == before.op_key &&
+                    same_problem_codes(after.problems, before.problems),
+                "set_handle: the output scans with another op key or other problems");
+        require(after.handle_member_index ==
+                    (before.handle_state == HandleState::null ? before.handle_member_index : 0),
+                "set_handle: the handle is not where it belongs");
+        require(same_style(detect_style(annotated, after), detect_style(bytes, before)),
+                "set_handle: the output's style differs from the input's");
+        require(set_handle(annotated, after, fixed_) == annotated,
+                "set_handle: writing the same handle again changes the bytes");
+
+        std::string back = before.handle_state == HandleState::absent
+                               ? remove_handle(annotated, after)
+                               : set_handle_null(annotated, after);
+        if (back != bytes) {
+            throw PropertyViolation(
+                std::string(before.handle_state == HandleState::absent
+                                ? "set_handle then remove_handle does not give the input back"
+                                : "set_handle then set_handle_null does not give the input back") +
+                first_difference(bytes, back));
+        }
+    }
+
+    void check_rewrites(const SdscFile& file, std::string_view bytes, const ScanResult& before) {
+        const ByteSpan span = *before.handle_member;
+        std::size_t value = json_member_value(bytes, span.begin);
+        bool duplicate =
+            before.handle_state == HandleState::malformed &&
+            std::any_of(before.problems.begin(), before.problems.end(),
+                        [](const Problem& p) { return p.code == ProblemCode::duplicate_handle; });
+        auto keeps_outside_value = [&](const std::string& out) {
+            std::size_t tail = bytes.size() - span.end;
+            return out.size() >= value + tail &&
+                   out.compare(0, value, bytes.substr(0, value)) == 0 &&
+                   out.compare(out.size() - tail, tail, bytes.substr(span.end)) == 0;
+        };
+
+        std::string written;
+        try {
+            written = set_handle(bytes, before, fixed_);
+        } catch (const std::invalid_argument& e) {
+            throw PropertyViolation(std::string("set_handle refused an ok scan: ") + e.what());
+        }
+        ScanResult after = rescan_ok(file, written, "set_handle over a handle");
+        require(keeps_outside_value(written), "set_handle over a handle changed other bytes");
+        require(duplicate ||
+                    (after.handle_state == HandleState::populated && after.handle == fixed_),
+                "set_handle over a handle: the output does not hold the handle written");
+
+        std::string nulled = set_handle_null(bytes, before);
+        ScanResult after_null = rescan_ok(file, nulled, "set_handle_null");
+        require(keeps_outside_value(nulled), "set_handle_null changed other bytes");
+        require(duplicate || after_null.handle_state == HandleState::null,
+                "set_handle_null: the handle is not null");
+
+        std::string removed = remove_handle(bytes, before);
+        ScanResult after_remove = rescan_ok(file, removed, "remove_handle");
+        require(duplicate || after_remove.handle_state == HandleState::absent,
+                "remove_handle: the handle is still there");
+        // Only bytes inside the op object go: up to its '{' and from its end on, all is kept.
+        std::size_t open = before.op_object_open + 1;
+        std::size_t tail = bytes.size() - json_value_end(bytes, before.op_object_open);
+        require(removed.size() < bytes.size() && removed.size() >= open + tail &&
+                    removed.compare(0, open, bytes.substr(0, open)) == 0 &&
+                    removed.compare(removed.size() - tail, tail,
+                                    bytes.substr(bytes.size() - tail)) == 0,
+                "remove_handle changed bytes outside the op object");
+    }
+};
+
+// For the fuzz targets: a violated property is a crash (abort), its message on standard error.
+template <typename Check> void abort_on_violation(Check&& check) {
+    try {
+        check();
+    } catch (const PropertyViolation& e) {
+        std::fprintf(stderr, "sdscprov fuzz: property violated: %s\n", e.what());
+        std::abort();
+    }
+}
+
+} // namespace sdscprov::fuzz

@@ -1,0 +1,1 @@
+sdscbundle.sdsc_execute () {sdsc_filename="a/b.json"}
