@@ -504,16 +504,22 @@ struct CheckCli {
 // Exit 1 with findings, 2 with bad input, 0 when clean.
 int run_check(const CheckCli& cli) {
     const std::string& format = cli.common.format;
-    sdscprov::CheckResult checked;
+    sdscprov::CheckResult checked; // kept whole only for the formats written at the end
+    std::uint64_t findings = 0;
+    std::uint64_t files = 0;
     Progress progress("checked");
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
-        checked.kernels.push_back(sdscprov::checked_kernel(k));
-        if (format == "text") {
-            for (const auto& f : checked.kernels.back().findings) {
-                std::cout << f.path << ':' << f.pos.line << ':' << f.pos.col << ": " << f.message
-                          << " [" << sdscprov::to_string(f.rule) << "]\n";
-            }
+        auto kernel = sdscprov::checked_kernel(k);
+        files += kernel.files;
+        findings += kernel.findings.size();
+        if (format != "text") {
+            checked.kernels.push_back(std::move(kernel));
+            return;
+        }
+        for (const auto& f : kernel.findings) {
+            std::cout << f.path << ':' << f.pos.line << ':' << f.pos.col << ": " << f.message
+                      << " [" << sdscprov::to_string(f.rule) << "]\n";
         }
     };
     std::vector<sdscprov::Problem> map_problems;
@@ -560,8 +566,6 @@ int run_check(const CheckCli& cli) {
     // The maps' own problems were printed when they were read.
     print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
                     result->problems.end()});
-    std::uint64_t findings = checked.findings();
-    std::uint64_t files = checked.files();
     if (!quiet_mode) {
         std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
                   << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << '\n';
