@@ -112,6 +112,14 @@ std::string describe(const std::vector<const IndexedKernel*>& entries) {
     return s;
 }
 
+std::string spec_path_text(const std::vector<std::uint64_t>& path) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        s += (i == 0 ? "" : ", ") + std::to_string(path[i]);
+    }
+    return s + "]";
+}
+
 // The file (index into `files`) that OpSpec position `position` runs, or npos.
 std::size_t file_of_position(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
                              std::size_t position) {
@@ -176,9 +184,23 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
     join.entry = &entry;
     join.match = KernelMatch::matched;
 
-    // OpSpec position -> file: bundle.mlir's i-th sdsc_execute, else sdsc_<i>.json.
+    // Handles are derived here, per joined kernel on the worker that handles it, not for the
+    // whole map up front: a compile's map has thousands of ops (each id a SHA-256), deriving
+    // them all delayed the first write, and a run often touches a part of them. A sidecar's
+    // handle (spyre_provenance.json) is taken as it is.
     const std::size_t ops = entry.ops.size();
-    if (bundle && bundle->files.size() != ops) {
+    join.handles.reserve(ops);
+    for (const auto& op : entry.ops) {
+        join.handles.push_back(op.op->handle ? op.op->handle
+                                             : derive_handle(*op.op, entry.map->nodes));
+    }
+
+    // OpSpec -> file. Map entries list every OpSpec: the i-th runs bundle.mlir's i-th
+    // sdsc_execute, else sdsc_<i>.json. Spec bindings (spyre_provenance.json) list the OpSpecs
+    // that hold a handle, each by its spec path: bundle.mlir's sdsc_execute at that path, else
+    // sdsc_<path[0]>.json in a flat bundle.
+    const bool by_spec_path = entry.kernel->identity.has_value();
+    if (bundle && !by_spec_path && bundle->files.size() != ops) {
         join.problems.push_back(
             make_problem(dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,
                          "bundle.mlir runs " + std::to_string(bundle->files.size()) +
@@ -187,28 +209,52 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
         return unmatched(KernelMatch::unusable, "bundle.mlir and the origins map disagree");
     }
     for (std::size_t p = 0; p < ops; ++p) {
-        std::size_t f = file_of_position(dir, bundle, p);
+        const OriginsOp& op = *entry.ops[p].op;
+        std::size_t position = p;
+        std::string where = "OpSpec " + std::to_string(p) + " (" + op.opfunc + ")";
+        if (by_spec_path) {
+            where = "the OpSpec at spec path " + spec_path_text(op.spec_path);
+            if (bundle) {
+                auto it =
+                    std::find(bundle->spec_paths.begin(), bundle->spec_paths.end(), op.spec_path);
+                if (it == bundle->spec_paths.end()) {
+                    join.problems.push_back(make_problem(
+                        dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,
+                        "'" + entry.kernel->name + "' binds a handle to " + where +
+                            ", which bundle.mlir does not have: the directory is left alone"));
+                    return unmatched(KernelMatch::unusable,
+                                     "bundle.mlir has no OpSpec at a bound spec path");
+                }
+                position = static_cast<std::size_t>(it - bundle->spec_paths.begin());
+            } else if (op.spec_path.size() != 1) {
+                join.problems.push_back(make_problem(
+                    dir.path, {}, ProblemCode::join_mismatch,
+                    "'" + entry.kernel->name + "' binds a handle to " + where +
+                        ", inside a loop: without bundle.mlir its file is unknown, the "
+                        "directory is left alone"));
+                return unmatched(KernelMatch::unusable, "a loop's OpSpec needs bundle.mlir");
+            } else {
+                position = static_cast<std::size_t>(op.spec_path.front());
+            }
+        }
+        std::size_t f = file_of_position(dir, bundle, position);
         if (f == static_cast<std::size_t>(-1)) {
-            std::string name = bundle ? bundle->files[p] : "sdsc_" + std::to_string(p) + ".json";
-            join.problems.push_back(make_problem(
-                dir.path, {}, ProblemCode::join_mismatch,
-                "OpSpec " + std::to_string(p) + " (" + entry.ops[p].op->opfunc + ") runs " + name +
-                    ", which is not in the directory: the directory is left alone"));
+            std::string name =
+                bundle ? bundle->files[position] : "sdsc_" + std::to_string(position) + ".json";
+            join.problems.push_back(
+                make_problem(dir.path, {}, ProblemCode::join_mismatch,
+                             where + " runs " + name +
+                                 ", which is not in the directory: the directory is left alone"));
             return unmatched(KernelMatch::unusable, "a file the ops need is missing");
         }
         // With SDSC de-duplication several OpSpecs share the file; like torch-spyre, the file
-        // keeps the first one's handle.
-        if (!join.ops[f].empty()) {
+        // keeps the first one's handle. Another handle of the file's later OpSpecs is then
+        // held only in the sidecar.
+        if (!join.ops[f].empty() && join.handles[p] &&
+            join.handles[p] != join.handles[join.ops[f].front()]) {
             join.lost_ops.push_back(p);
         }
         join.ops[f].push_back(p);
-    }
-    // Handles are derived here, per joined kernel on the worker that handles it, not for the
-    // whole map up front: a compile's map has thousands of ops (each id a SHA-256), deriving
-    // them all delayed the first write, and a run often touches a part of them.
-    join.handles.reserve(ops);
-    for (const auto& op : entry.ops) {
-        join.handles.push_back(derive_handle(*op.op, entry.map->nodes));
     }
     return join;
 }
@@ -233,7 +279,8 @@ FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& s
     }
     const IndexedOp& op = join.entry->ops[ops.front()];
     const std::optional<DebugHandle>& handle = join.handles[ops.front()];
-    if (scan.opfunc != op.op->opfunc) {
+    // A sidecar's spec bindings name no opfunc (spyre_provenance.json): nothing to compare.
+    if (!op.op->opfunc.empty() && scan.opfunc != op.op->opfunc) {
         fp.action = FileAction::opfunc_mismatch;
         fp.detail = "the file's op is '" + scan.opfunc + "' but OpSpec " +
                     std::to_string(ops.front()) + " of the map is '" + op.op->opfunc + "'";

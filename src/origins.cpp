@@ -1,7 +1,6 @@
 #include "sdscprov/origins.hpp"
 
-#include "sdscprov/json_error.hpp"
-#include "sdscprov/json_layout.hpp"
+#include "located_json.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -18,13 +17,10 @@ constexpr std::int64_t supported_version = 1;
 
 // Reads the map from a parsed document, walking it in pre-order beside the value locations so
 // that every rejected value is reported at its line and column.
-class OriginsParser {
+class OriginsParser : public detail::LocatedJsonReader {
 public:
     OriginsParser(std::string path, std::string_view bytes)
-        : path_(std::move(path)), bytes_(bytes), lines_(bytes), locs_(json_value_locations(bytes)) {
-    }
-
-    std::vector<Problem> problems;
+        : LocatedJsonReader(std::move(path), bytes, ProblemCode::bad_origins) {}
 
     std::optional<OriginsMap> read(const element& root) {
         OriginsMap map;
@@ -66,106 +62,13 @@ public:
             error(0, false, "missing member 'kernels'");
         }
         check_references(map);
-        bool any_error = false;
-        for (const auto& p : problems) {
-            any_error |= p.severity == Severity::error;
-        }
-        if (any_error) {
+        if (any_error()) {
             return std::nullopt;
         }
         return map;
     }
 
 private:
-    TextPosition position(std::size_t at, bool at_key) const {
-        return lines_.position(at_key ? locs_[at].key : locs_[at].value);
-    }
-
-    void error(std::size_t at, bool at_key, std::string message) {
-        problems.push_back(make_problem(path_, position(at, at_key), ProblemCode::bad_origins,
-                                        std::move(message)));
-    }
-
-    void warning(TextPosition pos, std::string message) {
-        Problem p = make_problem(path_, pos, ProblemCode::bad_origins, std::move(message));
-        p.severity = Severity::warning;
-        problems.push_back(std::move(p));
-    }
-
-    void unknown(std::string_view key, std::size_t at, std::string_view where,
-                 std::string_view known) {
-        error(at, true,
-              "unknown member '" + std::string(key) + "' in " + std::string(where) +
-                  " (known: " + std::string(known) + ")");
-    }
-
-    // Calls f(key, value, location index) for each member, in text order; rejects duplicates.
-    void members(const simdjson::dom::object& obj, std::size_t at,
-                 const std::function<void(std::string_view, const element&, std::size_t)>& f) {
-        std::set<std::string_view> seen;
-        std::size_t child = at + 1;
-        for (auto [key, value] : obj) {
-            if (!seen.insert(key).second) {
-                error(child, true, "duplicate member '" + std::string(key) + "'");
-            } else {
-                f(key, value, child);
-            }
-            child += locs_[child].count;
-        }
-    }
-
-    void elements(const simdjson::dom::array& arr, std::size_t at,
-                  const std::function<void(const element&, std::size_t, std::size_t)>& f) {
-        std::size_t child = at + 1;
-        std::size_t i = 0;
-        for (element value : arr) {
-            f(value, child, i++);
-            child += locs_[child].count;
-        }
-    }
-
-    bool string(const element& e, std::size_t at, std::string_view what, std::string& out) {
-        std::string_view s;
-        if (e.get(s) != simdjson::SUCCESS) {
-            error(at, false, std::string(what) + " must be a string");
-            return false;
-        }
-        out.assign(s);
-        return true;
-    }
-
-    bool optional_string(const element& e, std::size_t at, std::string_view what,
-                         std::optional<std::string>& out) {
-        if (e.is_null()) {
-            out.reset();
-            return true;
-        }
-        std::string s;
-        if (!string(e, at, std::string(what) + " must be a string or null", s)) {
-            problems.back().message = std::string(what) + " must be a string or null";
-            return false;
-        }
-        out = std::move(s);
-        return true;
-    }
-
-    bool object(const element& e, std::size_t at, std::string_view what,
-                simdjson::dom::object& out) {
-        if (e.get(out) != simdjson::SUCCESS) {
-            error(at, false, std::string(what) + " must be an object");
-            return false;
-        }
-        return true;
-    }
-
-    bool array(const element& e, std::size_t at, std::string_view what, simdjson::dom::array& out) {
-        if (e.get(out) != simdjson::SUCCESS) {
-            error(at, false, std::string(what) + " must be an array");
-            return false;
-        }
-        return true;
-    }
-
     void read_nodes(const element& e, std::size_t at, std::map<std::string, FxNode>& nodes) {
         simdjson::dom::object obj;
         if (!object(e, at, "'nodes'", obj)) {
@@ -362,11 +265,6 @@ private:
             }
         }
     }
-
-    std::string path_;
-    std::string_view bytes_;
-    LineIndex lines_;
-    std::vector<JsonValueLocation> locs_;
 };
 
 } // namespace
@@ -378,11 +276,7 @@ OriginsReadResult parse_padded(const std::string& path, std::string_view bytes) 
     OriginsReadResult result;
     simdjson::dom::parser parser;
     element root;
-    if (parser.parse(bytes.data(), bytes.size(), false).get(root) != simdjson::SUCCESS) {
-        auto located = locate_json_error(bytes);
-        result.problems.push_back(make_problem(
-            path, position_at(bytes, located ? located->offset : 0), ProblemCode::parse_error,
-            located ? located->message : std::string("invalid JSON")));
+    if (!detail::parse_located(parser, path, bytes, root, result.problems)) {
         return result;
     }
     OriginsParser reader(path, bytes);
@@ -399,17 +293,12 @@ OriginsReadResult parse_origins_map(const std::string& path, std::string_view by
 }
 
 OriginsReadResult read_origins_map(const std::string& path) {
-    // Read once into a padded buffer and parse it in place: a compile's map is megabytes.
-    simdjson::padded_string content;
-    auto error = simdjson::padded_string::load(path).get(content);
-    if (error != simdjson::SUCCESS) {
-        OriginsReadResult result;
-        result.problems.push_back(make_problem(path, {}, ProblemCode::io_error,
-                                               std::string("cannot read origins map: ") +
-                                                   simdjson::error_message(error)));
+    OriginsReadResult result;
+    auto content = detail::load_padded(path, "origins map", result.problems);
+    if (!content) {
         return result;
     }
-    return parse_padded(path, std::string_view(content.data(), content.size()));
+    return parse_padded(path, std::string_view(content->data(), content->size()));
 }
 
 } // namespace sdscprov

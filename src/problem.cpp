@@ -108,6 +108,20 @@ std::string_view to_string(ProblemCode c) {
         return "changed-on-disk";
     case ProblemCode::internal_error:
         return "internal-error";
+    case ProblemCode::unsupported_schema_version:
+        return "unsupported-schema-version";
+    case ProblemCode::schema_validation_failure:
+        return "schema-validation-failure";
+    case ProblemCode::semantic_validation_failure:
+        return "semantic-validation-failure";
+    case ProblemCode::stale_handle:
+        return "stale-handle";
+    case ProblemCode::inconsistent_handle_id:
+        return "inconsistent-handle-id";
+    case ProblemCode::conflicting_origins:
+        return "conflicting-origins";
+    case ProblemCode::kernel_without_dir:
+        return "kernel-without-dir";
     }
     return "unknown";
 }
@@ -118,8 +132,12 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::opfunc_mismatch:
     case ProblemCode::malformed_handle:
     case ProblemCode::ambiguous_kernel:
+    case ProblemCode::stale_handle:
+    case ProblemCode::inconsistent_handle_id:
+    case ProblemCode::conflicting_origins:
         return Severity::warning;
     case ProblemCode::leftover_temp:
+    case ProblemCode::kernel_without_dir:
         return Severity::note;
     default:
         return Severity::error;

@@ -1,6 +1,6 @@
 #include "sdscprov/upstream.hpp"
 
-#include "sdscprov/json_error.hpp"
+#include "located_json.hpp"
 #include "sdscprov/json_layout.hpp"
 
 #include <algorithm>
@@ -14,12 +14,10 @@ using simdjson::dom::element;
 
 // Walks the document beside its value locations (pre-order), so that a rejected value is
 // reported at its line and column.
-class UpstreamParser {
+class UpstreamParser : public detail::LocatedJsonReader {
 public:
     UpstreamParser(std::string path, std::string_view bytes)
-        : path_(std::move(path)), lines_(bytes), locs_(json_value_locations(bytes)) {}
-
-    std::vector<Problem> problems;
+        : LocatedJsonReader(std::move(path), bytes, ProblemCode::bad_mappings) {}
 
     std::optional<UpstreamMappings> read(const element& root) {
         UpstreamMappings m;
@@ -70,20 +68,13 @@ public:
             }
             child += locs_[child].count;
         }
-        if (std::any_of(problems.begin(), problems.end(),
-                        [](const Problem& p) { return p.severity == Severity::error; })) {
+        if (any_error()) {
             return std::nullopt;
         }
         return m;
     }
 
 private:
-    void error(std::size_t at, bool at_key, std::string message) {
-        problems.push_back(make_problem(path_,
-                                        lines_.position(at_key ? locs_[at].key : locs_[at].value),
-                                        ProblemCode::bad_mappings, std::move(message)));
-    }
-
     // {name: [string...]}
     void lists(const element& value, std::size_t at, NameLists& out) {
         simdjson::dom::object obj;
@@ -116,10 +107,6 @@ private:
             child += locs_[child].count;
         }
     }
-
-    std::string path_;
-    LineIndex lines_;
-    std::vector<JsonValueLocation> locs_;
 };
 
 void add_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
@@ -149,11 +136,7 @@ UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_
     simdjson::padded_string padded(bytes);
     simdjson::dom::parser parser;
     element root;
-    if (parser.parse(padded).get(root) != simdjson::SUCCESS) {
-        auto located = locate_json_error(bytes);
-        result.problems.push_back(make_problem(
-            path, position_at(bytes, located ? located->offset : 0), ProblemCode::parse_error,
-            located ? located->message : std::string("invalid JSON")));
+    if (!detail::parse_located(parser, path, padded, root, result.problems)) {
         return result;
     }
     UpstreamParser reader(path, bytes);
@@ -163,16 +146,12 @@ UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_
 }
 
 UpstreamReadResult read_upstream_mappings(const std::string& path) {
-    simdjson::padded_string content;
-    auto error = simdjson::padded_string::load(path).get(content);
-    if (error != simdjson::SUCCESS) {
-        UpstreamReadResult result;
-        result.problems.push_back(
-            make_problem(path, {}, ProblemCode::io_error,
-                         std::string("cannot read mappings: ") + simdjson::error_message(error)));
+    UpstreamReadResult result;
+    auto content = detail::load_padded(path, "mappings", result.problems);
+    if (!content) {
         return result;
     }
-    return parse_upstream_mappings(path, std::string_view(content.data(), content.size()));
+    return parse_upstream_mappings(path, std::string_view(content->data(), content->size()));
 }
 
 UpstreamKernel upstream_kernel(const std::vector<UpstreamMappings>& all, std::string_view kernel) {

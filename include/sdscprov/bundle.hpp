@@ -3,6 +3,7 @@
 
 #include "sdscprov/problem.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,10 @@ struct BundleOrder {
     // The sdsc_filename of each sdsc_execute, in OpSpec order (depth first). With SDSC
     // de-duplication a file name appears more than once.
     std::vector<std::string> files;
+    // The spec path of each sdsc_execute (parallel to files): [i] for the i-th item of the
+    // bundle, [i, j] for the j-th inside the i-th when that item is an scf.for loop (a LoopSpec),
+    // and so on. Items are sdsc_execute operations and scf.for loops.
+    std::vector<std::vector<std::uint64_t>> spec_paths;
 };
 
 struct BundleReadResult {

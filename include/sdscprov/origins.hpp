@@ -30,6 +30,8 @@ struct OriginsOp {
     std::vector<TransformStep> transform_history;
     std::vector<std::uint64_t> spec_path; // position in the OpSpec/LoopSpec tree; empty: list order
     TextPosition pos;                     // where the op is in the map file
+    // A handle given by a sidecar (spyre_provenance.json): written as it is, never derived.
+    std::optional<DebugHandle> handle;
 };
 
 struct OriginsKernel {
@@ -38,6 +40,9 @@ struct OriginsKernel {
     std::optional<std::string> metadata;
     std::vector<OriginsOp> ops; // OpSpec order
     TextPosition pos;
+    // From spyre_provenance.json: the kernel identity, and `ops` are its spec bindings (OpSpecs
+    // that hold a handle, each placed by its spec_path), not every OpSpec in order.
+    std::optional<std::string> identity;
 };
 
 struct OriginsMap {

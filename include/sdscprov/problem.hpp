@@ -58,6 +58,15 @@ enum class ProblemCode {
     changed_on_disk,  // the file changed between our read and our replace: left as it is
     leftover_temp,    // a temporary file of an interrupted sdscprov run, removed (a note)
     internal_error,   // a check of our own failed (a bug): nothing was written for it
+    // spyre_provenance.json (FORMATS section 5.1), checked in this order; the names are
+    // torch-spyre's reader diagnostics.
+    unsupported_schema_version,  // schemaVersion missing or not 1
+    schema_validation_failure,   // not of the schema's structure
+    semantic_validation_failure, // structure fine, meaning not (dangling ids, wrong status...)
+    stale_handle,                // a populated handle differs from the sidecar's for that op
+    inconsistent_handle_id,      // a populated handle's id is not the hash of its content
+    conflicting_origins,         // two --origins files give different handles for one op
+    kernel_without_dir,          // a kernel of the sidecar with no directory in the caches (a note)
 };
 
 std::string_view to_string(ProblemCode c);

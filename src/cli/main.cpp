@@ -6,6 +6,7 @@
 #include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
 #include "sdscprov/report.hpp"
+#include "sdscprov/sidecar.hpp"
 #include "sdscprov/upstream.hpp"
 
 #include <CLI/CLI.hpp>
@@ -237,20 +238,13 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
     options.discover.find_temps = annotate_options.mode == sdscprov::AnnotateMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(common.paths),
                            std::cref(options.discover));
-    std::vector<sdscprov::OriginsMap> maps;
-    for (const auto& path : origins) {
-        auto read = sdscprov::read_origins_map(path);
-        map_problems.insert(map_problems.end(), read.problems.begin(), read.problems.end());
-        if (read.map) {
-            maps.push_back(std::move(*read.map));
-        }
-    }
+    sdscprov::Sidecars sidecars = sdscprov::read_sidecars(origins, map_problems);
     print_problems(map_problems);
     if (any_error(map_problems)) {
         walk.wait();
         return std::nullopt;
     }
-    sdscprov::OriginsIndex index(std::move(maps));
+    sdscprov::OriginsIndex index(std::move(sidecars.maps));
     Discovered found = walk.get();
     sdscprov::KernelSource replay =
         [&](const std::function<void(sdscprov::KernelDir &&)>& on_dir,
@@ -321,7 +315,7 @@ int run_annotate(const AnnotateCli& cli) {
             map_problems);
     }
     if (!result) {
-        std::cerr << "sdscprov: no file was changed: fix the origins map first\n";
+        std::cerr << "sdscprov: no file was changed: fix the --origins file first\n";
         return exit_bad_input;
     }
     if (printer) {

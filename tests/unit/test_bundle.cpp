@@ -166,3 +166,25 @@ TEST_CASE("bundle: sdsc_filename is matched as a whole attribute name") {
     REQUIRE(r.order.has_value());
     CHECK(r.order->files == std::vector<std::string>{"sdsc_0.json"});
 }
+
+TEST_CASE("bundle: spec paths follow the scf.for nesting (OpSpec/LoopSpec tree)") {
+    using Paths = std::vector<std::vector<std::uint64_t>>;
+    SUBCASE("flat: [i] for the i-th sdsc_execute") {
+        auto r = parse_bundle(
+            "b", bundle({exec("sdsc_0.json"), exec("sdsc_1.json"), exec("sdsc_0.json")}));
+        REQUIRE(r.order);
+        CHECK(r.order->spec_paths == Paths{{0}, {1}, {2}});
+    }
+    SUBCASE("loops: the loop is an item, its body is one level down") {
+        auto r = parse_bundle(
+            "b", bundle({"\t\t%c0 = arith.constant 0 : index", exec("sdsc_0.json"),
+                         "\t\tscf.for %i = %c0 to %c4 step %c1 {", "\t" + exec_args("sdsc_1.json"),
+                         "\t" + exec("sdsc_2.json"), "\t\t\tscf.for %j = %c0 to %c4 step %c1 {",
+                         "\t\t" + exec("sdsc_3.json"), "\t\t\t}", "\t\t}", exec("sdsc_4.json"),
+                         "\t\tscf.for %k = %c0 to %c4 step %c1 {", "\t" + exec("sdsc_5.json"),
+                         "\t\t}"}));
+        REQUIRE(r.order);
+        CHECK(r.order->spec_paths == Paths{{0}, {1, 0}, {1, 1}, {1, 2, 0}, {2}, {3, 0}});
+        CHECK(r.order->files.size() == r.order->spec_paths.size());
+    }
+}

@@ -114,11 +114,18 @@ TEST_CASE("join: two map entries for one kernel are ambiguous") {
 TEST_CASE("join: bundle.mlir decides which file each OpSpec runs, with de-duplication") {
     auto index = make_index();
     auto dir = dir_of("c/sdsc_fused_add_mul_0_abcdefgh", {"sdsc_0.json", "sdsc_1.json"});
-    BundleOrder dedup{{"sdsc_1.json", "sdsc_0.json", "sdsc_1.json"}};
+    BundleOrder dedup{{"sdsc_1.json", "sdsc_1.json", "sdsc_0.json"}};
     auto join = join_kernel(dir, dedup, index, 1);
     REQUIRE(join.match == KernelMatch::matched);
-    CHECK(join.ops == std::vector<std::vector<std::size_t>>{{1}, {0, 2}});
-    CHECK(join.lost_ops == std::vector<std::size_t>{2});
+    CHECK(join.ops == std::vector<std::vector<std::size_t>>{{2}, {0, 1}});
+    // op1 (mul) shares op0's file: its handle is held only in the map.
+    CHECK(join.lost_ops == std::vector<std::size_t>{1});
+
+    // op2 has no FX origins: sharing a file, it loses no handle.
+    BundleOrder no_handle{{"sdsc_1.json", "sdsc_0.json", "sdsc_1.json"}};
+    auto shared = join_kernel(dir, no_handle, index, 1);
+    CHECK(shared.ops == std::vector<std::vector<std::size_t>>{{1}, {0, 2}});
+    CHECK(shared.lost_ops.empty());
 
     BundleOrder short_bundle{{"sdsc_0.json", "sdsc_1.json"}};
     auto mismatch = join_kernel(dir, short_bundle, index, 1);

@@ -1,0 +1,39 @@
+// The sidecar files a compile leaves, read by kind: `--origins` takes any of them.
+//  - sdscprov's origins map (docs/origins-map.md): per-op FX origins, handles derived;
+//  - torch-spyre's spyre_provenance.json (FORMATS 5.1): per-op handles, written verbatim;
+//  - PyTorch's provenance node mappings or kernel stack traces (FORMATS 5.2): kernel level only,
+//    used in reports, never to make a handle.
+// The kind is told from the document's top-level members, never from the file name.
+#pragma once
+
+#include "sdscprov/origins.hpp"
+#include "sdscprov/problem.hpp"
+#include "sdscprov/upstream.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+enum class SidecarKind { origins_map, spyre_provenance, upstream_mappings, unknown };
+std::string_view to_string(SidecarKind k);
+
+// The kind of a JSON document by its top-level members: `sdscprov_origins` (origins map),
+// `schemaVersion` or another of its members (spyre_provenance.json), anything else that is an
+// object (upstream mappings, whose reader says whether it is one). `unknown` when the text is not a
+// JSON object.
+SidecarKind sidecar_kind(std::string_view json);
+
+struct Sidecars {
+    // Handle sources in precedence order: the order of the files on the command line (the first
+    // file that gives a kernel wins; a lower one that gives another handle for the same op is
+    // reported as conflicting-origins).
+    std::vector<OriginsMap> maps;
+    std::vector<UpstreamMappings> upstream; // kernel-level mappings (files and spyre projections)
+};
+
+// Reads every file, whatever its kind, each checked whole; problems at path:line:col.
+Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems);
+
+} // namespace sdscprov

@@ -1,0 +1,32 @@
+#include "located_json.hpp"
+
+#include "sdscprov/json_error.hpp"
+
+namespace sdscprov::detail {
+
+std::optional<simdjson::padded_string> load_padded(const std::string& path, std::string_view what,
+                                                   std::vector<Problem>& problems) {
+    simdjson::padded_string content;
+    auto error = simdjson::padded_string::load(path).get(content);
+    if (error != simdjson::SUCCESS) {
+        problems.push_back(make_problem(path, {}, ProblemCode::io_error,
+                                        "cannot read " + std::string(what) + ": " +
+                                            simdjson::error_message(error)));
+        return std::nullopt;
+    }
+    return content;
+}
+
+bool parse_located(simdjson::dom::parser& parser, const std::string& path, std::string_view bytes,
+                   simdjson::dom::element& root, std::vector<Problem>& problems) {
+    if (parser.parse(bytes.data(), bytes.size(), false).get(root) == simdjson::SUCCESS) {
+        return true;
+    }
+    auto located = locate_json_error(bytes);
+    problems.push_back(make_problem(path, position_at(bytes, located ? located->offset : 0),
+                                    ProblemCode::parse_error,
+                                    located ? located->message : std::string("invalid JSON")));
+    return false;
+}
+
+} // namespace sdscprov::detail

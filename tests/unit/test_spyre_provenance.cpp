@@ -1,0 +1,173 @@
+// spyre_provenance.json (FORMATS section 5.1): the reader's three checks in order, and the
+// document as origins entries. The documents are testdata/spyre/ (scripts/gen_spyre_provenance.py);
+// the invalid variants are mutations written here, one per rule.
+#include "sdscprov/sidecar.hpp"
+#include "sdscprov/spyre_provenance.hpp"
+
+#include <doctest/doctest.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace sdscprov;
+
+namespace {
+
+std::string testdata(const std::string& name) {
+    std::ifstream in(std::string(SDSCPROV_TESTDATA) + "/spyre/" + name, std::ios::binary);
+    REQUIRE(in);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// `text` with the first occurrence of `from` replaced by `to` (which must be there).
+std::string mutate(std::string text, const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    return text.replace(at, from.size(), to);
+}
+
+ProblemCode only_code(const SpyreReadResult& r) {
+    REQUIRE_FALSE(r.doc.has_value());
+    REQUIRE_FALSE(r.problems.empty());
+    for (const auto& p : r.problems) {
+        CHECK(p.code == r.problems.front().code);
+        CHECK(p.pos.line > 0);
+    }
+    return r.problems.front().code;
+}
+
+} // namespace
+
+TEST_CASE("spyre_provenance: the valid documents, v1 and the early draft") {
+    for (const char* name : {"spyre_provenance.json", "cache_replay.json", "early_draft.json"}) {
+        CAPTURE(name);
+        auto r = parse_spyre_provenance(name, testdata(name));
+        for (const auto& p : r.problems) {
+            CAPTURE(p.message);
+            CHECK(false);
+        }
+        REQUIRE(r.doc.has_value());
+        CHECK(r.doc->early_draft == (std::string(name) == "early_draft.json"));
+    }
+    auto r = parse_spyre_provenance("p", testdata("spyre_provenance.json"));
+    REQUIRE(r.doc);
+    CHECK(r.doc->handles.size() == 7);
+    CHECK(r.doc->identities.size() == 3);
+    CHECK(r.doc->occurrences.size() == 4);
+    CHECK(r.doc->projections.size() == 2);
+    CHECK(r.doc->status == "partial");
+}
+
+TEST_CASE("spyre_provenance: schemaVersion is checked before anything else") {
+    std::string text = testdata("spyre_provenance.json");
+    auto forward = mutate(mutate(text, "\"schemaVersion\": 1", "\"schemaVersion\": 2"),
+                          "\"status\": \"partial\"", "\"status\": 7");
+    auto r = parse_spyre_provenance("p", forward);
+    CHECK(only_code(r) == ProblemCode::unsupported_schema_version);
+    CHECK(r.problems.size() == 1);
+    CHECK(only_code(parse_spyre_provenance("p", "{\"handles\": {}}")) ==
+          ProblemCode::unsupported_schema_version);
+    CHECK(only_code(parse_spyre_provenance(
+              "p", mutate(text, "\"schemaVersion\": 1", "\"schemaVersion\": \"1\""))) ==
+          ProblemCode::unsupported_schema_version);
+}
+
+TEST_CASE("spyre_provenance: structure (schema-validation-failure) before meaning") {
+    std::string text = testdata("spyre_provenance.json");
+    struct Case {
+        const char* what;
+        std::string from;
+        std::string to;
+    };
+    const Case cases[] = {
+        {"unknown top-level member", "\"diagnostics\": {}", "\"diagnostics\": {}, \"x\": 1"},
+        {"unknown diagnostic", "\"diagnostics\": {}", "\"diagnostics\": {\"other\": 1}"},
+        {"mergeGeneration 0", "\"mergeGeneration\": 2", "\"mergeGeneration\": 0"},
+        {"status not in the enum", "\"status\": \"partial\"", "\"status\": \"done\""},
+        {"eventKey width", "\"width\": 16", "\"width\": 15"},
+        {"empty spec path", "\"specPath\": [\n", "\"specPath\": [],\"x\": [\n"},
+        {"handle key not decimal", "\"handles\": {\n    \"", "\"handles\": {\n    \"x"},
+        {"start_line 0", "\"start_line\": 11", "\"start_line\": 0"},
+        {"transform kind", "\"kind\": \"fusion\"", "\"kind\": \"merge\""},
+        {"registration alias", "\"alias\": \"sdsc_fused_addmm_1:2\"", "\"alias\": \"x\""},
+        {"identity key", "\"identityKey\": \"mlpfcaddbbbbbbb3\"", "\"identityKey\": \"MLP\""},
+        {"projection version", "\"version\": 2.0", "\"version\": 3.0"},
+        {"duplicate member", "\"mergeGeneration\": 2",
+         "\"mergeGeneration\": 2, \"mergeGeneration\": 2"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.what);
+        auto r = parse_spyre_provenance("p", mutate(text, c.from, c.to));
+        CHECK(only_code(r) == ProblemCode::schema_validation_failure);
+    }
+}
+
+TEST_CASE("spyre_provenance: meaning (semantic-validation-failure)") {
+    std::string text = testdata("spyre_provenance.json");
+    struct Case {
+        const char* what;
+        std::string from;
+        std::string to;
+    };
+    const Case cases[] = {
+        {"status complete with a level-0 projection", "\"status\": \"partial\"",
+         "\"status\": \"complete\""},
+        {"diagnostics that the projections do not count", "\"diagnostics\": {}",
+         "\"diagnostics\": {\"collection-failure\": 1}"},
+        {"a binding to a handle that does not exist", "\"handleId\": \"",
+         "\"handleId\": \"12345\", \"x\": \""},
+        {"an alias that is not its kernel's", "\"alias\": \"sdsc_fused_addmm_1:2\"",
+         "\"alias\": \"sdsc_fused_addmm_1:3\""},
+        {"eventNameBase of another key", "_mlpfcaddbbbbbbb3\"", "_mlpfcaddbbbbbbb4\""},
+        {"reverse mappings that disagree", "\"relu\": [\n          \"relu\"",
+         "\"relu\": [\n          \"relu\", \"mm\""},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.what);
+        std::string mutated = mutate(text, c.from, c.to);
+        // The first two cases' mutations of a binding produce an unknown member: fix that up.
+        auto x = mutated.find(", \"x\": \"");
+        if (x != std::string::npos) {
+            auto end = mutated.find('"', x + 8);
+            mutated.erase(x, end + 1 - x);
+        }
+        auto r = parse_spyre_provenance("p", mutated);
+        CHECK(only_code(r) == ProblemCode::semantic_validation_failure);
+    }
+}
+
+TEST_CASE("spyre_provenance: fused handles are expanded, kernels deduplicated by identity") {
+    auto r = parse_spyre_provenance("p", testdata("spyre_provenance.json"));
+    REQUIRE(r.doc);
+    OriginsMap map = spyre_origins(*r.doc);
+    // sdsc_fused_addmm_linear_relu_0 occurs in both compiles with one identity: one entry.
+    REQUIRE(map.kernels.size() == 3);
+    const OriginsKernel* main = nullptr;
+    for (const auto& k : map.kernels) {
+        CHECK(k.identity.has_value());
+        if (k.name == "sdsc_fused_addmm_linear_relu_0") {
+            main = &k;
+        }
+    }
+    REQUIRE(main != nullptr);
+    REQUIRE(main->ops.size() == 4);
+    const DebugHandle& relu = *main->ops[2].handle;
+    CHECK(main->ops[2].spec_path == std::vector<std::uint64_t>{2});
+    REQUIRE(relu.fused_from.size() == 2);
+    CHECK(relu.fused_from[0].aten_op == "aten.permute.default");
+    CHECK(relu.fused_from[1].aten_op == "aten.relu.default");
+    CHECK(relu.ir_chain == std::vector<std::string>{"permute", "relu", "buf2"});
+    CHECK(spyre_upstream(*r.doc).size() == 2);
+}
+
+TEST_CASE("sidecar: the kind is told by the document's members") {
+    CHECK(sidecar_kind(R"({"sdscprov_origins": 1, "nodes": {}, "kernels": []})") ==
+          SidecarKind::origins_map);
+    CHECK(sidecar_kind(R"({"handles": {}, "schemaVersion": 3})") == SidecarKind::spyre_provenance);
+    CHECK(sidecar_kind(R"({"kernelOccurrences": {}})") == SidecarKind::spyre_provenance);
+    CHECK(sidecar_kind(R"({"preToPost": {}, "version": 2.0})") == SidecarKind::upstream_mappings);
+    CHECK(sidecar_kind("[1]") == SidecarKind::unknown);
+    CHECK(sidecar_kind("{") == SidecarKind::unknown);
+}
