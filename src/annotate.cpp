@@ -2,6 +2,7 @@
 
 #include "sdscprov/bundle.hpp"
 #include "sdscprov/diff.hpp"
+#include "sdscprov/handle_id.hpp"
 #include "sdscprov/writer.hpp"
 
 #include <algorithm>
@@ -14,8 +15,10 @@
 namespace sdscprov {
 
 Annotator::Annotator(const OriginsIndex& index,
-                     std::map<std::string, std::size_t> kernel_name_counts, AnnotateOptions options)
-    : index_(index), kernel_name_counts_(std::move(kernel_name_counts)), options_(options) {}
+                     std::map<std::string, std::size_t> kernel_name_counts, AnnotateOptions options,
+                     std::vector<UpstreamMappings> upstream)
+    : index_(index), kernel_name_counts_(std::move(kernel_name_counts)), options_(options),
+      upstream_(std::move(upstream)) {}
 
 namespace {
 
@@ -74,6 +77,21 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
             report.problems.push_back(std::move(problem));
         }
     }
+}
+
+// A populated handle's id must be the hash of its content (FORMATS 3.1, id version 2, else 1).
+// A mismatch is worth a warning (paths may have been rewritten after the compile), never a
+// silent rewrite.
+void check_stored_id(const ScanResult& scan, std::vector<Problem>& problems) {
+    if (scan.handle_state != HandleState::populated || !scan.handle ||
+        verify_handle_id(*scan.handle) != IdVersion::none) {
+        return;
+    }
+    problems.push_back(make_problem(
+        scan.file.path, scan.handle_pos, ProblemCode::inconsistent_handle_id,
+        "the handle's id " + scan.handle->id +
+            " is not the hash of its content (id version 2 gives " + handle_id_v2(*scan.handle) +
+            "): its source or names may have been rewritten after the compile; left as it is"));
 }
 
 std::string_view base_name(std::string_view path) {
@@ -135,6 +153,24 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
     if (join.entry) {
         annotation.map_entry =
             join.entry->map->path + ":" + std::to_string(join.entry->kernel->pos.line);
+        for (std::size_t op : join.lost_ops) {
+            LostHandle lost;
+            lost.op = op;
+            lost.spec_path = join.entry->ops[op].op->spec_path;
+            lost.handle = *join.handles[op];
+            for (std::size_t f = 0; f < join.ops.size(); ++f) {
+                if (std::find(join.ops[f].begin(), join.ops[f].end(), op) != join.ops[f].end()) {
+                    lost.file = dir.files[f].path;
+                }
+            }
+            annotation.lost.push_back(std::move(lost));
+        }
+    }
+    if (!upstream_.empty() && dir.kernel) {
+        UpstreamKernel up = upstream_kernel(upstream_, *dir.kernel);
+        if (!up.keys.empty()) {
+            annotation.upstream = std::move(up);
+        }
     }
 
     report.files.reserve(dir.files.size());
@@ -143,6 +179,15 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         ScanResult& scan = report.files.back();
         report.counts.add(scan);
         FilePlan plan = plan_file(join, i, scan, options_.join);
+        check_stored_id(scan, report.problems);
+        if (plan.action == FileAction::differs) {
+            report.problems.push_back(make_problem(
+                scan.file.path, scan.handle_pos, ProblemCode::stale_handle,
+                "stale handle: the file holds id " + scan.handle->id + " but " +
+                    annotation.map_entry + " gives " + plan.handle->id +
+                    " for this op (another compile's, e.g. a kernel-cache hit); --refresh "
+                    "replaces it"));
+        }
         FileOutcome outcome;
         outcome.action = plan.action;
         outcome.detail = std::move(plan.detail);

@@ -56,11 +56,13 @@ OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
     for (auto& m : maps) {
         maps_.push_back(std::make_unique<OriginsMap>(std::move(m)));
     }
-    for (const auto& map : maps_) {
+    for (std::size_t rank = 0; rank < maps_.size(); ++rank) {
+        const auto& map = maps_[rank];
         for (const auto& kernel : map->kernels) {
             IndexedKernel k;
             k.kernel = &kernel;
             k.map = map.get();
+            k.rank = rank;
             for (const auto& op : kernel.ops) {
                 k.ops.push_back({&op});
             }
@@ -73,6 +75,21 @@ OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
             }
         }
     }
+    used_ = std::make_unique<std::atomic<bool>[]>(kernels_.size());
+}
+
+void OriginsIndex::mark_used(const IndexedKernel* k) const {
+    used_[static_cast<std::size_t>(k - kernels_.data())].store(true, std::memory_order_relaxed);
+}
+
+std::vector<const IndexedKernel*> OriginsIndex::unused() const {
+    std::vector<const IndexedKernel*> out;
+    for (std::size_t i = 0; i < kernels_.size(); ++i) {
+        if (!used_[i].load(std::memory_order_relaxed)) {
+            out.push_back(&kernels_[i]);
+        }
+    }
+    return out;
 }
 
 std::vector<const IndexedKernel*> OriginsIndex::by_dir(std::string_view dir_name) const {
@@ -138,10 +155,9 @@ std::size_t file_of_position(const KernelDir& dir, const std::optional<BundleOrd
     return npos;
 }
 
-} // namespace
-
-KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
-                       const OriginsIndex& index, std::size_t dirs_with_kernel_name) {
+// Joins `dir` with one map entry: which OpSpecs run which file, and their handles.
+KernelJoin join_entry(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
+                      const IndexedKernel& entry) {
     KernelJoin join;
     join.ops.resize(dir.files.size());
     auto unmatched = [&](KernelMatch why, std::string detail) {
@@ -155,32 +171,6 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
         join.handles.clear();
         return join;
     };
-
-    // Kernel directory -> map entry: by exact directory name, else by kernel name.
-    std::vector<const IndexedKernel*> entries = index.by_dir(base_name(dir.path));
-    if (entries.empty() && dir.kernel) {
-        entries = index.by_name(*dir.kernel);
-        if (entries.size() == 1 && dirs_with_kernel_name > 1) {
-            join.problems.push_back(make_problem(
-                dir.path, {}, ProblemCode::ambiguous_kernel,
-                std::to_string(dirs_with_kernel_name) + " kernel directories carry the name '" +
-                    *dir.kernel + "' and its origins map entry (" + describe(entries) +
-                    ") names no 'dir': none of them is annotated"));
-            return unmatched(KernelMatch::ambiguous,
-                             std::to_string(dirs_with_kernel_name) +
-                                 " directories carry this kernel name; the map entry names no dir");
-        }
-    }
-    if (entries.empty()) {
-        return unmatched(KernelMatch::not_in_map, "kernel not in the origins map");
-    }
-    if (entries.size() > 1) {
-        join.problems.push_back(make_problem(dir.path, {}, ProblemCode::ambiguous_kernel,
-                                             "several origins map entries match this directory (" +
-                                                 describe(entries) + "): it is not annotated"));
-        return unmatched(KernelMatch::ambiguous, "several map entries match");
-    }
-    const IndexedKernel& entry = *entries.front();
     join.entry = &entry;
     join.match = KernelMatch::matched;
 
@@ -257,6 +247,95 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
         join.ops[f].push_back(p);
     }
     return join;
+}
+
+// Files where two sources' handles differ, reported against the one that is not used.
+void report_conflicts(const KernelDir& dir, const KernelJoin& used, const KernelJoin& other,
+                      std::vector<Problem>& problems) {
+    for (std::size_t f = 0; f < dir.files.size(); ++f) {
+        if (used.ops[f].empty() || other.ops[f].empty()) {
+            continue;
+        }
+        const auto& a = used.handles[used.ops[f].front()];
+        const auto& b = other.handles[other.ops[f].front()];
+        if (a && b && *a != *b) {
+            problems.push_back(make_problem(
+                dir.files[f].path, {}, ProblemCode::conflicting_origins,
+                "conflicting handles for this op: " + used.entry->map->path + ":" +
+                    std::to_string(used.entry->kernel->pos.line) + " gives id " + a->id + ", " +
+                    other.entry->map->path + ":" + std::to_string(other.entry->kernel->pos.line) +
+                    " gives id " + b->id + "; the first --origins file's is used"));
+        }
+    }
+}
+
+} // namespace
+
+KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
+                       const OriginsIndex& index, std::size_t dirs_with_kernel_name) {
+    KernelJoin join;
+    join.ops.resize(dir.files.size());
+    auto unmatched = [&](KernelMatch why, std::string detail) {
+        join.match = why;
+        join.detail = std::move(detail);
+        return join;
+    };
+
+    // Kernel directory -> map entries, per --origins file: by exact directory name, else by
+    // kernel name (entries that name no dir).
+    std::map<std::size_t, std::vector<const IndexedKernel*>> by_file; // rank -> entries
+    std::map<std::size_t, bool> by_name_only;
+    for (const auto* e : index.by_dir(base_name(dir.path))) {
+        by_file[e->rank].push_back(e);
+    }
+    if (dir.kernel) {
+        for (const auto* e : index.by_name(*dir.kernel)) {
+            if (by_file.count(e->rank) == 0 || by_name_only[e->rank]) {
+                by_file[e->rank].push_back(e);
+                by_name_only[e->rank] = true;
+            }
+        }
+    }
+    for (const auto& [rank, entries] : by_file) {
+        for (const auto* e : entries) {
+            index.mark_used(e);
+        }
+    }
+    if (by_file.empty()) {
+        return unmatched(KernelMatch::not_in_map, "kernel not in the origins map");
+    }
+    // Precedence: the first --origins file that has the kernel gives it; within that file, more
+    // than one entry is ambiguous (never guess).
+    const auto& [first_rank, first] = *by_file.begin();
+    if (first.size() > 1) {
+        join.problems.push_back(make_problem(dir.path, {}, ProblemCode::ambiguous_kernel,
+                                             "several origins map entries match this directory (" +
+                                                 describe(first) + "): it is not annotated"));
+        return unmatched(KernelMatch::ambiguous, "several map entries match");
+    }
+    if (by_name_only[first_rank] && dirs_with_kernel_name > 1) {
+        join.problems.push_back(make_problem(
+            dir.path, {}, ProblemCode::ambiguous_kernel,
+            std::to_string(dirs_with_kernel_name) + " kernel directories carry the name '" +
+                *dir.kernel + "' and its origins map entry (" + describe(first) +
+                ") names no 'dir': none of them is annotated"));
+        return unmatched(KernelMatch::ambiguous,
+                         std::to_string(dirs_with_kernel_name) +
+                             " directories carry this kernel name; the map entry names no dir");
+    }
+    KernelJoin chosen = join_entry(dir, bundle, *first.front());
+    // Later files that have one entry for the directory: their handles are compared, not merged.
+    for (const auto& [rank, entries] : by_file) {
+        if (rank == first_rank || entries.size() != 1 || chosen.match != KernelMatch::matched ||
+            (by_name_only[rank] && dirs_with_kernel_name > 1)) {
+            continue;
+        }
+        KernelJoin other = join_entry(dir, bundle, *entries.front());
+        if (other.match == KernelMatch::matched) {
+            report_conflicts(dir, chosen, other, chosen.problems);
+        }
+    }
+    return chosen;
 }
 
 FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& scan,

@@ -112,6 +112,11 @@ Coverage coverage(std::uint64_t count, std::uint64_t total) {
 
 namespace {
 
+std::string_view base_name(std::string_view path) {
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 std::string_view coverage_name(Coverage c) {
     return c == Coverage::all ? "all" : c == Coverage::none ? "none" : "some";
 }
@@ -217,10 +222,28 @@ public:
         if (!why.empty()) {
             out_ << "       " << paint(yellow, "lacking: " + why) << '\n';
         }
-        if (!a.lost_ops.empty()) {
-            out_ << "       " << a.lost_ops.size()
-                 << " de-duplicated OpSpec(s) share a file with an earlier one: their handles are "
-                    "only in the origins map\n";
+        if (!a.lost.empty()) {
+            out_ << "       " << a.lost.size()
+                 << " de-duplicated OpSpec(s) share a file with an earlier one; their handles are "
+                    "held only in the sidecar:\n";
+            for (const auto& l : a.lost) {
+                out_ << "         OpSpec " << l.op << " (" << base_name(l.file) << "): handle "
+                     << l.handle.id << " " << l.handle.aten_op.value_or("-") << '\n';
+            }
+        }
+        if (a.upstream) {
+            auto join = [](const std::vector<std::string>& v) {
+                std::string s;
+                for (const auto& x : v) {
+                    s += (s.empty() ? "" : ", ") + x;
+                }
+                return s.empty() ? std::string("-") : s;
+            };
+            out_ << "       "
+                 << paint(dim, "upstream " + join(a.upstream->keys) + ": pre-grad " +
+                                   join(a.upstream->pre_grad_nodes) + "; post-grad " +
+                                   join(a.upstream->post_grad_nodes))
+                 << '\n';
         }
     }
 
@@ -397,6 +420,46 @@ public:
                 writer_.Uint64(op);
             }
             writer_.EndArray();
+            key("lost");
+            writer_.StartArray();
+            for (const auto& l : a.lost) {
+                writer_.StartObject();
+                key("op");
+                writer_.Uint64(l.op);
+                key("spec_path");
+                writer_.StartArray();
+                for (auto i : l.spec_path) {
+                    writer_.Uint64(i);
+                }
+                writer_.EndArray();
+                key("file");
+                string(l.file);
+                key("handle");
+                json_out::handle(writer_, l.handle);
+                writer_.EndObject();
+            }
+            writer_.EndArray();
+            key("upstream");
+            if (a.upstream) {
+                writer_.StartObject();
+                const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+                    {"keys", &a.upstream->keys},
+                    {"pre_grad_nodes", &a.upstream->pre_grad_nodes},
+                    {"post_grad_nodes", &a.upstream->post_grad_nodes},
+                    {"stack_traces", &a.upstream->stack_traces},
+                };
+                for (const auto& [name, list] : lists) {
+                    key(name);
+                    writer_.StartArray();
+                    for (const auto& v : *list) {
+                        string(v);
+                    }
+                    writer_.EndArray();
+                }
+                writer_.EndObject();
+            } else {
+                writer_.Null();
+            }
             writer_.EndObject();
         }
         key("files");

@@ -35,8 +35,9 @@ struct AnnotateOptions {
 class Annotator {
 public:
     // `kernel_name_counts`: how many discovered kernel directories carry each kernel name.
+    // `upstream`: kernel-level mappings for the report (may be empty).
     Annotator(const OriginsIndex& index, std::map<std::string, std::size_t> kernel_name_counts,
-              AnnotateOptions options);
+              AnnotateOptions options, std::vector<UpstreamMappings> upstream = {});
 
     // The per-kernel work: scan, join, plan and, in write mode, write temporary files.
     void annotate_kernel(KernelReport& report, Scanner& scanner) const;
@@ -48,6 +49,7 @@ private:
     const OriginsIndex& index_;
     std::map<std::string, std::size_t> kernel_name_counts_;
     AnnotateOptions options_;
+    std::vector<UpstreamMappings> upstream_;
 };
 
 // Removes the directory's temporary files left by sdscprov runs that are no longer alive (killed

@@ -8,6 +8,7 @@
 #include "sdscprov/origins.hpp"
 #include "sdscprov/scan.hpp"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +26,7 @@ struct IndexedOp {
 struct IndexedKernel {
     const OriginsKernel* kernel = nullptr;
     const OriginsMap* map = nullptr;
+    std::size_t rank = 0;       // the map's position among the --origins files: lower wins
     std::vector<IndexedOp> ops; // OpSpec order
 };
 
@@ -40,7 +42,13 @@ public:
 
     const std::vector<IndexedKernel>& kernels() const { return kernels_; }
 
+    // Joining records which entries a directory matched (or was ambiguous with), from any
+    // thread; unused() lists the others afterwards: kernels of a sidecar with no directory.
+    void mark_used(const IndexedKernel* k) const;
+    std::vector<const IndexedKernel*> unused() const;
+
 private:
+    std::unique_ptr<std::atomic<bool>[]> used_;
     std::vector<std::unique_ptr<OriginsMap>> maps_; // stable addresses for the pointers below
     std::vector<IndexedKernel> kernels_;
     std::multimap<std::string, std::size_t, std::less<>> by_dir_;

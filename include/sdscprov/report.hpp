@@ -8,6 +8,7 @@
 #include "sdscprov/problem.hpp"
 #include "sdscprov/replace.hpp"
 #include "sdscprov/scan.hpp"
+#include "sdscprov/upstream.hpp"
 
 #include <array>
 #include <cstdint>
@@ -46,13 +47,26 @@ struct FileOutcome {
     std::string diff; // with --diff
 };
 
+// A de-duplicated OpSpec's handle that no file holds: its file keeps an earlier OpSpec's handle
+// (torch-spyre's rule), so the handle is only in the sidecar. Listed so nothing disappears
+// silently.
+struct LostHandle {
+    std::size_t op = 0;                   // the OpSpec's position in the map entry
+    std::vector<std::uint64_t> spec_path; // when the sidecar gives one
+    std::string file;                     // the file it shares
+    DebugHandle handle;
+};
+
 // What annotate did with one kernel directory.
 struct KernelAnnotation {
     KernelMatch match = KernelMatch::not_in_map;
     std::string detail;
-    std::string map_entry;               // "<map path>:<line>" of the entry, when matched
-    std::vector<FileOutcome> files;      // same order as KernelReport::files
-    std::vector<std::size_t> lost_ops;   // OpSpecs whose handle is only in the map (de-duplication)
+    std::string map_entry;             // "<map path>:<line>" of the entry, when matched
+    std::vector<FileOutcome> files;    // same order as KernelReport::files
+    std::vector<std::size_t> lost_ops; // OpSpecs whose handle is only in the map (de-duplication)
+    std::vector<LostHandle> lost;      // the same OpSpecs with their handles
+    // What upstream mappings (files, or spyre_provenance.json's projections) say of the kernel.
+    std::optional<UpstreamKernel> upstream;
     std::vector<PendingReplace> pending; // temps written, not yet renamed (internal)
     bool dry_run = false;                // --dry-run or --check: changes were not written
 

@@ -233,7 +233,8 @@ std::optional<sdscprov::PipelineResult>
 run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string>& origins,
                       const sdscprov::AnnotateOptions& annotate_options,
                       const std::function<void(const sdscprov::KernelReport&)>& deliver,
-                      std::vector<sdscprov::Problem>& map_problems) {
+                      std::vector<sdscprov::Problem>& map_problems,
+                      bool note_kernels_without_dir = false) {
     auto options = pipeline_options(common);
     options.discover.find_temps = annotate_options.mode == sdscprov::AnnotateMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(common.paths),
@@ -257,7 +258,8 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
             }
             return found.stats;
         };
-    sdscprov::Annotator annotator(index, std::move(found.kernel_names), annotate_options);
+    sdscprov::Annotator annotator(index, std::move(found.kernel_names), annotate_options,
+                                  std::move(sidecars.upstream));
     bool dry = annotate_options.mode != sdscprov::AnnotateMode::write;
     auto result = sdscprov::run_pipeline(
         replay, options,
@@ -268,6 +270,15 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
         deliver,
         [&](std::vector<sdscprov::KernelReport>& batch) { annotator.commit_batch(batch); });
     result.problems.insert(result.problems.begin(), map_problems.begin(), map_problems.end());
+    if (note_kernels_without_dir) {
+        for (const auto* k : index.unused()) {
+            result.problems.push_back(sdscprov::make_problem(
+                k->map->path, k->kernel->pos, sdscprov::ProblemCode::kernel_without_dir,
+                "kernel '" + k->kernel->name + "'" +
+                    (k->kernel->identity ? " (identity " + *k->kernel->identity + ")" : "") +
+                    " has no directory in the caches given"));
+        }
+    }
     return result;
 }
 
@@ -312,7 +323,7 @@ int run_annotate(const AnnotateCli& cli) {
                     printer->kernel(k);
                 }
             },
-            map_problems);
+            map_problems, true);
     }
     if (!result) {
         std::cerr << "sdscprov: no file was changed: fix the --origins file first\n";

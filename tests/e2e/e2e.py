@@ -4,9 +4,11 @@ Each test script is run by ctest with SDSCPROV_BIN (the built binary) and SDSCPR
 source tree) in the environment. A script exits 0 on success, 77 when it is skipped, and fails
 with an AssertionError otherwise.
 """
+import glob
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -56,6 +58,22 @@ class TempDir:
 
     def __exit__(self, *exc):
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def sdsc_files(root):
+    """Every SDSC-named file under root, sorted."""
+    return sorted(glob.glob(os.path.join(root, "**", "sdsc_*.json"), recursive=True))
+
+
+def snapshot(root):
+    """Bytes, mtimes and modes of every file under root."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            st = os.lstat(p)
+            out[os.path.relpath(p, root)] = (open(p, "rb").read(), st.st_mtime_ns, stat.S_IMODE(st.st_mode))
+    return out
 
 
 def copy_tree(src, dst):
