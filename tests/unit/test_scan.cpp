@@ -5,7 +5,10 @@
 #include <doctest/doctest.h>
 #include <simdjson.h>
 #include <string>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 using namespace sdscprov;
 
@@ -230,6 +233,23 @@ TEST_CASE("scan: files that cannot be read") {
     CHECK(dir.status == FileStatus::unreadable);
     REQUIRE(dir.problems.size() == 1);
     CHECK(dir.problems[0].code == ProblemCode::not_regular_file);
+
+    // A unix socket cannot even be opened (ENXIO): it is reported as what it is, like a fifo.
+    test::TempDir tmp;
+    const std::string socket_path = (tmp.root / "sdsc_0.json").string();
+    int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(sock >= 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    REQUIRE(socket_path.size() < sizeof addr.sun_path);
+    socket_path.copy(addr.sun_path, socket_path.size());
+    REQUIRE(::bind(sock, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    auto socket_file = scanner.scan_file(named(socket_path));
+    ::close(sock);
+    CHECK(socket_file.status == FileStatus::unreadable);
+    REQUIRE(socket_file.problems.size() == 1);
+    CHECK(socket_file.problems[0].code == ProblemCode::not_regular_file);
+    CHECK(socket_file.problems[0].message == "is a socket, not a regular file");
 
     Scanner small(ScanOptions{4});
     auto big = small.scan_file(SdscFile{"/proc/self/exe", {}});
