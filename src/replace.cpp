@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <set>
@@ -105,6 +106,17 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
         return std::nullopt;
     };
     const auto mode = static_cast<mode_t>(original.mode & 07777);
+    // A rename needs no permission on the file itself, so a read-only file would be replaced
+    // (by root even in place): its missing write bit is the owner's "do not change", kept.
+    if ((mode & S_IWUSR) == 0) {
+        char octal[8];
+        std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
+        problem = make_problem(path, {}, ProblemCode::write_failed,
+                               std::string("is read-only (mode ") + octal +
+                                   ", no write permission for its owner): not written (the file "
+                                   "is unchanged)");
+        return std::nullopt;
+    }
     int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0) {
         problem = make_problem(path, {}, ProblemCode::write_failed,

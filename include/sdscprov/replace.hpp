@@ -33,7 +33,8 @@ struct PendingReplace {
 
 // Writes `bytes` to a new temporary file beside `path` with the original's mode (and owner, when
 // we may set it); fsyncs it with Durability::full. On failure returns nullopt with a problem, and
-// no temporary file is left.
+// no temporary file is left. A read-only original (no write permission for its owner) is never
+// replaced, not even by root: write-failed, nothing written.
 std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
                                          const FileStamp& original, Durability durability,
                                          Problem& problem);
