@@ -84,6 +84,7 @@ struct Entry {
     std::string name;
     EntryKind kind;
     bool is_symlink;
+    bool broken_link = false; // a symlink that leads nowhere (dangling, or a loop)
 };
 
 // An open directory descriptor, shared by the subdirectories still to be walked (they are opened
@@ -106,8 +107,9 @@ struct PendingDir {
 };
 
 // Entry kind from getdents' d_type, resolving what it leaves open (DT_UNKNOWN on some file
-// systems, and symlinks) with fstatat. nullopt: the entry is skipped (vanished, dangling link, or
-// a directory symlink when links are not followed).
+// systems, and symlinks) with fstatat. nullopt: the entry is skipped (vanished, or a directory
+// symlink when links are not followed). A link that leads nowhere (dangling, or a loop) is
+// `other`: named like an SDSC file, the scan reports why it cannot be read.
 std::optional<Entry> classify(int dfd, const char* name, unsigned char type, bool follow_symlinks) {
     Entry entry{std::string(name), EntryKind::other, false};
     if (type == DT_UNKNOWN || type == DT_LNK) {
@@ -118,7 +120,8 @@ std::optional<Entry> classify(int dfd, const char* name, unsigned char type, boo
         if (S_ISLNK(st.st_mode)) {
             entry.is_symlink = true;
             if (::fstatat(dfd, name, &st, 0) != 0) {
-                return std::nullopt; // dangling link
+                entry.broken_link = true;
+                return entry;
             }
         }
         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
@@ -233,7 +236,7 @@ private:
                 continue;
             }
             if (e.name == "bundle.mlir") {
-                kd.has_bundle = true;
+                kd.has_bundle = !e.broken_link;
             } else if (e.kind == EntryKind::regular_file && !e.is_symlink &&
                        is_temp_file_name(e.name)) {
                 kd.temps.push_back(join_path(dir, e.name));

@@ -170,6 +170,28 @@ TEST_CASE("discover: directory symlinks are not followed unless asked, loops end
     CHECK(followed.dirs.size() == 1); // the target is walked once, whichever link reaches it
 }
 
+TEST_CASE("discover: a dangling or looping symlink named like an SDSC file is kept, not skipped") {
+    TempTree t;
+    t.file("k_aaaaaaaa/sdsc_0.json");
+    fs::create_symlink("sdsc_1.json", t.root / "k_aaaaaaaa/sdsc_1.json"); // a loop of one
+    fs::create_symlink("nowhere.json", t.root / "k_aaaaaaaa/sdsc_2.json");
+    fs::create_symlink("nowhere.mlir", t.root / "k_aaaaaaaa/bundle.mlir");
+    fs::create_symlink("nowhere", t.root / "k_aaaaaaaa/other.json");
+    for (bool follow : {false, true}) {
+        CAPTURE(follow);
+        auto w = walk({t.root.string()}, DiscoverOptions{false, follow});
+        REQUIRE(w.dirs.size() == 1);
+        // The scan opens them and reports why they cannot be read, instead of a file the user
+        // expects scanned silently missing (annotate would call it "not in the directory").
+        CHECK(names(w.dirs[0]) ==
+              std::vector<std::string>{"sdsc_0.json", "sdsc_1.json", "sdsc_2.json"});
+        CHECK_FALSE(w.dirs[0].files[1].regular);
+        CHECK_FALSE(w.dirs[0].files[2].regular);
+        CHECK_FALSE(w.dirs[0].has_bundle); // a bundle.mlir that leads nowhere is none
+        CHECK(w.problems.empty());
+    }
+}
+
 TEST_CASE("discover: file arguments are grouped by directory, missing paths are problems") {
     TempTree t;
     t.file("k_aaaaaaaa/sdsc_1.json");
