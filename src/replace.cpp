@@ -150,10 +150,22 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         return problems;
     }
     if (durability == Durability::batch) {
+        // A full disk can show only here (delayed allocation, writeback): a temp that may not be
+        // on disk is never renamed over a good file.
         int fd = ::open(pending.front().temp.c_str(), O_RDONLY | O_CLOEXEC);
+        int err = fd < 0 || ::syncfs(fd) != 0 ? errno : 0;
         if (fd >= 0) {
-            ::syncfs(fd);
             ::close(fd);
+        }
+        if (err != 0) {
+            for (auto& p : pending) {
+                ::unlink(p.temp.c_str());
+                problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                                std::string("cannot sync the temporary file: ") +
+                                                    std::strerror(err) +
+                                                    " (the file is unchanged)"));
+            }
+            return problems;
         }
     }
     std::set<std::string> directories;

@@ -42,7 +42,8 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
 // Renames each temp over its file if the file still is the one we read (same device, inode, size
 // and modification time), else removes the temp and reports `changed-on-disk`: someone (a
 // compile) rewrote it after our read, and their file wins. With Durability::batch, one syncfs
-// first; with batch and full, each directory is fsynced once after its renames.
+// first (when it fails, e.g. a full disk, no file is replaced and every temp is removed); with
+// batch and full, each directory is fsynced once after its renames.
 std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability);
 
 // Removes every file in `pending` that was not renamed (after an error elsewhere).
