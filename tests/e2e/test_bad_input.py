@@ -26,11 +26,15 @@ ENOSPC = "No space left on device"
 
 # ---- Making hostile trees --------------------------------------------------------------------
 
-def sdsc(members='"numCoresUsed_": 32', op="0_add", indent="  ", newline="\n", bom=False):
-    """An SDSC document laid out like json.dump(indent=...): one op, the given member text."""
-    text = "{" + newline + indent + f'"{op}": {{' + newline + indent * 2 + members + newline + \
-        indent + "}" + newline + "}"
-    return (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8", "surrogateescape")
+def sdsc(members=('"numCoresUsed_": 32',), op="0_add", indent="  ", newline="\n", bom=False):
+    """An SDSC document laid out like json.dump(indent=...): one op holding `members` (texts of
+    `"key": value`; bytes pass through as they are, so invalid UTF-8 can be made)."""
+    def b(x):
+        return x if isinstance(x, bytes) else x.encode()
+    nl, ind = newline.encode(), indent.encode()
+    body = (b"," + nl + ind * 2).join(b(m) for m in members)
+    return (b"\xef\xbb\xbf" if bom else b"") + b"{" + nl + ind + b'"' + op.encode() + b'": {' + \
+        nl + ind * 2 + body + nl + ind + b"}" + nl + b"}"
 
 
 def kernel_dir(parent, case):
@@ -206,5 +210,112 @@ def test_full_disk_leaves_every_file_unchanged_and_no_temporary():
                          "(the file is unchanged)") in out.splitlines(), out
 
 
+# ---- Symbolic links --------------------------------------------------------------------------
+
+def test_directory_symlinks_and_loops_end():
+    """Catalogue: 'Directory symlinks', 'Symlink loops' (directories, and a file link that leads
+    nowhere)."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        real = make_kernel(cache, "loopy", {"sdsc_0.json": sdsc()})
+        broken = make_kernel(cache, "broken", {})
+        os.symlink("sdsc_0.json", os.path.join(broken, "sdsc_0.json"))  # a loop of one link
+        os.symlink("gone.json", os.path.join(broken, "sdsc_1.json"))    # dangling
+        os.makedirs(os.path.join(cache, "sub"))
+        os.symlink("..", os.path.join(cache, "sub", "up"))   # back to the root: a loop
+        os.symlink(".", os.path.join(cache, "sub", "self"))  # to itself: a loop
+        os.symlink(os.path.basename(real), os.path.join(cache, "alias"))  # a second way in
+        origins = write_map(os.path.join(tmp, "origins.json"), ["loopy", "broken"], {"broken": 2})
+        loop_msg = "cannot open: Too many levels of symbolic links"
+        gone_msg = "cannot open: No such file or directory"
+        link_problems = [
+            (os.path.join(broken, "sdsc_0.json"), None, None, "io-error", loop_msg),
+            (os.path.join(broken, "sdsc_1.json"), None, None, "io-error", gone_msg),
+        ]
+
+        # Not followed (the default): the directory links are passed over without a word; the
+        # file links that lead nowhere are reported, not skipped.
+        rep = report("scan", cache, rc=2, timeout=20)
+        assert [k["dir"] for k in rep["kernels"]] == [broken, real], [k["dir"] for k in rep["kernels"]]
+        assert problems_of(rep) == link_problems, problems_of(rep)
+        rc, out, _ = sdscprov("scan", cache, timeout=20)
+        assert text_line(os.path.join(broken, "sdsc_0.json"), "io-error", loop_msg) in out.splitlines(), out
+
+        # Followed: every directory is walked once, whichever link reaches it first (here the
+        # link `alias`, which sorts before the real name), and the walk ends.
+        rep = report("scan", "--follow-symlinks", cache, rc=2, timeout=20)
+        alias = os.path.join(cache, "alias")
+        assert [(k["dir"], k["kernel"]) for k in rep["kernels"]] == [(alias, None), (broken, "sdsc_broken_0")], \
+            [(k["dir"], k["kernel"]) for k in rep["kernels"]]
+        assert problems_of(rep) == link_problems, problems_of(rep)
+
+        # annotate: the real directory is annotated without --follow-symlinks; with it, the
+        # directory reached as `alias` carries no kernel name and is not matched: nothing is
+        # written twice, nothing through the loops.
+        before = snapshot(tmp)
+        rep = report("annotate", "--follow-symlinks", "--origins", origins, cache, rc=2, timeout=20)
+        assert rep["totals"]["annotate"]["written"] == 0, rep["totals"]
+        assert snapshot(tmp) == before
+        rep = report("annotate", "--origins", origins, cache, rc=2, timeout=20)
+        assert problems_of(rep) == link_problems, problems_of(rep)
+        assert rep["totals"]["annotate"]["written"] == 1, rep["totals"]
+        with open(os.path.join(real, "sdsc_0.json"), "rb") as f:
+            assert f.read() == annotated(sdsc())
+        assert os.readlink(os.path.join(broken, "sdsc_0.json")) == "sdsc_0.json"
+        assert temporaries(tmp) == []
+
+
+def test_symlinks_pointing_outside_the_tree_are_never_written_through():
+    """Catalogue: 'A symlink pointing outside the tree' (a file link, a directory link; with and
+    without --follow-symlinks; annotate and strip)."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        outside = os.path.join(tmp, "outside")
+        null_handle = sdsc(['"debug_handle_": null', '"numCoresUsed_": 32'])
+        os.makedirs(outside)
+        victim = os.path.join(outside, "victim.json")
+        with open(victim, "wb") as f:
+            f.write(null_handle)
+        filelink = make_kernel(cache, "filelink", {})
+        os.symlink(victim, os.path.join(filelink, "sdsc_0.json"))
+        target = make_kernel(outside, "dirlink", {"sdsc_0.json": null_handle})
+        dirlink = kernel_dir(cache, "dirlink")
+        os.symlink(target, dirlink)
+        inside = make_kernel(cache, "inside", {"sdsc_0.json": null_handle})
+        origins = write_map(os.path.join(tmp, "origins.json"), ["filelink", "dirlink", "inside"])
+        file_msg = "is a symbolic link: not written (the link and its target are unchanged)"
+        dir_msg = ("reached through a symbolic link to a directory outside the paths given: not "
+                   "written (the link and its target are unchanged)")
+        file_problem = (os.path.join(filelink, "sdsc_0.json"), None, None, "write-failed", file_msg)
+        dir_problem = (os.path.join(dirlink, "sdsc_0.json"), None, None, "write-failed", dir_msg)
+
+        outside_before = snapshot(outside)
+        rep = report("scan", "--follow-symlinks", cache, rc=0)  # reading through links is fine
+        assert rep["totals"]["files"] == 3 and rep["totals"]["handles_null"] == 3, rep["totals"]
+
+        for follow in ([], ["--follow-symlinks"]):
+            rep = report("annotate", *follow, "--origins", origins, cache, rc=2)
+            want = [file_problem] + ([dir_problem] if follow else [])
+            assert problems_of(rep) == sorted(want), (follow, problems_of(rep))
+            dirs = [k["dir"] for k in rep["kernels"]]
+            assert (dirlink in dirs) == bool(follow), dirs
+            assert snapshot(outside) == outside_before, follow
+            assert os.path.islink(dirlink) and os.path.islink(os.path.join(filelink, "sdsc_0.json"))
+            assert temporaries(tmp) == [], temporaries(tmp)
+        with open(os.path.join(inside, "sdsc_0.json"), "rb") as f:
+            inside_annotated = f.read()
+        assert inside_annotated == annotated(sdsc()), "the file inside the tree is filled"
+
+        # strip --remove would remove the (null) handles: the same refusals.
+        rep = report("strip", "--remove", "--follow-symlinks", cache, rc=2)
+        assert problems_of(rep) == sorted([file_problem, dir_problem]), problems_of(rep)
+        assert snapshot(outside) == outside_before
+        assert temporaries(tmp) == []
+        rc, out, _ = sdscprov("annotate", "--follow-symlinks", "--origins", origins, cache)
+        assert rc == 2 and text_line(dir_problem[0], "write-failed", dir_msg) in out.splitlines(), out
+
+
 if __name__ == "__main__":
-    main([test_full_disk_leaves_every_file_unchanged_and_no_temporary])
+    main([test_full_disk_leaves_every_file_unchanged_and_no_temporary,
+          test_directory_symlinks_and_loops_end,
+          test_symlinks_pointing_outside_the_tree_are_never_written_through])

@@ -170,6 +170,48 @@ TEST_CASE("discover: directory symlinks are not followed unless asked, loops end
     CHECK(followed.dirs.size() == 1); // the target is walked once, whichever link reaches it
 }
 
+TEST_CASE("discover: with links followed, files behind a link leading outside the roots are "
+          "marked, never to be written") {
+    TempTree t;
+    t.file("cache/sdsc_fused_a_0_aaaaaaaa/sdsc_0.json");
+    t.file("elsewhere/sdsc_fused_b_0_bbbbbbbb/sdsc_0.json");
+    t.file("elsewhere/old/sdsc_fused_c_0_cccccccc/execute/k/sdsc.json");
+    t.file("cache/real/sdsc_fused_d_0_dddddddd/sdsc_0.json");
+    fs::create_directories(t.root / "cache/real/sdsc_fused_e_0_eeeeeeee/execute");
+    fs::create_directory_symlink(t.root / "elsewhere", t.root / "cache/out");
+    fs::create_directory_symlink(t.root / "elsewhere/old/sdsc_fused_c_0_cccccccc/execute/k",
+                                 t.root / "cache/real/sdsc_fused_e_0_eeeeeeee/execute/k");
+    fs::create_directory_symlink("real", t.root / "cache/in"); // inside: an ordinary place
+    fs::create_directory_symlink(t.root / "cache", t.root / "cache/loop");
+
+    auto followed = walk({(t.root / "cache").string()}, DiscoverOptions{false, true});
+    std::vector<std::pair<std::string, bool>> got;
+    for (const auto& d : followed.dirs) {
+        for (const auto& f : d.files) {
+            got.emplace_back(fs::path(f.path).lexically_relative(t.root).string(), f.outside_roots);
+        }
+    }
+    CHECK(got == std::vector<std::pair<std::string, bool>>{
+                     {"cache/in/sdsc_fused_d_0_dddddddd/sdsc_0.json", false},
+                     {"cache/in/sdsc_fused_e_0_eeeeeeee/execute/k/sdsc.json", true},
+                     {"cache/out/old/sdsc_fused_c_0_cccccccc/execute/k/sdsc.json", true},
+                     {"cache/out/sdsc_fused_b_0_bbbbbbbb/sdsc_0.json", true},
+                     {"cache/sdsc_fused_a_0_aaaaaaaa/sdsc_0.json", false},
+                 });
+    // With the other tree given as a root as well, nothing is outside.
+    auto both = walk({(t.root / "cache").string(), (t.root / "elsewhere").string()},
+                     DiscoverOptions{false, true});
+    std::size_t files = 0;
+    for (const auto& d : both.dirs) {
+        for (const auto& f : d.files) {
+            CAPTURE(f.path);
+            CHECK_FALSE(f.outside_roots);
+            ++files;
+        }
+    }
+    CHECK(files == 5);
+}
+
 TEST_CASE("discover: a dangling or looping symlink named like an SDSC file is kept, not skipped") {
     TempTree t;
     t.file("k_aaaaaaaa/sdsc_0.json");
