@@ -401,6 +401,14 @@ struct Scanner::Impl {
             }
             length += static_cast<std::size_t>(got);
             if (static_cast<std::size_t>(got) < room) {
+                // Read without fstat into a buffer larger than the limit: the limit still holds.
+                if (length > options.max_file_size) {
+                    problem = make_problem(path, {}, ProblemCode::file_too_large,
+                                           "file is " + std::to_string(length) +
+                                               " bytes, more than --max-file-size (" +
+                                               std::to_string(options.max_file_size) + ")");
+                    return false;
+                }
                 return true;
             }
         }

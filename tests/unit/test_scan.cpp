@@ -258,6 +258,33 @@ TEST_CASE("scan: files that cannot be read") {
     CHECK(big.problems[0].code == ProblemCode::file_too_large);
 }
 
+TEST_CASE("scan: --max-file-size holds for files read without fstat, whatever the buffer") {
+    // scan reads a file the walk saw as regular without fstat, into a buffer that is at least
+    // 64 KiB and grows with the largest file read: the limit must hold below both.
+    test::TempDir tmp;
+    auto file_of = [&](const std::string& name, std::size_t size) {
+        std::string doc = "{\"0_add\": {\"x\": \"" + std::string(size - 20, 'a') + "\"}}";
+        REQUIRE(doc.size() == size);
+        tmp.file(name, doc);
+        SdscFile f = named((tmp.root / name).string());
+        f.regular = true;
+        return f;
+    };
+    Scanner tiny(ScanOptions{100, false});
+    auto small = tiny.scan_file(file_of("sdsc_0.json", 200));
+    REQUIRE(small.problems.size() == 1);
+    CHECK(small.problems[0].code == ProblemCode::file_too_large);
+    CHECK(small.problems[0].message == "file is 200 bytes, more than --max-file-size (100)");
+    CHECK(tiny.scan_file(file_of("sdsc_1.json", 100)).status == FileStatus::ok);
+
+    Scanner grown(ScanOptions{150000, false});
+    CHECK(grown.scan_file(file_of("sdsc_2.json", 100000)).status == FileStatus::ok);
+    auto over = grown.scan_file(file_of("sdsc_3.json", 160000));
+    CHECK(over.status == FileStatus::unreadable);
+    REQUIRE(over.problems.size() == 1);
+    CHECK(over.problems[0].code == ProblemCode::file_too_large);
+}
+
 TEST_CASE("scan: the scanner is reused across files") {
     Scanner scanner;
     auto a = scanner.scan_bytes(named("k/sdsc_0.json"), doc_with_handle("\"debug_handle_\": null"));
