@@ -315,7 +315,362 @@ def test_symlinks_pointing_outside_the_tree_are_never_written_through():
         assert rc == 2 and text_line(dir_problem[0], "write-failed", dir_msg) in out.splitlines(), out
 
 
+# ---- Hostile bytes ----------------------------------------------------------------------------
+
+def line_col(data, offset):
+    """1-based line and column (in code points, a leading BOM not counted) of a byte offset,
+    computed here, not by the tool."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    if start == 0 and data.startswith(b"\xef\xbb\xbf"):
+        start = 3
+    return data.count(b"\n", 0, offset) + 1, sum(1 for b in data[start:offset] if b & 0xC0 != 0x80) + 1
+
+
+def opening_at_depth(data, depth):
+    """Offset of the '{' or '[' that opens nesting level `depth` (the root is level 1); the
+    documents here have no brackets inside strings."""
+    level = 0
+    for i, c in enumerate(data):
+        if c in b"{[":
+            level += 1
+            if level == depth:
+                return i
+        elif c in b"}]":
+            level -= 1
+    raise AssertionError("not that deep")
+
+
+CRLF_TABS = {"indent": "\t", "newline": "\r\n"}
+TRUNCATED = sdsc(['"label_": "time"', '"numCoresUsed_": 32'])
+TRUNCATED = TRUNCATED[:TRUNCATED.index(b'"time"') + 3]  # cut inside a string, as a killed compile
+
+
+def hostile_bytes():
+    """(case, bytes, expected problem or None, bytes after annotate or None = unchanged).
+    A problem is (code, offset of its position or None, message)."""
+    deep_arrays = sdsc(['"x": ' + "[" * 10000 + "]" * 10000])
+    deep_objects = sdsc(['"x": ' + '{"a": ' * 10000 + "1" + "}" * 10000])
+    big = sdsc(['"x": 18446744073709551616'])
+    negative = sdsc(['"x": -9223372036854775809'])
+    bad_utf8 = sdsc([b'"label_": "ab\xff\xfe"'])
+    overlong = sdsc([b'"label_": "\xc0\xaf"'])
+    surrogate = sdsc([b'"label_": "\xed\xa0\x80"'])
+    two_members = b'{\n  "0_add": {\n    "x": 1\n  },\n  "1_add": {\n    "x": 1\n  }\n}'
+    wrong_key = b'{\n  "summary": {\n    "ops": 3\n  }\n}'
+    missing_comma = sdsc(['"a": 1\r\n\t\t"b": 2'], bom=True, **CRLF_TABS)
+    twice = sdsc(['"debug_handle_": null', '"debug_handle_": null', '"x": 1'])
+    max_u64 = sdsc(['"x": 18446744073709551615'])
+    depth_msg = "nesting deeper than 1024 levels"
+    return [
+        ("empty", b"", ("parse-error", 0, "empty document"), None),
+        ("truncated", TRUNCATED,
+         ("parse-error", len(TRUNCATED), "unexpected end of input: unterminated string"), None),
+        ("notsdsc", wrong_key, ("not-sdsc", wrong_key.index(b'"summary"'),
+                                "not an SDSC document: the top-level key 'summary' is not "
+                                '"<N>_<opfunc>"'), None),
+        ("array", b"[\n  1\n]", ("not-sdsc", 0, "not an SDSC document: the top level is not an object"),
+         None),
+        ("twomembers", two_members,
+         ("not-sdsc", two_members.index(b'"1_add"'), "not an SDSC document: the top-level object "
+          'has 2 members, an SDSC file has exactly one ("<N>_<opfunc>")'), None),
+        ("twice", twice, ("duplicate-handle", twice.index(b'"debug_handle_"'),
+                          "debug_handle_ appears 2 times in the op object"), None),
+        ("deeparrays", deep_arrays, ("parse-error", opening_at_depth(deep_arrays, 1025), depth_msg), None),
+        ("deepobjects", deep_objects, ("parse-error", opening_at_depth(deep_objects, 1025), depth_msg),
+         None),
+        ("bigint", big, ("parse-error", big.index(b"1844"), "integer out of range (more than 64 bits)"),
+         None),
+        ("negative", negative, ("parse-error", negative.index(b"-922"),
+                                "integer out of range (below -9223372036854775808)"), None),
+        ("maxu64", max_u64, None, annotated(max_u64)),
+        ("badutf8", bad_utf8, ("parse-error", bad_utf8.index(b"\xff"), "invalid UTF-8 byte 0xff"), None),
+        ("overlong", overlong, ("parse-error", overlong.index(b"\xc0"),
+                                "invalid UTF-8 byte 0xc0: overlong encoding"), None),
+        ("surrogate", surrogate, ("parse-error", surrogate.index(b"\xed"),
+                                  "invalid UTF-8 byte 0xed: encoded surrogate"), None),
+        ("bom", sdsc(bom=True), None, b"\xef\xbb\xbf" + annotated(sdsc())),
+        ("crlf", sdsc(newline="\r\n"), None, annotated(sdsc(newline="\r\n"), newline="\r\n")),
+        ("tabs", sdsc(indent="\t"), None, annotated(sdsc(indent="\t"), indent="\t")),
+        ("bomcrlftabs", sdsc(bom=True, **CRLF_TABS), None,
+         b"\xef\xbb\xbf" + annotated(sdsc(**CRLF_TABS), **CRLF_TABS)),
+        ("bomcrlftabsbad", missing_comma,
+         ("parse-error", missing_comma.index(b'"b"'), "expected ',' or '}' after object member, found '\"'"),
+         None),
+    ]
+
+
+def test_hostile_bytes_are_reported_at_their_position_and_never_written():
+    """Catalogue: every row of 'Hostile bytes' (scan, annotate, annotate --refresh, strip)."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        cases = hostile_bytes()
+        paths = {}
+        for case, data, _, _ in cases:
+            paths[case] = os.path.join(make_kernel(cache, case, {"sdsc_0.json": data}), "sdsc_0.json")
+        # A killed compile: a truncated file beside a good one in the same kernel directory.
+        killed = make_kernel(cache, "killed", {"sdsc_0.json": sdsc(), "sdsc_1.json": TRUNCATED})
+        origins = write_map(os.path.join(tmp, "origins.json"), [c[0] for c in cases] + ["killed"],
+                            {"killed": 2})
+        want = []
+        for case, data, problem, _ in cases:
+            if problem:
+                code, offset, message = problem
+                line, col = line_col(data, offset)
+                want.append((paths[case], line, col, code, message))
+        killed_line, killed_col = line_col(TRUNCATED, len(TRUNCATED))
+        want.append((os.path.join(killed, "sdsc_1.json"), killed_line, killed_col, "parse-error",
+                     "unexpected end of input: unterminated string"))
+        want.sort()
+
+        rep = report("scan", cache, rc=2)
+        assert problems_of(rep) == want, "\n".join(map(str, set(problems_of(rep)) ^ set(want)))
+        rc, out, _ = sdscprov("scan", cache)
+        lines = out.splitlines()
+        for path, line, col, code, message in want:
+            assert text_line(path, code, message, line, col) in lines, (path, out)
+
+        before = snapshot(cache)
+        rep = report("annotate", "--origins", origins, cache, rc=2)
+        assert problems_of(rep) == want, "\n".join(map(str, set(problems_of(rep)) ^ set(want)))
+        writes = [c for c in cases if c[3] is not None]
+        assert rep["totals"]["annotate"]["written"] == len(writes) + 1, rep["totals"]
+        after = snapshot(cache)
+        for case, data, _, expected in cases:
+            rel = os.path.relpath(paths[case], cache)
+            if expected is None:
+                assert after[rel] == before[rel], f"{case}: the file changed"
+            else:
+                assert after[rel][6] == expected, f"{case}: not the expected bytes\n{after[rel][6]!r}"
+        with open(os.path.join(killed, "sdsc_0.json"), "rb") as f:
+            assert f.read() == annotated(sdsc()), "the good file beside a truncated one is annotated"
+        assert after["sdsc_killed_0_aaaaaaaa/sdsc_1.json"] == before["sdsc_killed_0_aaaaaaaa/sdsc_1.json"]
+        assert temporaries(tmp) == []
+
+        # --refresh would replace a stale handle: it still never touches a bad file.
+        before = snapshot(cache)
+        rep = report("annotate", "--refresh", "--origins", origins, cache, rc=2)
+        assert problems_of(rep) == want and rep["totals"]["annotate"]["written"] == 0, rep["totals"]
+        assert snapshot(cache) == before
+
+        # strip --remove gives the good files back byte for byte (BOM, CRLF, tabs) and leaves
+        # the bad ones (and the twice-present handle) alone.
+        rep = report("strip", "--remove", cache, rc=2)
+        assert problems_of(rep) == want, "\n".join(map(str, set(problems_of(rep)) ^ set(want)))
+        for case, data, _, _ in cases:
+            with open(paths[case], "rb") as f:
+                assert f.read() == data, f"{case}: strip --remove did not give the original back"
+        assert temporaries(tmp) == []
+
+
+# ---- Links, permissions, special files, size ---------------------------------------------------
+
+def test_hard_link_is_broken_by_annotate_and_the_other_name_keeps_the_original():
+    """Catalogue: 'Hard links'. annotate replaces the name it walked (a new inode, by rename);
+    every other name of the old inode keeps the original bytes: a snapshot made with `cp -al`
+    stays a snapshot, and a file is never half-changed under another name."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        kdir = make_kernel(cache, "hard", {"sdsc_0.json": sdsc()})
+        path = os.path.join(kdir, "sdsc_0.json")
+        other = os.path.join(tmp, "snapshot-sdsc_0.json")
+        os.link(path, other)
+        old = os.stat(path)
+        assert old.st_nlink == 2
+        origins = write_map(os.path.join(tmp, "origins.json"), ["hard"])
+        rep = report("annotate", "--origins", origins, cache, rc=0)
+        assert rep["problems"] == [] and rep["totals"]["annotate"]["written"] == 1, rep
+        new = os.stat(path)
+        with open(path, "rb") as f:
+            assert f.read() == annotated(sdsc())
+        assert new.st_ino != old.st_ino and new.st_nlink == 1, (new, old)
+        with open(other, "rb") as f:
+            assert f.read() == sdsc(), "the other name must keep the original bytes"
+        assert os.stat(other).st_ino == old.st_ino and os.stat(other).st_nlink == 1
+
+
+def test_read_only_file_is_not_written():
+    """Catalogue: 'Read-only file' (annotate and strip, also as root)."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        files = {}
+        for case, mode in (("ro444", 0o444), ("ro400", 0o400), ("ro555", 0o555)):
+            kdir = make_kernel(cache, case, {"sdsc_0.json": sdsc()})
+            files[os.path.join(kdir, "sdsc_0.json")] = mode
+            os.chmod(os.path.join(kdir, "sdsc_0.json"), mode)
+        origins = write_map(os.path.join(tmp, "origins.json"), ["ro444", "ro400", "ro555"])
+
+        def message(mode):
+            return (f"is read-only (mode {mode:04o}, no write permission for its owner): not "
+                    "written (the file is unchanged)")
+        want = sorted((p, None, None, "write-failed", message(m)) for p, m in files.items())
+        before = snapshot(cache)
+        rep = report("annotate", "--origins", origins, cache, rc=2)
+        assert problems_of(rep) == want, problems_of(rep)
+        assert rep["totals"]["annotate"]["written"] == 0
+        assert snapshot(cache) == before and temporaries(tmp) == []
+        rc, out, _ = sdscprov("annotate", "--origins", origins, cache)
+        first = sorted(files)[0]
+        assert rc == 2 and text_line(first, "write-failed", message(files[first])) in out.splitlines(), out
+
+        # strip: the same refusal (here: files with a handle, made read-only after annotate).
+        for p in files:
+            os.chmod(p, 0o644)
+        report("annotate", "--origins", origins, cache, rc=0)
+        for p, m in files.items():
+            os.chmod(p, m)
+        before = snapshot(cache)
+        rep = report("strip", cache, rc=2)
+        assert problems_of(rep) == want, problems_of(rep)
+        assert snapshot(cache) == before and temporaries(tmp) == []
+
+
+def test_read_only_directory_as_root():
+    """Catalogue: 'Read-only directory', as root: mode 0555 does not stop root (as for any
+    program); the immutable attribute does (that case: test_annotate.py,
+    test_unwritable_directory_is_reported_and_untouched)."""
+    if os.geteuid() != 0:
+        return SKIP  # test_read_only_directory_as_a_user covers it
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        kdir = make_kernel(cache, "rodir", {"sdsc_0.json": sdsc()})
+        origins = write_map(os.path.join(tmp, "origins.json"), ["rodir"])
+        os.chmod(kdir, 0o555)
+        try:
+            rep = report("annotate", "--origins", origins, cache, rc=0)
+            assert rep["totals"]["annotate"]["written"] == 1
+            with open(os.path.join(kdir, "sdsc_0.json"), "rb") as f:
+                assert f.read() == annotated(sdsc())
+            assert stat.S_IMODE(os.stat(kdir).st_mode) == 0o555
+        finally:
+            os.chmod(kdir, 0o755)
+
+
+def test_read_only_directory_as_a_user():
+    """Catalogue: 'Read-only directory' (annotate and strip, as a user that is not root: run as
+    `nobody` when the suite runs as root)."""
+    with TempDir() as tmp:
+        user = None
+        if os.geteuid() == 0:
+            user = 65534
+            os.chmod(tmp, 0o755)
+        cache = os.path.join(tmp, "cache")
+        kdir = make_kernel(cache, "rodir", {"sdsc_0.json": sdsc(['"debug_handle_": null', '"x": 1'])})
+        origins = write_map(os.path.join(tmp, "origins.json"), ["rodir"])
+        if user is not None:
+            for d, dirs, fs in os.walk(tmp):
+                for name in [d] + [os.path.join(d, f) for f in fs]:
+                    os.chown(name, user, -1)
+        os.chmod(kdir, 0o555)
+        path = os.path.join(kdir, "sdsc_0.json")
+        message = "cannot create a temporary file beside it: Permission denied (the file is unchanged)"
+        try:
+            try:
+                rc, out, err = sdscprov("annotate", "--format", "json", "--origins", origins, cache, user=user)
+            except PermissionError:
+                return SKIP  # not allowed to change user here
+            assert rc == 2, (rc, out, err)
+            assert problems_of(json.loads(out)) == [(path, None, None, "write-failed", message)], out
+            before = snapshot(cache)
+            rc, out, err = sdscprov("strip", "--remove", cache, user=user)
+            assert rc == 2 and text_line(path, "write-failed", message) in err.splitlines(), (rc, out, err)
+            rc, out, err = sdscprov("annotate", "--origins", origins, cache, user=user)
+            assert rc == 2 and text_line(path, "write-failed", message) in out.splitlines(), (rc, out, err)
+            assert snapshot(cache) == before and temporaries(tmp) == []
+        finally:
+            os.chmod(kdir, 0o755)
+
+
+def test_fifo_and_socket_named_sdsc_0_do_not_hang():
+    """Catalogue: 'A fifo named sdsc_0.json', 'A unix socket named sdsc_0.json'."""
+    import socket
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        fifo = os.path.join(make_kernel(cache, "fifo", {}), "sdsc_0.json")
+        os.mkfifo(fifo)
+        sock_path = os.path.join(make_kernel(cache, "socket", {}), "sdsc_0.json")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(sock_path)
+        sock.listen(1)  # a listening socket: connecting to it would succeed and never end
+        good = os.path.join(make_kernel(cache, "good", {"sdsc_0.json": sdsc()}), "sdsc_0.json")
+        origins = write_map(os.path.join(tmp, "origins.json"), ["fifo", "socket", "good"])
+        fifo_p = (fifo, None, None, "not-a-regular-file", "is a fifo, not a regular file")
+        sock_p = (sock_path, None, None, "not-a-regular-file", "is a socket, not a regular file")
+        try:
+            before = {p: state(p) for p in (fifo, sock_path)}
+            for args in (["scan", cache], ["scan", fifo, sock_path],
+                         ["annotate", "--origins", origins, cache], ["strip", "--remove", cache]):
+                rep = report(*args, rc=2, timeout=20)  # a hang fails here after 20 s
+                assert problems_of(rep) == sorted([fifo_p, sock_p]), (args, problems_of(rep))
+                assert {p: state(p) for p in before} == before, args
+                if args[0] != "scan":  # the other kernel is annotated, then stripped back
+                    with open(good, "rb") as f:
+                        assert f.read() == (annotated(sdsc()) if args[0] == "annotate" else sdsc())
+            rc, out, _ = sdscprov("scan", cache, timeout=20)
+            assert rc == 2 and text_line(*fifo_p[:1], fifo_p[3], fifo_p[4]) in out.splitlines(), out
+            assert text_line(sock_path, sock_p[3], sock_p[4]) in out.splitlines(), out
+        finally:
+            sock.close()
+
+
+def sanitized():
+    """Whether the binary under test is built with AddressSanitizer."""
+    with open(BIN, "rb") as f:
+        return b"AddressSanitizer" in f.read()
+
+
+def run_measured(args, out_path, timeout=60):
+    """Runs sdscprov; returns (exit status, peak RSS in KiB) of that one child (wait4)."""
+    import signal
+    import threading
+    with open(out_path, "wb") as out:
+        p = subprocess.Popen([BIN, *args], stdout=out, stderr=subprocess.STDOUT)
+    timer = threading.Timer(timeout, lambda: os.kill(p.pid, signal.SIGKILL))
+    timer.start()
+    try:
+        _, status, usage = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, usage.ru_maxrss
+
+
+def test_two_gigabyte_file_is_not_read():
+    """Catalogue: 'A 2 GB file' (sparse), and --max-file-size."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        huge = os.path.join(make_kernel(cache, "huge", {}), "sdsc_0.json")
+        with open(huge, "wb") as f:
+            f.truncate(2 * 1024 ** 3)
+        small = os.path.join(make_kernel(cache, "small", {"sdsc_0.json": sdsc()}), "sdsc_0.json")
+        origins = write_map(os.path.join(tmp, "origins.json"), ["huge", "small"])
+        too_large = (huge, None, None, "file-too-large",
+                     "file is 2147483648 bytes, more than --max-file-size (1073741824)")
+        before = state(huge, read=False)
+        for args in (["scan", cache], ["annotate", "--origins", origins, cache]):
+            rep = report(*args, rc=2, timeout=60)
+            assert problems_of(rep) == [too_large], (args, problems_of(rep))
+            # Peak memory of the run: the file is refused by its size, never read (reading it
+            # would take 3 GiB). The sanitizer build's shadow memory needs more room.
+            rc, rss_kib = run_measured([*args, "--format", "json"], os.path.join(tmp, "out.json"))
+            limit_mib = 512 if sanitized() else 64
+            assert rc == 2 and rss_kib < limit_mib * 1024, (args, rc, rss_kib)
+        assert state(huge, read=False) == before
+        with open(small, "rb") as f:
+            assert f.read() == annotated(sdsc())
+
+        # A lower limit refuses ordinary files too, before reading them.
+        size = os.path.getsize(small)
+        rep = report("scan", "--max-file-size", "100", small, rc=2)
+        assert problems_of(rep) == [(small, None, None, "file-too-large",
+                                     f"file is {size} bytes, more than --max-file-size (100)")]
+
+
 if __name__ == "__main__":
     main([test_full_disk_leaves_every_file_unchanged_and_no_temporary,
           test_directory_symlinks_and_loops_end,
-          test_symlinks_pointing_outside_the_tree_are_never_written_through])
+          test_symlinks_pointing_outside_the_tree_are_never_written_through,
+          test_hard_link_is_broken_by_annotate_and_the_other_name_keeps_the_original,
+          test_read_only_file_is_not_written, test_read_only_directory_as_root,
+          test_read_only_directory_as_a_user, test_fifo_and_socket_named_sdsc_0_do_not_hang,
+          test_two_gigabyte_file_is_not_read,
+          test_hostile_bytes_are_reported_at_their_position_and_never_written])
