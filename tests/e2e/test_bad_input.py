@@ -218,50 +218,57 @@ def test_directory_symlinks_and_loops_end():
     with TempDir() as tmp:
         cache = os.path.join(tmp, "cache")
         real = make_kernel(cache, "loopy", {"sdsc_0.json": sdsc()})
-        broken = make_kernel(cache, "broken", {})
-        os.symlink("sdsc_0.json", os.path.join(broken, "sdsc_0.json"))  # a loop of one link
-        os.symlink("gone.json", os.path.join(broken, "sdsc_1.json"))    # dangling
         os.makedirs(os.path.join(cache, "sub"))
         os.symlink("..", os.path.join(cache, "sub", "up"))   # back to the root: a loop
         os.symlink(".", os.path.join(cache, "sub", "self"))  # to itself: a loop
-        os.symlink(os.path.basename(real), os.path.join(cache, "alias"))  # a second way in
+        alias = os.path.join(cache, "alias")
+        os.symlink(os.path.basename(real), alias)  # a second way in, sorting before the real name
         origins = write_map(os.path.join(tmp, "origins.json"), ["loopy", "broken"], {"broken": 2})
+
+        # Not followed (the default): the directory links are passed over without a word.
+        rep = report("scan", cache, rc=0, timeout=20)
+        assert [k["dir"] for k in rep["kernels"]] == [real] and rep["problems"] == [], rep["kernels"]
+        # Followed: every directory is walked once, under the name that reaches it first (the
+        # link `alias`, which carries no kernel name), and the walk ends.
+        rep = report("scan", "--follow-symlinks", cache, rc=0, timeout=20)
+        assert [(k["dir"], k["kernel"]) for k in rep["kernels"]] == [(alias, None)], rep["kernels"]
+        assert rep["problems"] == [] and rep["totals"]["files"] == 1, rep["totals"]
+        # annotate --follow-symlinks: `alias` matches no map entry; nothing is written, nothing
+        # twice, nothing through the loops.
+        before = snapshot(tmp)
+        rep = report("annotate", "--follow-symlinks", "--origins", origins, cache, rc=0, timeout=20)
+        assert [(k["dir"], k["annotate"]["match"], k["annotate"]["detail"]) for k in rep["kernels"]] == \
+            [(alias, "not-in-map", "kernel not in the origins map")], rep["kernels"]
+        assert rep["totals"]["annotate"]["written"] == 0, rep["totals"]
+        assert snapshot(tmp) == before
+        rc, out, _ = sdscprov("annotate", "--follow-symlinks", "--origins", origins, cache, timeout=20)
+        assert rc == 0 and "       lacking: kernel not in the origins map" in out.splitlines(), out
+        # Not followed: the real directory is annotated, once.
+        rep = report("annotate", "--origins", origins, cache, rc=0, timeout=20)
+        assert rep["totals"]["annotate"]["written"] == 1 and rep["problems"] == [], rep["totals"]
+        with open(os.path.join(real, "sdsc_0.json"), "rb") as f:
+            assert f.read() == annotated(sdsc())
+
+        # Links named like SDSC files that lead nowhere are reported, not skipped.
+        broken = make_kernel(cache, "broken", {})
+        os.symlink("sdsc_0.json", os.path.join(broken, "sdsc_0.json"))  # a loop of one link
+        os.symlink("gone.json", os.path.join(broken, "sdsc_1.json"))    # dangling
         loop_msg = "cannot open: Too many levels of symbolic links"
         gone_msg = "cannot open: No such file or directory"
         link_problems = [
             (os.path.join(broken, "sdsc_0.json"), None, None, "io-error", loop_msg),
             (os.path.join(broken, "sdsc_1.json"), None, None, "io-error", gone_msg),
         ]
-
-        # Not followed (the default): the directory links are passed over without a word; the
-        # file links that lead nowhere are reported, not skipped.
-        rep = report("scan", cache, rc=2, timeout=20)
-        assert [k["dir"] for k in rep["kernels"]] == [broken, real], [k["dir"] for k in rep["kernels"]]
-        assert problems_of(rep) == link_problems, problems_of(rep)
+        for follow in ([], ["--follow-symlinks"]):
+            rep = report("scan", *follow, cache, rc=2, timeout=20)
+            assert problems_of(rep) == link_problems, (follow, problems_of(rep))
         rc, out, _ = sdscprov("scan", cache, timeout=20)
         assert text_line(os.path.join(broken, "sdsc_0.json"), "io-error", loop_msg) in out.splitlines(), out
 
-        # Followed: every directory is walked once, whichever link reaches it first (here the
-        # link `alias`, which sorts before the real name), and the walk ends.
-        rep = report("scan", "--follow-symlinks", cache, rc=2, timeout=20)
-        alias = os.path.join(cache, "alias")
-        assert [(k["dir"], k["kernel"]) for k in rep["kernels"]] == [(alias, None), (broken, "sdsc_broken_0")], \
-            [(k["dir"], k["kernel"]) for k in rep["kernels"]]
-        assert problems_of(rep) == link_problems, problems_of(rep)
-
-        # annotate: the real directory is annotated without --follow-symlinks; with it, the
-        # directory reached as `alias` carries no kernel name and is not matched: nothing is
-        # written twice, nothing through the loops.
         before = snapshot(tmp)
-        rep = report("annotate", "--follow-symlinks", "--origins", origins, cache, rc=2, timeout=20)
-        assert rep["totals"]["annotate"]["written"] == 0, rep["totals"]
-        assert snapshot(tmp) == before
         rep = report("annotate", "--origins", origins, cache, rc=2, timeout=20)
         assert problems_of(rep) == link_problems, problems_of(rep)
-        assert rep["totals"]["annotate"]["written"] == 1, rep["totals"]
-        with open(os.path.join(real, "sdsc_0.json"), "rb") as f:
-            assert f.read() == annotated(sdsc())
-        assert os.readlink(os.path.join(broken, "sdsc_0.json")) == "sdsc_0.json"
+        assert snapshot(tmp) == before, "the links (and the annotated file) are unchanged"
         assert temporaries(tmp) == []
 
 
@@ -307,6 +314,8 @@ def test_symlinks_pointing_outside_the_tree_are_never_written_through():
         assert inside_annotated == annotated(sdsc()), "the file inside the tree is filled"
 
         # strip --remove would remove the (null) handles: the same refusals.
+        rep = report("strip", "--remove", cache, rc=2)
+        assert problems_of(rep) == [file_problem], problems_of(rep)
         rep = report("strip", "--remove", "--follow-symlinks", cache, rc=2)
         assert problems_of(rep) == sorted([file_problem, dir_problem]), problems_of(rep)
         assert snapshot(outside) == outside_before
@@ -429,7 +438,18 @@ def test_hostile_bytes_are_reported_at_their_position_and_never_written():
         for path, line, col, code, message in want:
             assert text_line(path, code, message, line, col) in lines, (path, out)
 
+        # The files that are fine, alone in a tree: every command exits 0 (a copy, before the
+        # annotate below changes them).
+        good = os.path.join(tmp, "good")
+        for case, data, problem, _ in cases:
+            if problem is None:
+                make_kernel(good, case, {"sdsc_0.json": data})
+
         before = snapshot(cache)
+        rc, out, _ = sdscprov("annotate", "--dry-run", "--origins", origins, cache)
+        lines = out.splitlines()
+        for path, line, col, code, message in want:
+            assert text_line(path, code, message, line, col) in lines, (path, out)
         rep = report("annotate", "--origins", origins, cache, rc=2)
         assert problems_of(rep) == want, "\n".join(map(str, set(problems_of(rep)) ^ set(want)))
         writes = [c for c in cases if c[3] is not None]
@@ -454,12 +474,22 @@ def test_hostile_bytes_are_reported_at_their_position_and_never_written():
 
         # strip --remove gives the good files back byte for byte (BOM, CRLF, tabs) and leaves
         # the bad ones (and the twice-present handle) alone.
+        rc, _, err = sdscprov("strip", "--dry-run", "--remove", cache)
+        lines = err.splitlines()
+        for path, line, col, code, message in want:
+            assert text_line(path, code, message, line, col) in lines, (path, err)
         rep = report("strip", "--remove", cache, rc=2)
         assert problems_of(rep) == want, "\n".join(map(str, set(problems_of(rep)) ^ set(want)))
         for case, data, _, _ in cases:
             with open(paths[case], "rb") as f:
                 assert f.read() == data, f"{case}: strip --remove did not give the original back"
         assert temporaries(tmp) == []
+
+        origins = write_map(os.path.join(tmp, "good.json"), [c[0] for c in cases if c[2] is None])
+        assert report("scan", good, rc=0)["problems"] == []
+        rep = report("annotate", "--origins", origins, good, rc=0)
+        assert rep["problems"] == [] and rep["totals"]["annotate"]["written"] == len(writes)
+        assert report("strip", "--remove", good, rc=0)["problems"] == []
 
 
 # ---- Links, permissions, special files, size ---------------------------------------------------
@@ -654,6 +684,8 @@ def test_two_gigabyte_file_is_not_read():
             rc, rss_kib = run_measured([*args, "--format", "json"], os.path.join(tmp, "out.json"))
             limit_mib = 512 if sanitized() else 64
             assert rc == 2 and rss_kib < limit_mib * 1024, (args, rc, rss_kib)
+        rc, out, _ = sdscprov("scan", cache)
+        assert rc == 2 and text_line(huge, *too_large[3:]) in out.splitlines(), out
         assert state(huge, read=False) == before
         with open(small, "rb") as f:
             assert f.read() == annotated(sdsc())
