@@ -69,6 +69,13 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
         return;
     }
     if (outcome.changes && settings.mode == AnnotateMode::write) {
+        if (scan.file.outside_roots) {
+            report.problems.push_back(make_problem(
+                scan.file.path, {}, ProblemCode::write_failed,
+                "reached through a symbolic link to a directory outside the paths given: not "
+                "written (the link and its target are unchanged)"));
+            return;
+        }
         Problem problem;
         auto pending = write_temp(scan.file.path, after, scan.stamp, settings.durability, problem);
         if (pending) {

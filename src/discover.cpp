@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -84,6 +85,7 @@ struct Entry {
     std::string name;
     EntryKind kind;
     bool is_symlink;
+    bool broken_link = false; // a symlink that leads nowhere (dangling, or a loop)
 };
 
 // An open directory descriptor, shared by the subdirectories still to be walked (they are opened
@@ -103,11 +105,19 @@ private:
 struct PendingDir {
     std::string path;              // as reached from the root
     std::shared_ptr<DirFd> parent; // null for a root: opened by path
+    bool outside_roots = false;    // reached through a link to a directory outside every root
 };
 
+// The path with every symlink resolved; empty when it cannot be resolved.
+std::string real_path(const std::string& path) {
+    std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+    return real ? std::string(real.get()) : std::string();
+}
+
 // Entry kind from getdents' d_type, resolving what it leaves open (DT_UNKNOWN on some file
-// systems, and symlinks) with fstatat. nullopt: the entry is skipped (vanished, dangling link, or
-// a directory symlink when links are not followed).
+// systems, and symlinks) with fstatat. nullopt: the entry is skipped (vanished, or a directory
+// symlink when links are not followed). A link that leads nowhere (dangling, or a loop) is
+// `other`: named like an SDSC file, the scan reports why it cannot be read.
 std::optional<Entry> classify(int dfd, const char* name, unsigned char type, bool follow_symlinks) {
     Entry entry{std::string(name), EntryKind::other, false};
     if (type == DT_UNKNOWN || type == DT_LNK) {
@@ -118,7 +128,8 @@ std::optional<Entry> classify(int dfd, const char* name, unsigned char type, boo
         if (S_ISLNK(st.st_mode)) {
             entry.is_symlink = true;
             if (::fstatat(dfd, name, &st, 0) != 0) {
-                return std::nullopt; // dangling link
+                entry.broken_link = true;
+                return entry;
             }
         }
         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
@@ -136,10 +147,12 @@ std::optional<Entry> classify(int dfd, const char* name, unsigned char type, boo
 
 class Walker {
 public:
+    // `real_roots`: the directory roots with their symlinks resolved (needed with
+    // follow_symlinks only).
     Walker(const DiscoverOptions& options, const std::function<void(KernelDir&&)>& on_kernel_dir,
-           const std::function<void(Problem&&)>& on_problem)
+           const std::function<void(Problem&&)>& on_problem, std::vector<std::string> real_roots)
         : options_(options), on_kernel_dir_(on_kernel_dir), on_problem_(on_problem),
-          dirents_(dirents_buffer_size) {}
+          dirents_(dirents_buffer_size), real_roots_(std::move(real_roots)) {}
 
     void walk(const std::string& root) {
         // Explicit stack: nesting depth is bounded by the file system, not by our call stack.
@@ -154,7 +167,7 @@ public:
                 continue;
             }
             ++stats_.directories;
-            visit(dir.path, fd, entries, stack);
+            visit(dir, fd, entries, stack);
         }
     }
 
@@ -221,8 +234,20 @@ private:
                (name == "failed" && parent_name == "inductor-spyre-cache");
     }
 
-    void visit(const std::string& dir, const std::shared_ptr<DirFd>& fd,
+    // Whether `path` (a directory reached through a symlink) resolves to a place inside one of
+    // the directory roots. The writing commands never write outside them.
+    bool inside_roots(const std::string& path) const {
+        std::string real = real_path(path);
+        return !real.empty() &&
+               std::any_of(real_roots_.begin(), real_roots_.end(), [&](const std::string& root) {
+                   return root == "/" || real == root ||
+                          (real.starts_with(root) && real[root.size()] == '/');
+               });
+    }
+
+    void visit(const PendingDir& pending, const std::shared_ptr<DirFd>& fd,
                const std::vector<Entry>& entries, std::vector<PendingDir>& stack) {
+        const std::string& dir = pending.path;
         KernelDir kd;
         kd.path = dir;
         std::string dir_name(base_name(dir));
@@ -233,19 +258,19 @@ private:
                 continue;
             }
             if (e.name == "bundle.mlir") {
-                kd.has_bundle = true;
+                kd.has_bundle = !e.broken_link;
             } else if (e.kind == EntryKind::regular_file && !e.is_symlink &&
                        is_temp_file_name(e.name)) {
                 kd.temps.push_back(join_path(dir, e.name));
             } else if (auto name = match_sdsc_file_name(e.name)) {
-                kd.files.push_back(
-                    {join_path(dir, e.name), std::move(*name), e.kind == EntryKind::regular_file});
+                kd.files.push_back({join_path(dir, e.name), std::move(*name),
+                                    e.kind == EntryKind::regular_file, pending.outside_roots});
             }
         }
         kd.kernel = kernel_name_from_dir(dir_name);
         // The oldest layout has no sdsc_<N> files beside execute/: only then is execute/ read.
         if (has_execute && kd.files.empty()) {
-            collect_execute_files(dir, fd, kd);
+            collect_execute_files(dir, fd, pending.outside_roots, kd);
         }
         // A kernel directory (by its name, or by its place in the persistent kernel cache) holds
         // backend output in its subdirectories (execute/, spyreCodeDir/, ...), never other kernel
@@ -269,14 +294,16 @@ private:
                 ++stats_.skipped_incomplete;
                 continue;
             }
-            stack.push_back({join_path(dir, it->name), fd});
+            std::string path = join_path(dir, it->name);
+            bool outside = pending.outside_roots || (it->is_symlink && !inside_roots(path));
+            stack.push_back({std::move(path), fd, outside});
         }
     }
 
     // The oldest layout keeps one op per kernel in <kernel dir>/execute/<kernel>/sdsc.json; those
     // files belong to the kernel directory, not to execute/<kernel>/.
     void collect_execute_files(const std::string& dir, const std::shared_ptr<DirFd>& fd,
-                               KernelDir& kd) {
+                               bool outside_roots, KernelDir& kd) {
         std::vector<Entry> entries;
         auto execute = read_directory({join_path(dir, "execute"), fd}, entries);
         if (execute == nullptr) {
@@ -287,9 +314,13 @@ private:
             struct stat st {};
             if (e.kind == EntryKind::directory &&
                 ::fstatat(execute->get(), relative.c_str(), &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
+                // With links followed, execute/ or execute/<kernel>/ may be one.
+                bool outside =
+                    outside_roots || (options_.follow_symlinks &&
+                                      !inside_roots(join_path(dir, "execute/" + e.name)));
                 kd.files.push_back({join_path(dir, "execute/" + relative),
                                     SdscName{FileNaming::execute, std::nullopt, {}},
-                                    S_ISREG(st.st_mode)});
+                                    S_ISREG(st.st_mode), outside});
                 if (options_.find_temps) {
                     collect_temps(join_path(dir, "execute/" + e.name), execute, kd);
                 }
@@ -318,6 +349,7 @@ private:
     std::set<std::pair<dev_t, ino_t>> visited_;
     DiscoverStats stats_;
     std::vector<char> dirents_;
+    std::vector<std::string> real_roots_;
 };
 
 } // namespace
@@ -379,7 +411,19 @@ std::optional<std::string> kernel_name_from_dir(std::string_view name) {
 DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOptions& options,
                        const std::function<void(KernelDir&&)>& on_kernel_dir,
                        const std::function<void(Problem&&)>& on_problem) {
-    Walker walker(options, on_kernel_dir, on_problem);
+    std::vector<std::string> real_roots;
+    if (options.follow_symlinks) {
+        for (const auto& root : roots) {
+            struct stat st {};
+            if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+                continue;
+            }
+            if (std::string real = real_path(root); !real.empty()) {
+                real_roots.push_back(std::move(real));
+            }
+        }
+    }
+    Walker walker(options, on_kernel_dir, on_problem, std::move(real_roots));
     std::vector<KernelDir> file_groups; // explicit file roots, grouped by parent
     for (const auto& root : roots) {
         struct stat st {};

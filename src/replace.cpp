@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <set>
@@ -105,6 +106,17 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
         return std::nullopt;
     };
     const auto mode = static_cast<mode_t>(original.mode & 07777);
+    // A rename needs no permission on the file itself, so a read-only file would be replaced
+    // (by root even in place): its missing write bit is the owner's "do not change", kept.
+    if ((mode & S_IWUSR) == 0) {
+        char octal[8];
+        std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
+        problem = make_problem(path, {}, ProblemCode::write_failed,
+                               std::string("is read-only (mode ") + octal +
+                                   ", no write permission for its owner): not written (the file "
+                                   "is unchanged)");
+        return std::nullopt;
+    }
     int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0) {
         problem = make_problem(path, {}, ProblemCode::write_failed,
@@ -138,10 +150,22 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         return problems;
     }
     if (durability == Durability::batch) {
+        // A full disk can show only here (delayed allocation, writeback): a temp that may not be
+        // on disk is never renamed over a good file.
         int fd = ::open(pending.front().temp.c_str(), O_RDONLY | O_CLOEXEC);
+        int err = fd < 0 || ::syncfs(fd) != 0 ? errno : 0;
         if (fd >= 0) {
-            ::syncfs(fd);
             ::close(fd);
+        }
+        if (err != 0) {
+            for (auto& p : pending) {
+                ::unlink(p.temp.c_str());
+                problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                                std::string("cannot sync the temporary file: ") +
+                                                    std::strerror(err) +
+                                                    " (the file is unchanged)"));
+            }
+            return problems;
         }
     }
     std::set<std::string> directories;

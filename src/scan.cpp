@@ -270,6 +270,13 @@ std::string in_quotes(std::string_view s) {
     return out;
 }
 
+const char* not_regular_message(mode_t mode) {
+    return S_ISFIFO(mode)   ? "is a fifo, not a regular file"
+           : S_ISSOCK(mode) ? "is a socket, not a regular file"
+           : S_ISDIR(mode)  ? "is a directory, not a file"
+                            : "is not a regular file";
+}
+
 } // namespace
 
 struct Scanner::Impl {
@@ -292,8 +299,16 @@ struct Scanner::Impl {
         // O_NONBLOCK: opening a fifo named sdsc_0.json must not hang the scan.
         int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0) {
+            int err = errno;
+            // A unix socket cannot be opened at all (ENXIO): say what it is, as for a fifo.
+            struct stat st {};
+            if (err == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+                problem = make_problem(path, {}, ProblemCode::not_regular_file,
+                                       not_regular_message(st.st_mode));
+                return false;
+            }
             problem = make_problem(path, {}, ProblemCode::io_error,
-                                   std::string("cannot open: ") + std::strerror(errno));
+                                   std::string("cannot open: ") + std::strerror(err));
             return false;
         }
         // A file the walk saw as regular needs no fstat unless its stamp is wanted; should it
@@ -333,10 +348,7 @@ struct Scanner::Impl {
                           static_cast<std::uint32_t>(st.st_gid)};
         if (!S_ISREG(st.st_mode)) {
             problem = make_problem(path, {}, ProblemCode::not_regular_file,
-                                   S_ISFIFO(st.st_mode)   ? "is a fifo, not a regular file"
-                                   : S_ISSOCK(st.st_mode) ? "is a socket, not a regular file"
-                                   : S_ISDIR(st.st_mode)  ? "is a directory, not a file"
-                                                          : "is not a regular file");
+                                   not_regular_message(st.st_mode));
             return false;
         }
         auto size = static_cast<std::uint64_t>(st.st_size);
@@ -389,6 +401,14 @@ struct Scanner::Impl {
             }
             length += static_cast<std::size_t>(got);
             if (static_cast<std::size_t>(got) < room) {
+                // Read without fstat into a buffer larger than the limit: the limit still holds.
+                if (length > options.max_file_size) {
+                    problem = make_problem(path, {}, ProblemCode::file_too_large,
+                                           "file is " + std::to_string(length) +
+                                               " bytes, more than --max-file-size (" +
+                                               std::to_string(options.max_file_size) + ")");
+                    return false;
+                }
                 return true;
             }
         }

@@ -41,6 +41,9 @@ struct SdscFile {
     std::string path; // as reached from the command-line argument
     SdscName name;
     bool regular = false; // seen as a regular file when discovered (the reader need not stat it)
+    // Reached (with follow_symlinks) through a symlink to a directory outside every directory
+    // given to discover(): read like any other file, never written by annotate or strip.
+    bool outside_roots = false;
 };
 
 struct KernelDir {

@@ -33,7 +33,8 @@ struct PendingReplace {
 
 // Writes `bytes` to a new temporary file beside `path` with the original's mode (and owner, when
 // we may set it); fsyncs it with Durability::full. On failure returns nullopt with a problem, and
-// no temporary file is left.
+// no temporary file is left. A read-only original (no write permission for its owner) is never
+// replaced, not even by root: write-failed, nothing written.
 std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
                                          const FileStamp& original, Durability durability,
                                          Problem& problem);
@@ -41,7 +42,8 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
 // Renames each temp over its file if the file still is the one we read (same device, inode, size
 // and modification time), else removes the temp and reports `changed-on-disk`: someone (a
 // compile) rewrote it after our read, and their file wins. With Durability::batch, one syncfs
-// first; with batch and full, each directory is fsynced once after its renames.
+// first (when it fails, e.g. a full disk, no file is replaced and every temp is removed); with
+// batch and full, each directory is fsynced once after its renames.
 std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability);
 
 // Removes every file in `pending` that was not renamed (after an error elsewhere).

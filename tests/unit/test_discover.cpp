@@ -170,6 +170,70 @@ TEST_CASE("discover: directory symlinks are not followed unless asked, loops end
     CHECK(followed.dirs.size() == 1); // the target is walked once, whichever link reaches it
 }
 
+TEST_CASE("discover: with links followed, files behind a link leading outside the roots are "
+          "marked, never to be written") {
+    TempTree t;
+    t.file("cache/sdsc_fused_a_0_aaaaaaaa/sdsc_0.json");
+    t.file("elsewhere/sdsc_fused_b_0_bbbbbbbb/sdsc_0.json");
+    t.file("elsewhere/old/sdsc_fused_c_0_cccccccc/execute/k/sdsc.json");
+    t.file("cache/real/sdsc_fused_d_0_dddddddd/sdsc_0.json");
+    fs::create_directories(t.root / "cache/real/sdsc_fused_e_0_eeeeeeee/execute");
+    fs::create_directory_symlink(t.root / "elsewhere", t.root / "cache/out");
+    fs::create_directory_symlink(t.root / "elsewhere/old/sdsc_fused_c_0_cccccccc/execute/k",
+                                 t.root / "cache/real/sdsc_fused_e_0_eeeeeeee/execute/k");
+    fs::create_directory_symlink("real", t.root / "cache/in"); // inside: an ordinary place
+    fs::create_directory_symlink(t.root / "cache", t.root / "cache/loop");
+
+    auto followed = walk({(t.root / "cache").string()}, DiscoverOptions{false, true});
+    std::vector<std::pair<std::string, bool>> got;
+    for (const auto& d : followed.dirs) {
+        for (const auto& f : d.files) {
+            got.emplace_back(fs::path(f.path).lexically_relative(t.root).string(), f.outside_roots);
+        }
+    }
+    CHECK(got == std::vector<std::pair<std::string, bool>>{
+                     {"cache/in/sdsc_fused_d_0_dddddddd/sdsc_0.json", false},
+                     {"cache/in/sdsc_fused_e_0_eeeeeeee/execute/k/sdsc.json", true},
+                     {"cache/out/old/sdsc_fused_c_0_cccccccc/execute/k/sdsc.json", true},
+                     {"cache/out/sdsc_fused_b_0_bbbbbbbb/sdsc_0.json", true},
+                     {"cache/sdsc_fused_a_0_aaaaaaaa/sdsc_0.json", false},
+                 });
+    // With the other tree given as a root as well, nothing is outside.
+    auto both = walk({(t.root / "cache").string(), (t.root / "elsewhere").string()},
+                     DiscoverOptions{false, true});
+    std::size_t files = 0;
+    for (const auto& d : both.dirs) {
+        for (const auto& f : d.files) {
+            CAPTURE(f.path);
+            CHECK_FALSE(f.outside_roots);
+            ++files;
+        }
+    }
+    CHECK(files == 5);
+}
+
+TEST_CASE("discover: a dangling or looping symlink named like an SDSC file is kept, not skipped") {
+    TempTree t;
+    t.file("k_aaaaaaaa/sdsc_0.json");
+    fs::create_symlink("sdsc_1.json", t.root / "k_aaaaaaaa/sdsc_1.json"); // a loop of one
+    fs::create_symlink("nowhere.json", t.root / "k_aaaaaaaa/sdsc_2.json");
+    fs::create_symlink("nowhere.mlir", t.root / "k_aaaaaaaa/bundle.mlir");
+    fs::create_symlink("nowhere", t.root / "k_aaaaaaaa/other.json");
+    for (bool follow : {false, true}) {
+        CAPTURE(follow);
+        auto w = walk({t.root.string()}, DiscoverOptions{false, follow});
+        REQUIRE(w.dirs.size() == 1);
+        // The scan opens them and reports why they cannot be read, instead of a file the user
+        // expects scanned silently missing (annotate would call it "not in the directory").
+        CHECK(names(w.dirs[0]) ==
+              std::vector<std::string>{"sdsc_0.json", "sdsc_1.json", "sdsc_2.json"});
+        CHECK_FALSE(w.dirs[0].files[1].regular);
+        CHECK_FALSE(w.dirs[0].files[2].regular);
+        CHECK_FALSE(w.dirs[0].has_bundle); // a bundle.mlir that leads nowhere is none
+        CHECK(w.problems.empty());
+    }
+}
+
 TEST_CASE("discover: file arguments are grouped by directory, missing paths are problems") {
     TempTree t;
     t.file("k_aaaaaaaa/sdsc_1.json");

@@ -160,7 +160,7 @@ TEST_CASE("replace: write_temp and commit replace the file, keep its mode, leave
 }
 
 TEST_CASE("replace: other modes are kept too") {
-    const mode_t modes[] = {0600, 0644, 0444, 0755};
+    const mode_t modes[] = {0600, 0644, 0640, 0755};
     for (mode_t mode : modes) {
         CAPTURE(mode);
         TempDir dir;
@@ -171,6 +171,26 @@ TEST_CASE("replace: other modes are kept too") {
         CHECK(commit(pending, Durability::none).empty());
         CHECK(read_file(path) == new_bytes);
         CHECK(mode_of(path) == mode);
+    }
+}
+
+TEST_CASE("replace: a read-only file is never replaced, not even by root") {
+    const mode_t modes[] = {0444, 0400, 0555, 0044};
+    for (mode_t mode : modes) {
+        CAPTURE(mode);
+        TempDir dir;
+        const fs::path path = dir.root / "sdsc_0.json";
+        const FileStamp stamp = make_sdsc(path, original_bytes, mode);
+        Problem problem;
+        auto pending = write_temp(path.string(), new_bytes, stamp, Durability::full, problem);
+        CHECK_FALSE(pending.has_value());
+        CHECK(problem.code == ProblemCode::write_failed);
+        CHECK(problem.path == path.string());
+        CHECK(problem.message.find("is read-only (mode 0") == 0);
+        CHECK(problem.message.find("(the file is unchanged)") != std::string::npos);
+        CHECK(read_file(path) == original_bytes);
+        CHECK(mode_of(path) == mode);
+        CHECK(list(dir.root) == std::vector<std::string>{"sdsc_0.json"});
     }
 }
 

@@ -5,7 +5,10 @@
 #include <doctest/doctest.h>
 #include <simdjson.h>
 #include <string>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 using namespace sdscprov;
 
@@ -231,11 +234,55 @@ TEST_CASE("scan: files that cannot be read") {
     REQUIRE(dir.problems.size() == 1);
     CHECK(dir.problems[0].code == ProblemCode::not_regular_file);
 
+    // A unix socket cannot even be opened (ENXIO): it is reported as what it is, like a fifo.
+    test::TempDir tmp;
+    const std::string socket_path = (tmp.root / "sdsc_0.json").string();
+    int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(sock >= 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    REQUIRE(socket_path.size() < sizeof addr.sun_path);
+    socket_path.copy(addr.sun_path, socket_path.size());
+    REQUIRE(::bind(sock, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    auto socket_file = scanner.scan_file(named(socket_path));
+    ::close(sock);
+    CHECK(socket_file.status == FileStatus::unreadable);
+    REQUIRE(socket_file.problems.size() == 1);
+    CHECK(socket_file.problems[0].code == ProblemCode::not_regular_file);
+    CHECK(socket_file.problems[0].message == "is a socket, not a regular file");
+
     Scanner small(ScanOptions{4});
     auto big = small.scan_file(SdscFile{"/proc/self/exe", {}});
     CHECK(big.status == FileStatus::unreadable);
     REQUIRE(big.problems.size() == 1);
     CHECK(big.problems[0].code == ProblemCode::file_too_large);
+}
+
+TEST_CASE("scan: --max-file-size holds for files read without fstat, whatever the buffer") {
+    // scan reads a file the walk saw as regular without fstat, into a buffer that is at least
+    // 64 KiB and grows with the largest file read: the limit must hold below both.
+    test::TempDir tmp;
+    auto file_of = [&](const std::string& name, std::size_t size) {
+        std::string doc = "{\"0_add\": {\"x\": \"" + std::string(size - 20, 'a') + "\"}}";
+        REQUIRE(doc.size() == size);
+        tmp.file(name, doc);
+        SdscFile f = named((tmp.root / name).string());
+        f.regular = true;
+        return f;
+    };
+    Scanner tiny(ScanOptions{100, false});
+    auto small = tiny.scan_file(file_of("sdsc_0.json", 200));
+    REQUIRE(small.problems.size() == 1);
+    CHECK(small.problems[0].code == ProblemCode::file_too_large);
+    CHECK(small.problems[0].message == "file is 200 bytes, more than --max-file-size (100)");
+    CHECK(tiny.scan_file(file_of("sdsc_1.json", 100)).status == FileStatus::ok);
+
+    Scanner grown(ScanOptions{150000, false});
+    CHECK(grown.scan_file(file_of("sdsc_2.json", 100000)).status == FileStatus::ok);
+    auto over = grown.scan_file(file_of("sdsc_3.json", 160000));
+    CHECK(over.status == FileStatus::unreadable);
+    REQUIRE(over.problems.size() == 1);
+    CHECK(over.problems[0].code == ProblemCode::file_too_large);
 }
 
 TEST_CASE("scan: the scanner is reused across files") {
