@@ -405,6 +405,11 @@ public:
             file(k.files[i], k.annotation ? &k.annotation->files[i] : nullptr);
         }
         writer_.EndArray();
+        if (k.dir.position) { // a sharded run
+            key("position");
+            writer_.Uint64(*k.dir.position);
+            placed_.push_back({*k.dir.position, problem_count(k)});
+        }
         writer_.EndObject();
         flush_when_full();
     }
@@ -413,8 +418,12 @@ public:
         writer_.EndArray();
         key("problems");
         writer_.StartArray();
-        for (const auto& p : problems) {
-            json_out::problem(writer_, p);
+        std::vector<ProblemPlace> places;
+        if (t.shard) {
+            places = place_problems(*t.shard, placed_, problems.size());
+        }
+        for (std::size_t i = 0; i < problems.size(); ++i) {
+            json_out::problem(writer_, problems[i], t.shard ? &places[i] : nullptr);
         }
         writer_.EndArray();
         const auto& c = t.counts;
@@ -492,6 +501,9 @@ public:
         }
         writer_.EndObject();
         writer_.EndObject();
+        if (t.shard) {
+            json_out::shard(writer_, *t.shard);
+        }
         writer_.EndObject();
         buffer_.Put('\n');
         flush();
@@ -631,10 +643,20 @@ private:
         writer_.EndObject();
     }
 
+    // The problems the pipeline lists for a kernel directory: its files', then its own.
+    static std::size_t problem_count(const KernelReport& k) {
+        std::size_t n = k.problems.size();
+        for (const auto& f : k.files) {
+            n += f.problems.size();
+        }
+        return n;
+    }
+
     std::ostream& out_;
     rapidjson::StringBuffer buffer_;
     Writer writer_;
     PrinterOptions options_;
+    std::vector<PlacedKernel> placed_; // a sharded run's kernel directories, for the problems
 };
 
 // ---- Markdown: the audit's Stage 6 section, per kernel ------------------------------------------

@@ -8,6 +8,7 @@
 #include "sdscprov/problem.hpp"
 #include "sdscprov/replace.hpp"
 #include "sdscprov/scan.hpp"
+#include "sdscprov/shard.hpp"
 
 #include <array>
 #include <cstdint>
@@ -101,6 +102,8 @@ struct Totals {
     HandleCounts counts;
     DiscoverStats discovery;
     AnnotateCounts annotate; // annotate only
+    // A sharded run's (--shard): what merge needs of the walk.
+    std::optional<ShardWalk> shard;
 };
 
 // The audit's cell for one field: all / n of total / none.

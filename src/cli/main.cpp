@@ -39,6 +39,7 @@ struct CommonOptions {
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
     std::string color = "auto";
     bool quiet = false;
+    std::string shard; // --shard I/N (shard.hpp); empty: every kernel directory
 };
 
 // --quiet: nothing but findings (check) and errors; set once the command line is parsed.
@@ -89,6 +90,21 @@ private:
     std::uint64_t files_ = 0;
 };
 
+// --shard I/N: only the kernel directories whose path hashes to shard I of N (1-based); the JSON
+// reports of all N shards are put back together by `sdscprov merge`.
+void add_shard_option(CLI::App& cmd, std::string& shard) {
+    cmd.add_option("--shard", shard,
+                   "Process shard I of N (1-based) of the kernel directories, chosen by a hash of "
+                   "each directory's path; `sdscprov merge` joins the shards' JSON reports")
+        ->type_name("I/N")
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                std::string error;
+                return sdscprov::parse_shard(text, error) ? std::string() : error;
+            },
+            "I/N"));
+}
+
 void add_common_options(CLI::App& cmd, CommonOptions& o,
                         const std::vector<std::string>& formats = {"text", "json", "markdown"}) {
     cmd.add_option("paths", o.paths, "Kernel cache directories, kernel directories or SDSC files")
@@ -110,6 +126,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& o,
     cmd.add_option("--color", o.color, "Colour in text reports")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
+    add_shard_option(cmd, o.shard);
 }
 
 bool use_color(const std::string& mode) {
@@ -139,6 +156,10 @@ sdscprov::PipelineOptions pipeline_options(const CommonOptions& o) {
     options.discover.include_incomplete = o.include_incomplete;
     options.discover.follow_symlinks = o.follow_symlinks;
     options.scan.max_file_size = o.max_file_size;
+    if (!o.shard.empty()) {
+        std::string error;
+        options.shard = sdscprov::parse_shard(o.shard, error); // validated when parsed
+    }
     return options;
 }
 
@@ -540,7 +561,9 @@ int run_check(const CheckCli& cli) {
         }
     }
     checked.problems = result->problems;
-    if (format == "json") {
+    if (format == "json" && result->totals.shard) {
+        sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
+    } else if (format == "json") {
         std::vector<sdscprov::Finding> all;
         for (const auto& k : checked.kernels) {
             all.insert(all.end(), k.findings.begin(), k.findings.end());
