@@ -110,11 +110,11 @@ Coverage coverage(std::uint64_t count, std::uint64_t total) {
     return count >= total ? Coverage::all : Coverage::some;
 }
 
-namespace {
-
-std::string_view coverage_name(Coverage c) {
+std::string_view to_string(Coverage c) {
     return c == Coverage::all ? "all" : c == Coverage::none ? "none" : "some";
 }
+
+namespace {
 
 std::string coverage_text(std::uint64_t count, std::uint64_t total) {
     switch (coverage(count, total)) {
@@ -496,7 +496,7 @@ public:
             key("files");
             writer_.Uint64(c.provenance[m]);
             key("coverage");
-            string(coverage_name(coverage(c.provenance[m], c.sdsc_documents())));
+            string(to_string(coverage(c.provenance[m], c.sdsc_documents())));
             writer_.EndObject();
         }
         writer_.EndObject();

@@ -15,6 +15,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sdscprov {
@@ -109,6 +110,7 @@ struct Totals {
 // The audit's cell for one field: all / n of total / none.
 enum class Coverage { all, some, none };
 Coverage coverage(std::uint64_t count, std::uint64_t total);
+std::string_view to_string(Coverage c); // "all", "some", "none" (the JSON report's names)
 
 enum class ReportFormat { text, json, markdown };
 

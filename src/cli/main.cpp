@@ -3,6 +3,7 @@
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
 #include "sdscprov/explain.hpp"
+#include "sdscprov/merge.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
 #include "sdscprov/report.hpp"
@@ -20,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <pwd.h>
+#include <sstream>
 #include <unistd.h>
 
 namespace {
@@ -602,6 +604,29 @@ int run_check(const CheckCli& cli) {
     return findings > 0 ? exit_changes_pending : exit_ok;
 }
 
+// merge: the shards' JSON reports (--shard I/N, --format json) into the single run's report.
+int run_merge(const std::vector<std::string>& paths) {
+    std::vector<sdscprov::ShardReport> reports;
+    for (const auto& path : paths) {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        if (!in) {
+            std::cerr << "sdscprov merge: cannot read " << path << '\n';
+            return exit_bad_input;
+        }
+        reports.push_back({path, std::move(bytes).str()});
+    }
+    auto merged = sdscprov::merge_reports(reports);
+    if (!merged.error.empty()) {
+        std::cerr << "sdscprov merge: " << merged.error << '\n';
+        return exit_bad_input;
+    }
+    std::cout << merged.report;
+    std::cout.flush();
+    return exit_ok;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -723,6 +748,22 @@ int main(int argc, char** argv) {
         "  sdscprov check --origins origins.json $(git diff --name-only --cached)\n"
         "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
 
+    std::vector<std::string> merge_reports;
+    auto* merge = app.add_subcommand(
+        "merge", "Join the JSON reports of a run's shards (--shard I/N) into the report of one "
+                 "run over the same caches");
+    merge
+        ->add_option("reports", merge_reports,
+                     "The JSON reports of every shard (scan, annotate, strip or check, "
+                     "--format json), in any order")
+        ->required()
+        ->check(CLI::ExistingFile);
+    merge->footer("Example:\n  for i in 1 2 3; do sdscprov scan --format json --shard $i/3 cache/ "
+                  "> shard-$i.json; done\n"
+                  "  sdscprov merge shard-*.json > report.json\n"
+                  "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
+                  "versions or shardings, a shard missing or twice, not a shard report).");
+
     try {
         app.parse(argc, argv);
         for (const auto* options : {&scan_options, &annotate_options.common, &strip_options.common,
@@ -748,6 +789,9 @@ int main(int argc, char** argv) {
         }
         if (explain->parsed()) {
             return run_explain(explain_options);
+        }
+        if (merge->parsed()) {
+            return run_merge(merge_reports);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';
