@@ -46,6 +46,10 @@ const Value* member(const Value& object, std::string_view name) {
     return it == object.MemberEnd() ? nullptr : &it->value;
 }
 
+Value* member(Value& object, std::string_view name) {
+    return const_cast<Value*>(member(static_cast<const Value&>(object), name));
+}
+
 struct Input {
     std::string source;
     Document doc;
@@ -66,6 +70,9 @@ struct Input {
         }
         return *v;
     }
+    Value& need(Value& object, std::string_view name, std::string_view where) const {
+        return const_cast<Value&>(need(static_cast<const Value&>(object), name, where));
+    }
     std::uint64_t count(const Value& object, std::string_view name, std::string_view where) const {
         const Value& v = need(object, name, where);
         if (!v.IsUint64()) {
@@ -82,7 +89,7 @@ struct Input {
         return text_of(v);
     }
     Value& array(std::string_view name) {
-        Value* v = const_cast<Value*>(member(doc, name));
+        Value* v = member(doc, name);
         if (v == nullptr || !v->IsArray()) {
             not_ours("no '" + std::string(name) + "' array");
         }
@@ -236,7 +243,7 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
     const char* entries = report ? "kernels" : "findings";
     // Every position of the walk is held by one shard: a kernel directory or a walk problem.
     std::vector<std::pair<std::uint64_t, std::size_t>> events; // position, input
-    std::uint64_t kernels = 0;
+    std::uint64_t held = 0; // positions the shards say they hold: kernel directories, walk problems
     merged.run_problems.resize(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         Input& in = inputs[i];
@@ -275,7 +282,7 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
                 events.emplace_back(p, i);
             }
         }
-        kernels += in.kernels;
+        held += in.kernels;
         std::sort(own.begin(), own.end());
         Value& problems = in.array("problems");
         for (rapidjson::SizeType j = 0; j < problems.Size(); ++j) {
@@ -296,7 +303,7 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
                                "' belongs to another shard than " + in.shard_name());
                     }
                     events.emplace_back(position, i);
-                    ++kernels; // counted with the kernel directories: one position each
+                    ++held;
                 } else if (report && !std::binary_search(own.begin(), own.end(), position)) {
                     in.not_ours(where + " belongs to no kernel directory of the report");
                 }
@@ -322,8 +329,8 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
                std::to_string(events[e].first) + " of the walk");
     }
     const Input& first = inputs.front();
-    if (kernels != first.positions) {
-        refuse("the shards hold " + std::to_string(kernels) + " of the walk's " +
+    if (held != first.positions) {
+        refuse("the shards hold " + std::to_string(held) + " of the walk's " +
                std::to_string(first.positions) +
                " kernel directories and walk problems: were the reports cut or edited?");
     }
@@ -382,7 +389,7 @@ void add_into(Value& sum, const Value& add, const std::string& path, const Input
 
 void sum_member(std::vector<Input>& inputs, std::string_view name,
                 const std::vector<std::string_view>& recomputed = {}) {
-    Value* sum = const_cast<Value*>(member(inputs.front().doc, name));
+    Value* sum = member(inputs.front().doc, name);
     for (std::size_t i = 1; i < inputs.size(); ++i) {
         const Value* add = member(inputs[i].doc, name);
         add_into(*sum, *add, std::string(name), inputs.front(), inputs[i], recomputed);
@@ -394,15 +401,16 @@ void sum_member(std::vector<Input>& inputs, std::string_view name,
 void merge_superdsc(std::vector<Input>& inputs) {
     sum_member(inputs, "superdsc_json", {"coverage"});
     Input& first = inputs.front();
-    Value& superdsc = const_cast<Value&>(first.need(first.doc, "superdsc_json", "the report"));
+    Value& superdsc = first.need(first.doc, "superdsc_json", "the report");
     std::uint64_t documents = first.count(superdsc, "documents", "superdsc_json");
-    Value& members = const_cast<Value&>(first.need(superdsc, "members", "superdsc_json"));
+    Value& members = first.need(superdsc, "members", "superdsc_json");
     if (!members.IsObject()) {
         first.not_ours("superdsc_json.members is not an object");
     }
-    for (auto& m : members.GetObject()) {
-        std::uint64_t files = first.count(m.value, "files", "superdsc_json.members");
-        Value& cell = const_cast<Value&>(first.need(m.value, "coverage", "superdsc_json.members"));
+    for (rapidjson::SizeType i = 0; i < members.MemberCount(); ++i) {
+        Value& cells = members.MemberBegin()[i].value;
+        std::uint64_t files = first.count(cells, "files", "superdsc_json.members");
+        Value& cell = first.need(cells, "coverage", "superdsc_json.members");
         auto name = to_string(coverage(files, documents));
         cell.SetString(rapidjson::StringRef(name.data(), name.size()));
     }

@@ -104,7 +104,7 @@ void add_shard_option(CLI::App& cmd, std::string& shard) {
                 std::string error;
                 return sdscprov::parse_shard(text, error) ? std::string() : error;
             },
-            "I/N"));
+            ""));
 }
 
 void add_common_options(CLI::App& cmd, CommonOptions& o,
