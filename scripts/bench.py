@@ -6,6 +6,7 @@ so that a slow moment of the machine hits every command alike, and the median is
 
   bench.py scan [--files N] [--runs R] [--rss-files M]
   bench.py annotate [--files N] [--runs R]
+  bench.py table [--files N] [--runs R] [--py-runs P] [--jobs J]   (scripts/bench.sh)
 """
 import argparse
 import json
@@ -223,6 +224,132 @@ def filesystem_of(path):
     return kind
 
 
+def interleave(commands, runs):
+    """Runs (name, cmd, prepare) commands interleaved, `prepare()` untimed before each run (None:
+    nothing to prepare, and one warm-up run first); {name: (median s, max RSS KiB)}."""
+    for name, cmd, prepare in commands:
+        if prepare is None:
+            run_once(cmd)  # warm the page cache and the binaries
+    times = {name: [] for name, _, _ in commands}
+    rss = {name: 0 for name, _, _ in commands}
+    for _ in range(runs):
+        for name, cmd, prepare in commands:
+            if prepare is not None:
+                prepare()
+            t, r = run_once(cmd)
+            times[name].append(t)
+            rss[name] = max(rss[name], r)
+    return {name: (statistics.median(times[name]), rss[name]) for name, _, _ in commands}
+
+
+def annotated_of(pristine, origins, jobs):
+    """The pristine cache annotated once (what strip is measured on), made once and reused."""
+    path = pristine + ".annotated"
+    if not os.path.exists(path):
+        print(f"annotating a copy of {pristine} for strip ...", file=sys.stderr)
+        shutil.rmtree(path + ".tmp", ignore_errors=True)
+        subprocess.run(["cp", "-r", pristine, path + ".tmp"], check=True)
+        subprocess.run([SDSCPROV, "annotate", "-q", "-j", jobs, "--durability", "none", "--origins",
+                        origins, path + ".tmp"], check=True)
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def bench_table(args):
+    """One table of every target, N and 10 N files: each row's pair run side by side."""
+    small, big, jobs = args.files, 10 * args.files, str(args.jobs)
+    scan_small, scan_big = cache_of(small), cache_of(big)
+    listing = file_list(scan_small)
+    pristine, origins = annotate_cache_of(small)
+    big_pristine, big_origins = annotate_cache_of(big)
+    annotated = annotated_of(pristine, origins, jobs)
+    work, copy = pristine + ".work", pristine + ".copy"
+    rows = []
+
+    def row(command, baseline, measured, target, met):
+        rows.append((command, baseline, measured, target, "yes" if met else "**no**"))
+
+    def fresh(source, dest):
+        return lambda: reset(source, dest)
+
+    def no_copy():
+        shutil.rmtree(copy, ignore_errors=True)
+        subprocess.run(["sync"], check=True)
+
+    def ms(t):
+        return f"{t * 1000:,.0f} ms"
+
+    scan = [SDSCPROV, "scan", "-j", jobs, "--format", "json"]
+    r = interleave([("scan", scan + [scan_small], None),
+                    ("limit", [LIMIT, "-j", jobs, listing], None)], args.runs)
+    ratio = r["scan"][0] / r["limit"][0]
+    row(f"`sdscprov scan -j {jobs}`", f"limit: read + simdjson DOM parse, -j {jobs}",
+        f"{ratio:.2f}x ({ms(r['scan'][0])} / {ms(r['limit'][0])})", "<= 1.15x", ratio <= 1.15)
+
+    r = interleave([("scan", scan + [scan_small], None),
+                    ("python", [sys.executable, os.path.join(ROOT, "scripts", "audit_scan.py"), "--json",
+                                scan_small], None)], args.py_runs)
+    faster = r["python"][0] / r["scan"][0]
+    row(f"`sdscprov scan -j {jobs}`", "`scripts/audit_scan.py` (Python audit-style)",
+        f"{faster:.1f}x faster ({ms(r['scan'][0])} / {ms(r['python'][0])})", ">= 25x faster", faster >= 25)
+
+    annotate = [SDSCPROV, "annotate", "-j", jobs, "--origins", origins]
+    r = interleave([("none", annotate + ["--durability", "none", work], fresh(pristine, work)),
+                    ("cp", ["cp", "-r", pristine, copy], no_copy),
+                    ("batch", annotate + [work], fresh(pristine, work)),
+                    ("cp sync", ["sh", "-c", f"cp -r '{pristine}' '{copy}' && sync"], no_copy)], args.runs)
+    for ours, base, name, base_name in (("none", "cp", "`sdscprov annotate --durability none`", "`cp -r`"),
+                                        ("batch", "cp sync", "`sdscprov annotate` (default: batch)",
+                                         "`cp -r` then `sync`")):
+        ratio = r[ours][0] / r[base][0]
+        row(name, base_name, f"{ratio:.2f}x ({ms(r[ours][0])} / {ms(r[base][0])})", "<= 0.8x", ratio <= 0.8)
+
+    r = interleave([("annotate", annotate + [work], fresh(pristine, work)),
+                    ("python", [sys.executable, os.path.join(ROOT, "scripts", "py_annotate_baseline.py"),
+                                "--origins", origins, work], fresh(pristine, work))], args.py_runs)
+    faster = r["python"][0] / r["annotate"][0]
+    row("`sdscprov annotate`", "`scripts/py_annotate_baseline.py` (load, insert, dump)",
+        f"{faster:.1f}x faster ({ms(r['annotate'][0])} / {ms(r['python'][0])})", ">= 15x faster", faster >= 15)
+
+    r = interleave([("strip", [SDSCPROV, "strip", "-j", jobs, "--durability", "none", work],
+                     fresh(annotated, work)),
+                    ("cp", ["cp", "-r", annotated, copy], no_copy)], args.runs)
+    ratio = r["strip"][0] / r["cp"][0]
+    row("`sdscprov strip --durability none`", "`cp -r` (of the annotated tree)",
+        f"{ratio:.2f}x ({ms(r['strip'][0])} / {ms(r['cp'][0])})", "<= 0.8x", ratio <= 0.8)
+
+    r = interleave([("small", scan + [scan_small], None), ("big", scan + [scan_big], None)], args.big_runs)
+    per_small, per_big = r["small"][0] / small, r["big"][0] / big
+    ratio = per_big / per_small
+    row(f"`sdscprov scan -j {jobs}`, time per file at {big:,} files", f"the same at {small:,} files",
+        f"{ratio:.2f}x ({per_big * 1e6:.1f} / {per_small * 1e6:.1f} us)", "<= 1.2x", ratio <= 1.2)
+    limit_kib = 64 * 1024
+    scan_rss = r["big"][1]
+    row(f"peak RSS of `sdscprov scan --format json` at {big:,} files", "",
+        f"{scan_rss / 1024:.1f} MiB", "<= 64 MiB", scan_rss <= limit_kib)
+
+    big_work = big_pristine + ".work"
+    reset(big_pristine, big_work)
+    _, annotate_rss = run_once([SDSCPROV, "annotate", "-j", jobs, "--format", "json", "--origins", big_origins,
+                                big_work])
+    shutil.rmtree(big_work, ignore_errors=True)
+    map_kib = os.path.getsize(big_origins) / 1024
+    row(f"peak RSS of `sdscprov annotate --format json` at {big:,} files", "",
+        f"{annotate_rss / 1024:.1f} MiB", f"<= 64 MiB + the map ({map_kib / 1024:.1f} MiB)",
+        annotate_rss <= limit_kib + map_kib)
+    for path in (work, copy):
+        shutil.rmtree(path, ignore_errors=True)
+
+    print(f"sdscprov benchmark: {os.cpu_count()} cores, -j {jobs}, {small:,} and {big:,} generated files, "
+          f"in {WORK} ({filesystem_of(WORK)}); medians of {args.runs} interleaved runs "
+          f"(Python: {args.py_runs}; {big:,} files: {args.big_runs}); writing runs start from a fresh, "
+          f"synced copy")
+    print("| command | compared with | measured | target | met |")
+    print("|---|---|---|---|---|")
+    for cells in rows:
+        print("| " + " | ".join(cells) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -236,10 +363,18 @@ def main():
     annotate.add_argument("--files", type=int, default=10000)
     annotate.add_argument("--runs", type=int, default=5)
     annotate.add_argument("--jobs", type=int, default=os.cpu_count())
+    table = sub.add_parser("table", help="every target in one table (scripts/bench.sh)")
+    table.add_argument("--files", type=int, default=10000, help="N: caches of N and 10 N files")
+    table.add_argument("--runs", type=int, default=5)
+    table.add_argument("--py-runs", type=int, default=2, help="runs of the Python rows")
+    table.add_argument("--big-runs", type=int, default=3, help="runs at 10 N files")
+    table.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     os.makedirs(WORK, exist_ok=True)
     if args.what == "scan":
         bench_scan(args)
+    elif args.what == "table":
+        bench_table(args)
     else:
         bench_annotate(args)
 

@@ -58,8 +58,14 @@ std::vector<Finding> check_kernel(const KernelReport& report) {
     return findings;
 }
 
-void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
-                      const std::vector<Problem>& problems, std::uint64_t files) {
+namespace {
+
+// The check JSON document; with `walk` (a sharded run), each finding's position (`positions`,
+// one per finding), each problem's place and the "shard" member.
+void write_check_document(std::ostream& out, const std::vector<Finding>& findings,
+                          const std::vector<Problem>& problems, std::uint64_t files,
+                          const ShardWalk* walk, const std::vector<std::uint64_t>& positions,
+                          const std::vector<ProblemPlace>& places) {
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
     w.SetIndent(' ', 2);
@@ -79,7 +85,8 @@ void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
     w.Uint64(files);
     w.Key("findings");
     w.StartArray();
-    for (const auto& f : findings) {
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        const auto& f = findings[i];
         w.StartObject();
         w.Key("path");
         string(f.path);
@@ -88,23 +95,52 @@ void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
         string(to_string(f.rule));
         w.Key("message");
         string(f.message);
+        if (walk) {
+            w.Key("position");
+            w.Uint64(positions[i]);
+        }
         w.EndObject();
     }
     w.EndArray();
     w.Key("problems");
     w.StartArray();
-    for (const auto& p : problems) {
-        json_out::problem(w, p);
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+        json_out::problem(w, problems[i], walk ? &places[i] : nullptr);
     }
     w.EndArray();
+    if (walk) {
+        json_out::shard(w, *walk);
+    }
     w.EndObject();
     out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
     out << '\n';
 }
 
+} // namespace
+
+void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
+                      const std::vector<Problem>& problems, std::uint64_t files) {
+    write_check_document(out, findings, problems, files, nullptr, {}, {});
+}
+
+void write_check_json(std::ostream& out, const CheckResult& result, const ShardWalk& walk) {
+    std::vector<Finding> findings;
+    std::vector<std::uint64_t> positions;
+    std::vector<PlacedKernel> placed;
+    for (const auto& k : result.kernels) {
+        std::uint64_t position = k.position.value_or(0);
+        findings.insert(findings.end(), k.findings.begin(), k.findings.end());
+        positions.insert(positions.end(), k.findings.size(), position);
+        placed.push_back({position, k.problems.size()});
+    }
+    write_check_document(out, findings, result.problems, result.files(), &walk, positions,
+                         place_problems(walk, placed, result.problems.size()));
+}
+
 CheckedKernel checked_kernel(const KernelReport& report) {
     CheckedKernel k;
     k.dir = report.dir.path;
+    k.position = report.dir.position;
     k.files = report.files.size();
     k.findings = check_kernel(report);
     for (const auto& f : report.files) {

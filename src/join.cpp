@@ -75,21 +75,6 @@ OriginsIndex::OriginsIndex(std::vector<OriginsMap> maps) {
             }
         }
     }
-    used_ = std::make_unique<std::atomic<bool>[]>(kernels_.size());
-}
-
-void OriginsIndex::mark_used(const IndexedKernel* k) const {
-    used_[static_cast<std::size_t>(k - kernels_.data())].store(true, std::memory_order_relaxed);
-}
-
-std::vector<const IndexedKernel*> OriginsIndex::unused() const {
-    std::vector<const IndexedKernel*> out;
-    for (std::size_t i = 0; i < kernels_.size(); ++i) {
-        if (!used_[i].load(std::memory_order_relaxed)) {
-            out.push_back(&kernels_[i]);
-        }
-    }
-    return out;
 }
 
 std::vector<const IndexedKernel*> OriginsIndex::by_dir(std::string_view dir_name) const {
@@ -296,11 +281,6 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
             }
         }
     }
-    for (const auto& [rank, entries] : by_file) {
-        for (const auto* e : entries) {
-            index.mark_used(e);
-        }
-    }
     if (by_file.empty()) {
         return unmatched(KernelMatch::not_in_map, "kernel not in the origins map");
     }
@@ -336,6 +316,29 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
         }
     }
     return chosen;
+}
+
+std::vector<const IndexedKernel*> kernels_without_dir(const OriginsIndex& index,
+                                                      const std::vector<KernelDir>& dirs) {
+    std::vector<bool> seen(index.kernels().size());
+    auto mark = [&](const std::vector<const IndexedKernel*>& entries) {
+        for (const auto* e : entries) {
+            seen[static_cast<std::size_t>(e - index.kernels().data())] = true;
+        }
+    };
+    for (const auto& dir : dirs) {
+        mark(index.by_dir(base_name(dir.path)));
+        if (dir.kernel) {
+            mark(index.by_name(*dir.kernel));
+        }
+    }
+    std::vector<const IndexedKernel*> out;
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        if (!seen[i]) {
+            out.push_back(&index.kernels()[i]);
+        }
+    }
+    return out;
 }
 
 FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& scan,

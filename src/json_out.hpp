@@ -5,6 +5,7 @@
 
 #include "sdscprov/debug_handle.hpp"
 #include "sdscprov/problem.hpp"
+#include "sdscprov/shard.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -103,8 +104,9 @@ template <class W> void handle(W& w, const DebugHandle& h) {
     w.EndObject();
 }
 
-// {"path", "line", "col", "severity", "code", "message"}
-template <class W> void problem(W& w, const Problem& p) {
+// {"path", "line", "col", "severity", "code", "message"}, and in a sharded run's report "scope"
+// and "position" (docs/report-json.md, "Shards").
+template <class W> void problem(W& w, const Problem& p, const ProblemPlace* place = nullptr) {
     w.StartObject();
     key(w, "path");
     string(w, p.path);
@@ -118,6 +120,33 @@ template <class W> void problem(W& w, const Problem& p) {
     string(w, to_string(p.code));
     key(w, "message");
     string(w, p.message);
+    if (place) {
+        key(w, "scope");
+        string(w, to_string(place->scope));
+        key(w, "position");
+        if (place->scope == ProblemScope::run) {
+            w.Null();
+        } else {
+            w.Uint64(place->position);
+        }
+    }
+    w.EndObject();
+}
+
+// A sharded run's "shard" member: which shard, and what merge checks of the walk.
+template <class W> void shard(W& w, const ShardWalk& walk) {
+    key(w, "shard");
+    w.StartObject();
+    key(w, "index");
+    w.Uint(walk.shard.index);
+    key(w, "count");
+    w.Uint(walk.shard.count);
+    key(w, "hash");
+    string(w, "fnv1a64");
+    key(w, "positions");
+    w.Uint64(walk.positions);
+    key(w, "kernels");
+    w.Uint64(walk.kernels);
     w.EndObject();
 }
 

@@ -266,7 +266,28 @@ PipelineResult run_pipeline(const KernelSource& source, const PipelineOptions& o
                             const std::function<void(const KernelReport&)>& deliver,
                             const BatchWork& batch_work) {
     Pipeline pipeline(options, work, batch_work);
-    return pipeline.run(source, deliver);
+    if (!options.shard) {
+        return pipeline.run(source, deliver);
+    }
+    // The filter runs on the walker thread, which has ended when run() returns.
+    ShardFilter filter(*options.shard);
+    KernelSource sharded = [&](const std::function<void(KernelDir &&)>& on_kernel_dir,
+                               const std::function<void(Problem &&)>& on_problem) {
+        return source(
+            [&](KernelDir&& dir) {
+                if (filter.keep(dir)) {
+                    on_kernel_dir(std::move(dir));
+                }
+            },
+            [&](Problem&& problem) {
+                if (filter.keep(problem)) {
+                    on_problem(std::move(problem));
+                }
+            });
+    };
+    auto result = pipeline.run(sharded, deliver);
+    result.totals.shard = filter.walk();
+    return result;
 }
 
 } // namespace sdscprov

@@ -110,15 +110,15 @@ Coverage coverage(std::uint64_t count, std::uint64_t total) {
     return count >= total ? Coverage::all : Coverage::some;
 }
 
+std::string_view to_string(Coverage c) {
+    return c == Coverage::all ? "all" : c == Coverage::none ? "none" : "some";
+}
+
 namespace {
 
 std::string_view base_name(std::string_view path) {
     auto slash = path.rfind('/');
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-std::string_view coverage_name(Coverage c) {
-    return c == Coverage::all ? "all" : c == Coverage::none ? "none" : "some";
 }
 
 std::string coverage_text(std::uint64_t count, std::uint64_t total) {
@@ -468,6 +468,11 @@ public:
             file(k.files[i], k.annotation ? &k.annotation->files[i] : nullptr);
         }
         writer_.EndArray();
+        if (k.dir.position) { // a sharded run
+            key("position");
+            writer_.Uint64(*k.dir.position);
+            placed_.push_back({*k.dir.position, problem_count(k)});
+        }
         writer_.EndObject();
         flush_when_full();
     }
@@ -476,8 +481,12 @@ public:
         writer_.EndArray();
         key("problems");
         writer_.StartArray();
-        for (const auto& p : problems) {
-            json_out::problem(writer_, p);
+        std::vector<ProblemPlace> places;
+        if (t.shard) {
+            places = place_problems(*t.shard, placed_, problems.size());
+        }
+        for (std::size_t i = 0; i < problems.size(); ++i) {
+            json_out::problem(writer_, problems[i], t.shard ? &places[i] : nullptr);
         }
         writer_.EndArray();
         const auto& c = t.counts;
@@ -550,11 +559,14 @@ public:
             key("files");
             writer_.Uint64(c.provenance[m]);
             key("coverage");
-            string(coverage_name(coverage(c.provenance[m], c.sdsc_documents())));
+            string(to_string(coverage(c.provenance[m], c.sdsc_documents())));
             writer_.EndObject();
         }
         writer_.EndObject();
         writer_.EndObject();
+        if (t.shard) {
+            json_out::shard(writer_, *t.shard);
+        }
         writer_.EndObject();
         buffer_.Put('\n');
         flush();
@@ -694,10 +706,20 @@ private:
         writer_.EndObject();
     }
 
+    // The problems the pipeline lists for a kernel directory: its files', then its own.
+    static std::size_t problem_count(const KernelReport& k) {
+        std::size_t n = k.problems.size();
+        for (const auto& f : k.files) {
+            n += f.problems.size();
+        }
+        return n;
+    }
+
     std::ostream& out_;
     rapidjson::StringBuffer buffer_;
     Writer writer_;
     PrinterOptions options_;
+    std::vector<PlacedKernel> placed_; // a sharded run's kernel directories, for the problems
 };
 
 // ---- Markdown: the audit's Stage 6 section, per kernel ------------------------------------------

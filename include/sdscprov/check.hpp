@@ -43,6 +43,8 @@ struct CheckedKernel {
     std::uint64_t files = 0;
     std::vector<Finding> findings;
     std::vector<Problem> problems; // its files' problems and its own (bad input)
+    // A sharded run's: the directory's place in the whole walk (shard.hpp).
+    std::optional<std::uint64_t> position;
 };
 CheckedKernel checked_kernel(const KernelReport& report);
 
@@ -54,6 +56,11 @@ struct CheckResult {
     std::uint64_t files() const;
     std::uint64_t findings() const;
 };
+
+// check --format json of a sharded run (--shard): the same document, each finding and problem
+// with its place in the whole run and a "shard" member, for `sdscprov merge`
+// (docs/report-json.md, "Shards").
+void write_check_json(std::ostream& out, const CheckResult& result, const ShardWalk& walk);
 
 // SARIF 2.1.0: one result per finding (rule ids: the CheckRule names) and per problem (rule ids:
 // the problem codes, e.g. parse-error), with the file as a relative or absolute URI reference

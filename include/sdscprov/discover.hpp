@@ -54,6 +54,8 @@ struct KernelDir {
     // sdscprov's own temporary files beside them (".<name>.sdscprov-<pid>-<n>.tmp"): a run that
     // was killed leaves them; the writing commands remove those of runs no longer alive.
     std::vector<std::string> temps;
+    // In a sharded run (shard.hpp): the directory's place in the whole walk's order.
+    std::optional<std::uint64_t> position;
 };
 
 // Temporary files are named ".<name>.sdscprov-<pid>-<n>.tmp" beside the file they replace.

@@ -8,7 +8,6 @@
 #include "sdscprov/origins.hpp"
 #include "sdscprov/scan.hpp"
 
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,13 +41,7 @@ public:
 
     const std::vector<IndexedKernel>& kernels() const { return kernels_; }
 
-    // Joining records which entries a directory matched (or was ambiguous with), from any
-    // thread; unused() lists the others afterwards: kernels of a sidecar with no directory.
-    void mark_used(const IndexedKernel* k) const;
-    std::vector<const IndexedKernel*> unused() const;
-
 private:
-    std::unique_ptr<std::atomic<bool>[]> used_;
     std::vector<std::unique_ptr<OriginsMap>> maps_; // stable addresses for the pointers below
     std::vector<IndexedKernel> kernels_;
     std::multimap<std::string, std::size_t, std::less<>> by_dir_;
@@ -114,6 +107,11 @@ struct JoinOptions {
 // carry this directory's kernel name (ambiguity); `bundle` is its bundle.mlir when it has one.
 KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
                        const OriginsIndex& index, std::size_t dirs_with_kernel_name);
+
+// The entries that no directory of `dirs` matches, by directory name or kernel name, in index
+// order: kernels of a sidecar with no directory in the caches given.
+std::vector<const IndexedKernel*> kernels_without_dir(const OriginsIndex& index,
+                                                      const std::vector<KernelDir>& dirs);
 
 // What to do with file `file` of a joined kernel directory, given its scan.
 FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& scan,

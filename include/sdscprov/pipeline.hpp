@@ -18,6 +18,9 @@ struct PipelineOptions {
     unsigned jobs = 0; // 0: all cores
     DiscoverOptions discover;
     ScanOptions scan;
+    // Only this shard's kernel directories and walk problems (shard.hpp); the whole source is
+    // still walked, and the result's totals.shard says what was seen of it.
+    std::optional<Shard> shard;
 };
 
 // Fills `report.files` (and whatever else the command needs) for one kernel directory. Runs on a

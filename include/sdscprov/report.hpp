@@ -8,6 +8,7 @@
 #include "sdscprov/problem.hpp"
 #include "sdscprov/replace.hpp"
 #include "sdscprov/scan.hpp"
+#include "sdscprov/shard.hpp"
 #include "sdscprov/upstream.hpp"
 
 #include <array>
@@ -15,6 +16,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sdscprov {
@@ -115,11 +117,14 @@ struct Totals {
     HandleCounts counts;
     DiscoverStats discovery;
     AnnotateCounts annotate; // annotate only
+    // A sharded run's (--shard): what merge needs of the walk.
+    std::optional<ShardWalk> shard;
 };
 
 // The audit's cell for one field: all / n of total / none.
 enum class Coverage { all, some, none };
 Coverage coverage(std::uint64_t count, std::uint64_t total);
+std::string_view to_string(Coverage c); // "all", "some", "none" (the JSON report's names)
 
 enum class ReportFormat { text, json, markdown };
 

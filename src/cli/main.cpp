@@ -3,6 +3,7 @@
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
 #include "sdscprov/explain.hpp"
+#include "sdscprov/merge.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
 #include "sdscprov/report.hpp"
@@ -21,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <pwd.h>
+#include <sstream>
 #include <unistd.h>
 
 namespace {
@@ -40,6 +42,7 @@ struct CommonOptions {
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
     std::string color = "auto";
     bool quiet = false;
+    std::string shard; // --shard I/N (shard.hpp); empty: every kernel directory
 };
 
 // --quiet: nothing but findings (check) and errors; set once the command line is parsed.
@@ -90,6 +93,21 @@ private:
     std::uint64_t files_ = 0;
 };
 
+// --shard I/N: only the kernel directories whose path hashes to shard I of N (1-based); the JSON
+// reports of all N shards are put back together by `sdscprov merge`.
+void add_shard_option(CLI::App& cmd, std::string& shard) {
+    cmd.add_option("--shard", shard,
+                   "Process shard I of N (1-based) of the kernel directories, chosen by a hash of "
+                   "each directory's path; `sdscprov merge` joins the shards' JSON reports")
+        ->type_name("I/N")
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                std::string error;
+                return sdscprov::parse_shard(text, error) ? std::string() : error;
+            },
+            ""));
+}
+
 void add_common_options(CLI::App& cmd, CommonOptions& o,
                         const std::vector<std::string>& formats = {"text", "json", "markdown"}) {
     cmd.add_option("paths", o.paths, "Kernel cache directories, kernel directories or SDSC files")
@@ -111,6 +129,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& o,
     cmd.add_option("--color", o.color, "Colour in text reports")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
+    add_shard_option(cmd, o.shard);
 }
 
 bool use_color(const std::string& mode) {
@@ -140,6 +159,10 @@ sdscprov::PipelineOptions pipeline_options(const CommonOptions& o) {
     options.discover.include_incomplete = o.include_incomplete;
     options.discover.follow_symlinks = o.follow_symlinks;
     options.scan.max_file_size = o.max_file_size;
+    if (!o.shard.empty()) {
+        std::string error;
+        options.shard = sdscprov::parse_shard(o.shard, error); // validated when parsed
+    }
     return options;
 }
 
@@ -247,6 +270,18 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
     }
     sdscprov::OriginsIndex index(std::move(sidecars.maps));
     Discovered found = walk.get();
+    // Kernels of the sidecars that no directory of the whole walk matches (the same list in
+    // every shard): the run's own notes, after the sidecars' problems.
+    std::vector<sdscprov::Problem> run_notes;
+    if (note_kernels_without_dir) {
+        for (const auto* k : sdscprov::kernels_without_dir(index, found.dirs)) {
+            run_notes.push_back(sdscprov::make_problem(
+                k->map->path, k->kernel->pos, sdscprov::ProblemCode::kernel_without_dir,
+                "kernel '" + k->kernel->name + "'" +
+                    (k->kernel->identity ? " (identity " + *k->kernel->identity + ")" : "") +
+                    " has no directory in the caches given"));
+        }
+    }
     sdscprov::KernelSource replay =
         [&](const std::function<void(sdscprov::KernelDir &&)>& on_dir,
             const std::function<void(sdscprov::Problem &&)>& on_problem) {
@@ -269,16 +304,8 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
         },
         deliver,
         [&](std::vector<sdscprov::KernelReport>& batch) { annotator.commit_batch(batch); });
+    result.problems.insert(result.problems.begin(), run_notes.begin(), run_notes.end());
     result.problems.insert(result.problems.begin(), map_problems.begin(), map_problems.end());
-    if (note_kernels_without_dir) {
-        for (const auto* k : index.unused()) {
-            result.problems.push_back(sdscprov::make_problem(
-                k->map->path, k->kernel->pos, sdscprov::ProblemCode::kernel_without_dir,
-                "kernel '" + k->kernel->name + "'" +
-                    (k->kernel->identity ? " (identity " + *k->kernel->identity + ")" : "") +
-                    " has no directory in the caches given"));
-        }
-    }
     return result;
 }
 
@@ -545,7 +572,9 @@ int run_check(const CheckCli& cli) {
         }
     }
     checked.problems = result->problems;
-    if (format == "json") {
+    if (format == "json" && result->totals.shard) {
+        sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
+    } else if (format == "json") {
         std::vector<sdscprov::Finding> all;
         for (const auto& k : checked.kernels) {
             all.insert(all.end(), k.findings.begin(), k.findings.end());
@@ -582,6 +611,29 @@ int run_check(const CheckCli& cli) {
         return exit_bad_input;
     }
     return findings > 0 ? exit_changes_pending : exit_ok;
+}
+
+// merge: the shards' JSON reports (--shard I/N, --format json) into the single run's report.
+int run_merge(const std::vector<std::string>& paths) {
+    std::vector<sdscprov::ShardReport> reports;
+    for (const auto& path : paths) {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        if (!in) {
+            std::cerr << "sdscprov merge: cannot read " << path << '\n';
+            return exit_bad_input;
+        }
+        reports.push_back({path, std::move(bytes).str()});
+    }
+    auto merged = sdscprov::merge_reports(reports);
+    if (!merged.error.empty()) {
+        std::cerr << "sdscprov merge: " << merged.error << '\n';
+        return exit_bad_input;
+    }
+    std::cout << merged.report;
+    std::cout.flush();
+    return exit_ok;
 }
 
 } // namespace
@@ -705,6 +757,22 @@ int main(int argc, char** argv) {
         "  sdscprov check --origins origins.json $(git diff --name-only --cached)\n"
         "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
 
+    std::vector<std::string> merge_reports;
+    auto* merge = app.add_subcommand(
+        "merge", "Join the JSON reports of a run's shards (--shard I/N) into the report of one "
+                 "run over the same caches");
+    merge
+        ->add_option("reports", merge_reports,
+                     "The JSON reports of every shard (scan, annotate, strip or check, "
+                     "--format json), in any order")
+        ->required()
+        ->check(CLI::ExistingFile);
+    merge->footer("Example:\n  for i in 1 2 3; do sdscprov scan --format json --shard $i/3 cache/ "
+                  "> shard-$i.json; done\n"
+                  "  sdscprov merge shard-*.json > report.json\n"
+                  "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
+                  "versions or shardings, a shard missing or twice, not a shard report).");
+
     try {
         app.parse(argc, argv);
         for (const auto* options : {&scan_options, &annotate_options.common, &strip_options.common,
@@ -730,6 +798,9 @@ int main(int argc, char** argv) {
         }
         if (explain->parsed()) {
             return run_explain(explain_options);
+        }
+        if (merge->parsed()) {
+            return run_merge(merge_reports);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';

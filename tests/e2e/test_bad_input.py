@@ -139,7 +139,14 @@ def report(*args, rc, **kw):
 
 
 def problems_of(rep):
-    return sorted((p["path"], p["line"], p["col"], p["code"], p["message"]) for p in rep["problems"])
+    """The report's problems, less the notes naming map kernels that no directory matched."""
+    return sorted((p["path"], p["line"], p["col"], p["code"], p["message"]) for p in rep["problems"]
+                  if p["code"] != "kernel-without-dir")
+
+
+def kernels_without_dir(rep):
+    """The kernels of the origins map that no directory of the walk matched (notes)."""
+    return [p["message"].split("'")[1] for p in rep["problems"] if p["code"] == "kernel-without-dir"]
 
 
 def text_line(path, code, message, line=None, col=None, severity="error"):
@@ -245,7 +252,8 @@ def test_directory_symlinks_and_loops_end():
         assert rc == 0 and "       lacking: kernel not in the origins map" in out.splitlines(), out
         # Not followed: the real directory is annotated, once.
         rep = report("annotate", "--origins", origins, cache, rc=0, timeout=20)
-        assert rep["totals"]["annotate"]["written"] == 1 and rep["problems"] == [], rep["totals"]
+        assert rep["totals"]["annotate"]["written"] == 1 and problems_of(rep) == [], rep["totals"]
+        assert kernels_without_dir(rep) == ["sdsc_broken_0"], rep["problems"]
         with open(os.path.join(real, "sdsc_0.json"), "rb") as f:
             assert f.read() == annotated(sdsc())
 
@@ -304,6 +312,8 @@ def test_symlinks_pointing_outside_the_tree_are_never_written_through():
             rep = report("annotate", *follow, "--origins", origins, cache, rc=2)
             want = [file_problem] + ([dir_problem] if follow else [])
             assert problems_of(rep) == sorted(want), (follow, problems_of(rep))
+            # Not followed, the directory link is not walked: its map kernel has no directory.
+            assert kernels_without_dir(rep) == ([] if follow else ["sdsc_dirlink_0"]), rep["problems"]
             dirs = [k["dir"] for k in rep["kernels"]]
             assert (dirlink in dirs) == bool(follow), dirs
             assert snapshot(outside) == outside_before, follow

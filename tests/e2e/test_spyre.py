@@ -223,6 +223,24 @@ def test_several_origins_first_file_wins_and_conflicts_are_reported():
                    [open(f, "rb").read() for f in sdsc_files(ref)]
 
 
+def test_shards_merge_to_the_single_run_with_the_sidecar_notes():
+    with TempDir() as tmp:
+        cache = with_demo(tmp)
+        for i in range(6):
+            copy_tree(os.path.join(cache, TAIL_DIR), os.path.join(cache, "inductor-spyre", f"sdsc_fused_x_{i}_abcdefgh"))
+        args = ("annotate", "--dry-run", "--diff", "--format", "json", "--origins", SIDECAR, cache)
+        _, single, _ = run(*args, check_rc=0)
+        assert "kernel-without-dir" in single
+        shards = []
+        for i in (1, 2, 3):
+            path = os.path.join(tmp, f"shard{i}.json")
+            _, out, _ = run(*args, "--shard", f"{i}/3", check_rc=0)
+            open(path, "w").write(out)
+            shards.append(path)
+        _, merged, _ = run("merge", *shards, check_rc=0)
+        assert merged == single
+
+
 def test_upstream_mappings_are_kernel_level_only():
     with TempDir() as tmp:
         cache = with_demo(tmp)
@@ -267,6 +285,7 @@ if __name__ == "__main__":
         test_deduplicated_ops_report_the_lost_handles,
         test_a_handle_whose_id_is_not_its_hash_is_a_warning_never_rewritten,
         test_several_origins_first_file_wins_and_conflicts_are_reported,
+        test_shards_merge_to_the_single_run_with_the_sidecar_notes,
         test_upstream_mappings_are_kernel_level_only,
         test_spyre_cli_corpus_handles_verify_as_version_2,
     ])
