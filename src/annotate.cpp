@@ -152,6 +152,15 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
             same_name = it == kernel_name_counts_.end() ? 1 : it->second;
         }
         join = join_kernel(dir, bundle, index_, same_name);
+        if (!join.candidates.empty()) {
+            // Several entries of one sidecar: the files' opfuncs and handles may settle it.
+            std::vector<ScanResult> scans;
+            scans.reserve(dir.files.size());
+            for (const auto& f : dir.files) {
+                scans.push_back(scanner.scan_file(f));
+            }
+            join = settle_join(dir, bundle, join, scans);
+        }
     }
     report.problems.insert(report.problems.end(), join.problems.begin(), join.problems.end());
     annotation.match = join.match;

@@ -291,6 +291,7 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
         join.problems.push_back(make_problem(dir.path, {}, ProblemCode::ambiguous_kernel,
                                              "several origins map entries match this directory (" +
                                                  describe(first) + "): it is not annotated"));
+        join.candidates = first;
         return unmatched(KernelMatch::ambiguous, "several map entries match");
     }
     if (by_name_only[first_rank] && dirs_with_kernel_name > 1) {
@@ -316,6 +317,49 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
         }
     }
     return chosen;
+}
+
+KernelJoin settle_join(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
+                       const KernelJoin& ambiguous, const std::vector<ScanResult>& scans) {
+    std::vector<KernelJoin> fits;
+    std::size_t evidence = 0; // candidates the files contradict
+    for (const auto* candidate : ambiguous.candidates) {
+        KernelJoin j = join_entry(dir, bundle, *candidate);
+        if (j.match != KernelMatch::matched) {
+            ++evidence; // its ops need files the directory does not have
+            continue;
+        }
+        bool fits_files = true;
+        for (std::size_t f = 0; f < dir.files.size() && fits_files; ++f) {
+            const ScanResult& scan = scans[f];
+            if (j.ops[f].empty() || scan.status != FileStatus::ok) {
+                continue;
+            }
+            const OriginsOp& op = *candidate->ops[j.ops[f].front()].op;
+            const auto& handle = j.handles[j.ops[f].front()];
+            if (!op.opfunc.empty() && op.opfunc != scan.opfunc) {
+                fits_files = false;
+            } else if (scan.handle_state == HandleState::populated && handle &&
+                       scan.handle != handle) {
+                fits_files = false;
+            }
+        }
+        if (fits_files) {
+            fits.push_back(std::move(j));
+        } else {
+            ++evidence;
+        }
+    }
+    if (fits.size() == 1 && evidence > 0) {
+        KernelJoin chosen = std::move(fits.front());
+        chosen.detail = "one of " + std::to_string(ambiguous.candidates.size()) +
+                        " entries for this kernel name fits the files (their ops and handles)";
+        return chosen;
+    }
+    KernelJoin still = ambiguous;
+    still.detail = fits.empty() ? "several map entries match and none fits the files"
+                                : "several map entries match and the files do not tell them apart";
+    return still;
 }
 
 std::vector<const IndexedKernel*> kernels_without_dir(const OriginsIndex& index,

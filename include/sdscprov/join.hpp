@@ -97,6 +97,10 @@ struct KernelJoin {
     // OpSpecs whose file is shared with an earlier one (SDSC de-duplication): their handles are
     // held only in the origins map, as torch-spyre keeps the first op's handle in the file.
     std::vector<std::size_t> lost_ops;
+    // Ambiguous between several entries of one file (a kernel name whose spyre_provenance.json
+    // occurrences have different identities, or map entries without dir): settle_join may
+    // decide between them with the files' contents.
+    std::vector<const IndexedKernel*> candidates;
 };
 
 struct JoinOptions {
@@ -107,6 +111,13 @@ struct JoinOptions {
 // carry this directory's kernel name (ambiguity); `bundle` is its bundle.mlir when it has one.
 KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
                        const OriginsIndex& index, std::size_t dirs_with_kernel_name);
+
+// An ambiguous join settled by the files (their scans, parallel to dir.files): the one candidate
+// whose ops' opfuncs all match the files' and whose handles equal every populated handle the
+// files hold, when the others each contradict the files somewhere. Otherwise the join stays
+// ambiguous, with the reason: never guess.
+KernelJoin settle_join(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
+                       const KernelJoin& ambiguous, const std::vector<ScanResult>& scans);
 
 // The entries that no directory of `dirs` matches, by directory name or kernel name, in index
 // order: kernels of a sidecar with no directory in the caches given.

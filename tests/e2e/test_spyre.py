@@ -223,6 +223,45 @@ def test_several_origins_first_file_wins_and_conflicts_are_reported():
                    [open(f, "rb").read() for f in sdsc_files(ref)]
 
 
+def test_a_kernel_name_with_two_identities_is_ambiguous_unless_the_files_settle_it():
+    doc = json.load(open(SIDECAR))
+    # A third compile where sdsc_fused_addmm_1 is another bundle (another identity).
+    h = {"id": "", "source": {"file": "/home/user/simple_mlp.py", "start_line": 99, "start_col": 0,
+                              "end_line": None, "end_col": None},
+         "aten_op": "aten.addmm.default", "ir_chain": ["addmm_9", "buf0"], "fused_from": [],
+         "transform_history": []}
+    h["id"] = handle_id(h)
+    key, compile_c, occ = "mlpfcaddxxxxxxx5", "c" * 64, "d" * 64
+    doc["handles"][h["id"]] = h
+    doc["kernelIdentities"][key] = {"directHandleIds": [h["id"]],
+                                    "specHandleBindings": [{"specPath": [0], "handleId": h["id"]}],
+                                    "atenOps": ["aten.addmm.default"],
+                                    "eventNameBase": f"spyre_kernel_v1_fused_addmm_{key}"}
+    doc["kernelOccurrences"][occ] = {"identityKey": key, "compileId": compile_c,
+                                     "compilerKernelName": "sdsc_fused_addmm_1", "registrations": []}
+    level0 = next(p for p in doc["upstreamProjections"].values() if p["upstreamJoin"] != "ok")
+    doc["upstreamProjections"][compile_c] = dict(
+        copy.deepcopy(level0), kernels=[{"compilerKernelName": "sdsc_fused_addmm_1", "identityKey": key}])
+    with TempDir() as tmp:
+        two = os.path.join(tmp, "two_identities.json")
+        json.dump(doc, open(two, "w"), indent=2, sort_keys=True)
+        cache = with_demo(tmp)
+        tail = os.path.join(cache, TAIL_DIR, "sdsc_0.json")
+        # No handle in the file: nothing tells the two bundles apart; never guess.
+        report, _ = annotate_json("--origins", two, cache)
+        k = next(k for k in report["kernels"] if k["dir"].endswith(TAIL_DIR))["annotate"]
+        assert k["match"] == "ambiguous" and "do not tell them apart" in k["detail"], k
+        assert file_handle(tail) == "absent"
+        assert [p["code"] for p in report["problems"] if p["path"].endswith(TAIL_DIR)] == ["ambiguous-kernel"]
+        # The file holds the first compile's handle: that identity fits, the other contradicts it.
+        annotate_json("--origins", SIDECAR, cache)
+        held = file_handle(tail)
+        report, _ = annotate_json("--origins", two, cache)
+        k = next(k for k in report["kernels"] if k["dir"].endswith(TAIL_DIR))
+        assert k["annotate"]["match"] == "matched" and "fits the files" in k["annotate"]["detail"], k
+        assert k["files"][0]["action"] == "keep" and file_handle(tail) == held, k
+
+
 def test_shards_merge_to_the_single_run_with_the_sidecar_notes():
     with TempDir() as tmp:
         cache = with_demo(tmp)
@@ -285,6 +324,7 @@ if __name__ == "__main__":
         test_deduplicated_ops_report_the_lost_handles,
         test_a_handle_whose_id_is_not_its_hash_is_a_warning_never_rewritten,
         test_several_origins_first_file_wins_and_conflicts_are_reported,
+        test_a_kernel_name_with_two_identities_is_ambiguous_unless_the_files_settle_it,
         test_shards_merge_to_the_single_run_with_the_sidecar_notes,
         test_upstream_mappings_are_kernel_level_only,
         test_spyre_cli_corpus_handles_verify_as_version_2,

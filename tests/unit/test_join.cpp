@@ -2,6 +2,7 @@
 // hand-made maps and scans.
 #include "sdscprov/derive.hpp"
 #include "sdscprov/join.hpp"
+#include "sdscprov/writer.hpp"
 
 #include <doctest/doctest.h>
 
@@ -233,4 +234,77 @@ TEST_CASE(
                                std::nullopt, index, 1);
     CHECK(missing.match == KernelMatch::not_in_map);
     CHECK(missing.handles.empty());
+}
+
+TEST_CASE("join: several entries for one kernel name are settled by the files, or not at all") {
+    // Two entries for sdsc_fused_add_mul_0 without dir: one runs add then mul, the other mul
+    // then add (another compile's bundle with the same name).
+    const char* text = R"({
+  "sdscprov_origins": 1,
+  "nodes": {
+    "add": {"original_aten": "aten.add.Tensor", "stack_trace": null},
+    "mul": {"original_aten": "aten.mul.Tensor", "stack_trace": null}
+  },
+  "kernels": [
+    {"name": "sdsc_fused_add_mul_0", "ops": [
+      {"opfunc": "add", "buffer": "buf0", "origins": ["add"]},
+      {"opfunc": "mul", "buffer": "buf1", "origins": ["mul"]}]},
+    {"name": "sdsc_fused_add_mul_0", "ops": [
+      {"opfunc": "mul", "buffer": "buf0", "origins": ["mul"]},
+      {"opfunc": "add", "buffer": "buf1", "origins": ["add"]}]}
+  ]
+})";
+    auto index = make_index(text);
+    auto dir = dir_of("c/sdsc_fused_add_mul_0_abcdefgh", {"sdsc_0.json", "sdsc_1.json"});
+    auto join = join_kernel(dir, std::nullopt, index, 1);
+    REQUIRE(join.match == KernelMatch::ambiguous);
+    REQUIRE(join.candidates.size() == 2);
+
+    // The files' opfuncs fit the second entry only.
+    std::vector<ScanResult> scans{scan(R"({"0_mul": {"x": 1}})"),
+                                  scan(R"({"1_add": {"x": 1}})", "k/sdsc_1.json")};
+    auto settled = settle_join(dir, std::nullopt, join, scans);
+    REQUIRE(settled.match == KernelMatch::matched);
+    CHECK(settled.entry == join.candidates[1]);
+    CHECK(settled.problems.empty());
+
+    // Files that fit both (no opfunc tells them apart, e.g. every op an add): still ambiguous.
+    std::vector<ScanResult> both{scan(R"({"0_add": {"x": 1}})"),
+                                 scan(R"({"1_add": {"x": 1}})", "k/sdsc_1.json")};
+    auto undecided = settle_join(dir, std::nullopt, join, both);
+    CHECK(undecided.match == KernelMatch::ambiguous);
+    CHECK(undecided.detail == "several map entries match and none fits the files");
+}
+
+TEST_CASE("join: existing handles settle several entries with the same ops") {
+    // The same opfuncs; the second entry's op 0 comes from another FX node (another compile).
+    const char* text = R"({
+  "sdscprov_origins": 1,
+  "nodes": {
+    "add": {"original_aten": "aten.add.Tensor", "stack_trace": null},
+    "add_7": {"original_aten": "aten.add.Tensor", "stack_trace": null}
+  },
+  "kernels": [
+    {"name": "sdsc_fused_add_1", "ops": [{"opfunc": "add", "buffer": "buf0", "origins": ["add"]}]},
+    {"name": "sdsc_fused_add_1", "ops": [{"opfunc": "add", "buffer": "buf0", "origins": ["add_7"]}]}
+  ]
+})";
+    auto index = make_index(text);
+    auto dir = dir_of("c/sdsc_fused_add_1_abcdefgh", {"sdsc_0.json"});
+    auto join = join_kernel(dir, std::nullopt, index, 1);
+    REQUIRE(join.candidates.size() == 2);
+
+    std::string bare = R"({"0_add": {"x": 1}})";
+    auto undecided = settle_join(dir, std::nullopt, join, {scan(bare)});
+    CHECK(undecided.match == KernelMatch::ambiguous);
+    CHECK(undecided.detail == "several map entries match and the files do not tell them apart");
+
+    auto second = derive_handle(*join.candidates[1]->ops[0].op, join.candidates[1]->map->nodes);
+    REQUIRE(second);
+    ScanResult before = scan(bare);
+    std::string with_handle;
+    set_handle(bare, before, *second, with_handle);
+    auto settled = settle_join(dir, std::nullopt, join, {scan(with_handle)});
+    REQUIRE(settled.match == KernelMatch::matched);
+    CHECK(settled.entry == join.candidates[1]);
 }
