@@ -8,25 +8,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, generate, main, run  # noqa: E402
+from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, generate, main, run, sdsc_files, snapshot  # noqa: E402
 
 DEMO = os.path.join(TESTDATA, "demo")
 DEMO_MAP = os.path.join(DEMO, "origins.json")
-
-
-def sdsc_files(root):
-    return sorted(glob.glob(os.path.join(root, "**", "sdsc_*.json"), recursive=True))
-
-
-def snapshot(root):
-    """Bytes and mtimes of every file under root."""
-    out = {}
-    for dirpath, _, files in os.walk(root):
-        for f in files:
-            p = os.path.join(dirpath, f)
-            st = os.lstat(p)
-            out[os.path.relpath(p, root)] = (open(p, "rb").read(), st.st_mtime_ns, stat.S_IMODE(st.st_mode))
-    return out
 
 
 def annotate_json(*args, rc=0):

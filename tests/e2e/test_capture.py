@@ -14,7 +14,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import ROOT, TESTDATA, TempDir, main, run  # noqa: E402
+from e2e import ROOT, TESTDATA, TempDir, main, run, sdsc_files  # noqa: E402
 
 CAPTURE_DIR = os.path.join(ROOT, "tests", "capture")
 sys.path.insert(0, CAPTURE_DIR)
@@ -86,10 +86,6 @@ def demo_cache(path, extra_suffix=None):
             shutil.copytree(os.path.join(copy, d), os.path.join(copy, again))
             dirs[name].append(again)
     return dirs
-
-
-def sdsc_files(root):
-    return sorted(glob.glob(os.path.join(root, "**", "sdsc_*.json"), recursive=True))
 
 
 def scan(root):

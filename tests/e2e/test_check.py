@@ -1,5 +1,4 @@
 """End-to-end: `sdscprov check`, the gate for golden kernels: findings at path:line:col, exit 1."""
-import glob
 import json
 import os
 import re
@@ -8,15 +7,11 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+from e2e import TESTDATA, TempDir, copy_tree, main, run, sdsc_files  # noqa: E402
 
 DEMO = os.path.join(TESTDATA, "demo")
 DEMO_MAP = os.path.join(DEMO, "origins.json")
 FINDING = re.compile(r"^(.*):(\d+):(\d+): (.*) \[([a-z-]+)\]$")
-
-
-def sdsc_files(root):
-    return sorted(glob.glob(os.path.join(root, "**", "sdsc_*.json"), recursive=True))
 
 
 def position_of(path, needle):

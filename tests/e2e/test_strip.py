@@ -1,33 +1,17 @@
 """End-to-end: `sdscprov strip` sets debug_handle_ to null or removes it, touching no other byte."""
-import glob
 import json
 import os
-import stat
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, main, run, sdsc_files, snapshot  # noqa: E402
 
 DEMO = os.path.join(TESTDATA, "demo")
 DEMO_MAP = os.path.join(DEMO, "origins.json")
 
 
-def sdsc_files(root):
-    return sorted(glob.glob(os.path.join(root, "**", "sdsc_*.json"), recursive=True))
-
-
 def contents(root):
     return {os.path.relpath(p, root): open(p, "rb").read() for p in sdsc_files(root)}
-
-
-def snapshot(root):
-    out = {}
-    for dirpath, _, files in os.walk(root):
-        for f in files:
-            p = os.path.join(dirpath, f)
-            st = os.lstat(p)
-            out[os.path.relpath(p, root)] = (open(p, "rb").read(), st.st_mtime_ns, stat.S_IMODE(st.st_mode))
-    return out
 
 
 def test_demo_round_trips_and_null_is_as_json_dump_writes_it():
