@@ -196,7 +196,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         report.counts.add(scan);
         FilePlan plan = plan_file(join, i, scan, options_.join);
         check_stored_id(scan, report.problems);
-        if (plan.action == FileAction::differs) {
+        if (plan.action == FileAction::differs && options_.stale_warnings) {
             report.problems.push_back(make_problem(
                 scan.file.path, scan.handle_pos, ProblemCode::stale_handle,
                 "stale handle: the file holds id " + scan.handle->id + " but " +

@@ -27,6 +27,8 @@ struct WriteSettings {
 
 struct AnnotateOptions {
     JoinOptions join;
+    // A stale-handle warning per file holding another handle (check reports them as findings).
+    bool stale_warnings = true;
     AnnotateMode mode = AnnotateMode::write;
     Durability durability = Durability::batch;
     bool diff = false; // keep a unified diff of each change in the outcome

@@ -565,6 +565,7 @@ int run_check(const CheckCli& cli) {
     } else {
         sdscprov::AnnotateOptions annotate_options;
         annotate_options.mode = sdscprov::AnnotateMode::check;
+        annotate_options.stale_warnings = false; // each is a stale-handle finding
         result =
             run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver, map_problems);
         if (!result) {

@@ -160,6 +160,9 @@ def test_a_cache_hit_is_stale_and_refresh_fixes_it():
                    if p["code"] == "stale-handle")
         assert report["totals"]["annotate"]["differs"] == 5, report["totals"]
         assert snapshot(cache) == before
+        # check says it once per file, as a finding (exit 1).
+        rc, out, err = run("check", "--origins", SIDECAR, cache, check_rc=1)
+        assert (out + err).count("[stale-handle]") == 5, out + err
 
         report, _ = annotate_json("--refresh", "--origins", SIDECAR, cache)
         assert report["totals"]["annotate"]["refreshed"] == 5, report["totals"]
