@@ -833,8 +833,10 @@ private:
         for (const auto& [compile, p] : doc.projections) {
             for (const auto& [name, identity] : p.kernels) {
                 TextPosition pos = projection_kernel_pos_[k++];
-                bool found =
-                    std::any_of(doc.occurrences.begin(), doc.occurrences.end(), [&](const auto& o) {
+                // Init-captures: clang before 16 cannot capture structured bindings.
+                bool found = std::any_of(
+                    doc.occurrences.begin(), doc.occurrences.end(),
+                    [&compile = compile, &name = name, &identity = identity](const auto& o) {
                         return o.second.compile_id == compile && o.second.kernel_name == name &&
                                o.second.identity_key == identity;
                     });
