@@ -17,6 +17,8 @@
 #include "sdscprov/json_layout.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/scan.hpp"
+#include "sdscprov/sidecar.hpp"
+#include "sdscprov/spyre_provenance.hpp"
 #include "sdscprov/upstream.hpp"
 #include "sdscprov/writer.hpp"
 
@@ -25,6 +27,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
 #include <simdjson.h>
 #include <stdexcept>
 #include <string>
@@ -263,6 +268,165 @@ inline bool same_style(const FileStyle& a, const FileStyle& b) {
            a.key_separator == b.key_separator && a.item_separator == b.item_separator;
 }
 
+// ---- spyre_provenance.json --------------------------------------------------------------------
+
+// The codes the spyre_provenance.json reader rejects a document with, in the order it checks.
+inline bool spyre_rejection_code(ProblemCode c) {
+    return c == ProblemCode::parse_error || c == ProblemCode::unsupported_schema_version ||
+           c == ProblemCode::schema_validation_failure ||
+           c == ProblemCode::semantic_validation_failure;
+}
+
+// What the reader returns, whatever the input: a document exactly when no problem is an error;
+// without one, the errors carry the reader's codes; every problem names the file and (an io-error
+// aside, which bytes in memory cannot give) a line:col in the text.
+inline void require_spyre_result(std::string_view bytes, const std::string& path,
+                                 const SpyreReadResult& r) {
+    require(r.doc.has_value() != has_error(r.problems),
+            r.doc ? "parse_spyre_provenance: a document and an error problem"
+                  : "parse_spyre_provenance: no document and no error problem");
+    for (const Problem& p : r.problems) {
+        require(p.path == path, "parse_spyre_provenance: a problem names another path: " + p.path);
+        require(!p.message.empty(), "parse_spyre_provenance: a problem without a message");
+        if (p.code != ProblemCode::io_error) {
+            require_position(bytes, p.pos, "problem '" + p.message + "'");
+        }
+        if (!r.doc && p.severity == Severity::error) {
+            require(spyre_rejection_code(p.code),
+                    "parse_spyre_provenance: rejected with code " + std::string(to_string(p.code)));
+        }
+    }
+}
+
+// No handle is fused from itself, directly or not (an iterative depth-first walk: the check must
+// not overflow the stack on the very input it is meant to catch). Every fused_from id resolves.
+inline void require_fusion_acyclic(const SpyreProvenance& doc) {
+    std::map<std::string, int> state; // absent: unseen, 1: on the path, 2: done
+    for (const auto& [root, unused] : doc.handles) {
+        if (state[root] != 0) {
+            continue;
+        }
+        std::vector<std::pair<const SpyreHandle*, std::size_t>> stack; // handle, next child
+        state[root] = 1;
+        stack.push_back({&doc.handles.at(root), 0});
+        while (!stack.empty()) {
+            auto& [h, next] = stack.back();
+            if (next == h->fused_ids.size()) {
+                state[h->handle.id] = 2;
+                stack.pop_back();
+                continue;
+            }
+            const std::string& child = h->fused_ids[next++];
+            auto it = doc.handles.find(child);
+            require(it != doc.handles.end(), "spyre document: handle '" + h->handle.id +
+                                                 "' is fused from '" + child +
+                                                 "', which is not in 'handles'");
+            int& s = state[child];
+            require(s != 1, "spyre document: handle '" + child + "' is fused from itself");
+            if (s == 0) {
+                s = 1;
+                stack.push_back({&it->second, 0});
+            }
+        }
+    }
+}
+
+// The handles the reader may ask a caller to build for one id: src/spyre_provenance.cpp rejects
+// a document in which a handle expands to more (a fused_from DAG that shares constituents grows
+// exponentially when expanded into nested handles, as SDSC files hold them).
+constexpr std::uint64_t spyre_max_expanded_handles = 4096;
+
+// The number of handles expand_handle(doc, id) builds (the handle and its nested constituents),
+// saturating at spyre_max_expanded_handles + 1; from an acyclic document.
+inline std::uint64_t expanded_size(const SpyreProvenance& doc, const std::string& id,
+                                   std::map<std::string, std::uint64_t>& memo) {
+    if (auto it = memo.find(id); it != memo.end()) {
+        return it->second;
+    }
+    std::uint64_t n = 1;
+    for (const auto& child : doc.handles.at(id).fused_ids) {
+        n = std::min(n + expanded_size(doc, child, memo), spyre_max_expanded_handles + 1);
+    }
+    memo[id] = n;
+    return n;
+}
+
+// `h` is handle `id` expanded: its members as stored, its fused_from the stored ids expanded in
+// order. Returns the number of handles in `h`.
+inline std::uint64_t require_expansion(const SpyreProvenance& doc, const std::string& id,
+                                       const DebugHandle& h) {
+    const SpyreHandle& stored = doc.handles.at(id);
+    require(h.id == id && h.source == stored.handle.source && h.aten_op == stored.handle.aten_op &&
+                h.ir_chain == stored.handle.ir_chain &&
+                h.transform_history == stored.handle.transform_history,
+            "expand_handle: handle '" + id + "' is not the stored handle");
+    require(h.fused_from.size() == stored.fused_ids.size(),
+            "expand_handle: handle '" + id + "' has another number of constituents");
+    std::uint64_t n = 1;
+    for (std::size_t i = 0; i < h.fused_from.size(); ++i) {
+        n += require_expansion(doc, stored.fused_ids[i], h.fused_from[i]);
+    }
+    return n;
+}
+
+// A document the reader returned: its handles expand (no cycle, a bounded size, faithfully), and
+// it converts to origins map entries and upstream mappings that say what the document says.
+inline void require_spyre_document(std::string_view bytes, const std::string& path,
+                                   const SpyreProvenance& doc) {
+    require(doc.path == path, "parse_spyre_provenance: the document's path");
+    require_fusion_acyclic(doc);
+    std::map<std::string, std::uint64_t> memo;
+    for (const auto& [id, stored] : doc.handles) {
+        require(stored.handle.id == id,
+                "spyre document: handle '" + id + "' has id '" + stored.handle.id + "'");
+        std::uint64_t size = expanded_size(doc, id, memo);
+        require(size <= spyre_max_expanded_handles,
+                "spyre document: handle '" + id + "' expands to more than " +
+                    std::to_string(spyre_max_expanded_handles) + " handles");
+        require(require_expansion(doc, id, expand_handle(doc, id)) == size,
+                "expand_handle: handle '" + id + "' expands to another number of handles");
+    }
+
+    OriginsMap map;
+    std::vector<UpstreamMappings> upstream;
+    try {
+        map = spyre_origins(doc);
+        upstream = spyre_upstream(doc);
+    } catch (const std::exception& e) {
+        throw PropertyViolation(std::string("spyre_origins / spyre_upstream threw: ") + e.what());
+    }
+    require(map.path == path, "spyre_origins: the map's path");
+    std::set<std::pair<std::string, std::string>> kernels; // (name, identity) of the occurrences
+    for (const auto& [key, occ] : doc.occurrences) {
+        kernels.insert({occ.kernel_name, occ.identity_key});
+    }
+    require(map.kernels.size() == kernels.size(),
+            "spyre_origins: not one kernel per (compilerKernelName, identity)");
+    for (const OriginsKernel& kernel : map.kernels) {
+        require_position(bytes, kernel.pos, "spyre_origins: kernel " + kernel.name);
+        require(kernel.identity && kernels.count({kernel.name, *kernel.identity}) == 1,
+                "spyre_origins: kernel " + kernel.name + " is not an occurrence's");
+        const SpyreIdentity& identity = doc.identities.at(*kernel.identity);
+        require(kernel.ops.size() == identity.bindings.size(),
+                "spyre_origins: kernel " + kernel.name + " has not one op per spec binding");
+        for (std::size_t i = 0; i < kernel.ops.size(); ++i) {
+            const OriginsOp& op = kernel.ops[i];
+            require_position(bytes, op.pos, "spyre_origins: op of kernel " + kernel.name);
+            require(op.handle && doc.handles.count(op.handle->id) == 1,
+                    "spyre_origins: an op of kernel " + kernel.name +
+                        " has no handle of the document");
+            require(op.handle->id == identity.bindings[i].handle_id &&
+                        op.spec_path == identity.bindings[i].spec_path,
+                    "spyre_origins: an op of kernel " + kernel.name + " is not its binding");
+        }
+    }
+    require(upstream.size() == doc.projections.size(),
+            "spyre_upstream: not one mappings per projection");
+    for (const UpstreamMappings& m : upstream) {
+        require(m.path == path, "spyre_upstream: the mappings' path");
+    }
+}
+
 // ---- The checks, one per target ---------------------------------------------------------------
 
 class PropertyChecks {
@@ -431,6 +595,23 @@ public:
                         "upstream_kernel: a kernel's own key is not among its keys");
             }
         }
+    }
+
+    // The spyre_provenance.json reader: a document exactly when no problem is an error, each
+    // problem at a real line:col, a rejection by one of the reader's codes; a document it returns
+    // expands and converts (require_spyre_document); sidecar_kind on the same bytes calls it one.
+    void spyre(std::string_view bytes) {
+        const std::string path = "fuzz/spyre_provenance.json";
+        SpyreReadResult r = parse_spyre_provenance(path, bytes);
+        require_spyre_result(bytes, path, r);
+        SidecarKind kind = sidecar_kind(bytes);
+        if (!r.doc) {
+            return;
+        }
+        require(kind == SidecarKind::spyre_provenance,
+                "sidecar_kind: a spyre_provenance.json the reader accepts is called " +
+                    std::string(to_string(kind)));
+        require_spyre_document(bytes, path, *r.doc);
     }
 
     // The writer. For a file whose handle is absent or null: set_handle gives bytes that scan ok

@@ -18,7 +18,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="${SDSCPROV_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-all_targets=(scan handle origins bundle upstream writer)
+all_targets=(scan handle origins bundle upstream writer spyre)
 
 usage() {
     sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -72,6 +72,7 @@ testdata_seeds() {
     scan | writer) find "$root/testdata" -name 'sdsc_*.json' -type f ;;
     origins) find "$root/testdata" -name 'origins.json' -type f ;;
     bundle) find "$root/testdata" -name 'bundle.mlir' -type f ;;
+    spyre) find "$root/testdata/spyre" -name '*.json' -type f ;;
     esac
 }
 

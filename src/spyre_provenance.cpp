@@ -15,6 +15,11 @@ namespace {
 
 using simdjson::dom::element;
 
+// The most handles one handle may expand to (itself and its nested constituents): a document in
+// which one expands to more is rejected, as its expansion could not be built (fuzz/checks.hpp
+// checks the same bound).
+constexpr std::uint64_t max_expanded_handles = 4096;
+
 bool all_of_chars(std::string_view s, const std::function<bool(char)>& ok) {
     return std::all_of(s.begin(), s.end(), ok);
 }
@@ -735,20 +740,46 @@ private:
                 return;
             }
         }
+        // Nor expand to more handles than a caller can build: constituents shared in the fused_from
+        // DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N.
+        std::map<std::string, std::uint64_t> sizes;
+        std::function<std::uint64_t(const std::string&)> size = [&](const std::string& id) {
+            auto known = sizes.find(id);
+            if (known != sizes.end()) {
+                return known->second;
+            }
+            std::uint64_t n = 1;
+            auto it = doc.handles.find(id);
+            if (it != doc.handles.end()) {
+                for (const auto& child : it->second.fused_ids) {
+                    n = std::min(n + size(child), max_expanded_handles + 1);
+                }
+            }
+            sizes[id] = n;
+            return n;
+        };
+        for (const auto& [id, h] : doc.handles) {
+            if (size(id) > max_expanded_handles) {
+                semantic(h.pos, "handle '" + id + "' expands through fused_from to more than " +
+                                    std::to_string(max_expanded_handles) + " nested handles");
+                return;
+            }
+        }
     }
 
-    // The ATen ops reachable from a handle through fused_from.
+    // The ATen ops reachable from a handle through fused_from. `seen`: the handles visited, each
+    // once (a shared constituent would otherwise be walked once per path to it: 2^N walks).
     void aten_ops_of(const SpyreProvenance& doc, const std::string& id, std::set<std::string>& out,
-                     int depth = 0) const {
+                     std::set<std::string>& seen) const {
         auto it = doc.handles.find(id);
-        if (it == doc.handles.end() || depth > 64) {
+        if (it == doc.handles.end() || !seen.insert(id).second) {
             return;
         }
         if (it->second.handle.aten_op) {
             out.insert(*it->second.handle.aten_op);
         }
         for (const auto& child : it->second.fused_ids) {
-            aten_ops_of(doc, child, out, depth + 1);
+            aten_ops_of(doc, child, out, seen);
         }
     }
 
@@ -778,8 +809,9 @@ private:
                                  "order of first appearance");
             }
             std::set<std::string> aten;
+            std::set<std::string> seen;
             for (const auto& id : identity.direct_handle_ids) {
-                aten_ops_of(doc, id, aten);
+                aten_ops_of(doc, id, aten, seen);
             }
             if (std::vector<std::string>(aten.begin(), aten.end()) != identity.aten_ops) {
                 semantic(identity.pos, where + ": atenOps is not the sorted ATen ops reachable "
@@ -833,8 +865,10 @@ private:
         for (const auto& [compile, p] : doc.projections) {
             for (const auto& [name, identity] : p.kernels) {
                 TextPosition pos = projection_kernel_pos_[k++];
-                bool found =
-                    std::any_of(doc.occurrences.begin(), doc.occurrences.end(), [&](const auto& o) {
+                // Init-captures: clang before 16 cannot capture structured bindings.
+                bool found = std::any_of(
+                    doc.occurrences.begin(), doc.occurrences.end(),
+                    [&compile = compile, &name = name, &identity = identity](const auto& o) {
                         return o.second.compile_id == compile && o.second.kernel_name == name &&
                                o.second.identity_key == identity;
                     });

@@ -35,10 +35,11 @@ std::vector<fs::path> files_under(const fs::path& dir) {
     return out;
 }
 
-// Files of the demo cache whose name `matches`.
-std::vector<fs::path> testdata_files(bool (*matches)(const std::string& name)) {
+// Files of the demo cache (or of its subdirectory `under`) whose name `matches`.
+std::vector<fs::path> testdata_files(bool (*matches)(const std::string& name),
+                                     const fs::path& under = {}) {
     std::vector<fs::path> out;
-    for (const auto& path : files_under(repo / "testdata")) {
+    for (const auto& path : files_under(repo / "testdata" / under)) {
         if (matches(path.filename().string())) {
             out.push_back(path);
         }
@@ -72,6 +73,8 @@ std::vector<fs::path> seeds_of(const std::string& target) {
         add(testdata_files([](const std::string& n) { return n == "origins.json"; }));
     } else if (target == "bundle") {
         add(testdata_files([](const std::string& n) { return n == "bundle.mlir"; }));
+    } else if (target == "spyre") {
+        add(testdata_files([](const std::string& n) { return n.ends_with(".json"); }, "spyre"));
     }
     return seeds;
 }
@@ -121,6 +124,10 @@ TEST_CASE("fuzz regressions: writer") {
     check_inputs("writer", &PropertyChecks::writer);
 }
 
+TEST_CASE("fuzz regressions: spyre") {
+    check_inputs("spyre", &PropertyChecks::spyre);
+}
+
 // The checks are not vacuous: each of them rejects an input that breaks its property.
 TEST_CASE("fuzz regressions: the checks catch a violated property") {
     CHECK_THROWS_AS(require(false, "x"), PropertyViolation);
@@ -133,4 +140,69 @@ TEST_CASE("fuzz regressions: the checks catch a violated property") {
     CHECK_THROWS_AS(require_position("ab\ncd", sdscprov::TextPosition{3, 1}, "p"),
                     PropertyViolation);
     CHECK_NOTHROW(require_position("ab\ncd", sdscprov::TextPosition{2, 3}, "p"));
+}
+
+// The spyre checks are not vacuous either: each rejects a result or document that breaks it.
+TEST_CASE("fuzz regressions: the spyre checks catch a violated property") {
+    using namespace sdscprov;
+    const std::string path = "fuzz/spyre_provenance.json";
+    const std::string bytes = read_bytes(repo / "testdata" / "spyre" / "spyre_provenance.json");
+    const SpyreReadResult good = parse_spyre_provenance(path, bytes);
+    REQUIRE(good.doc);
+    CHECK_NOTHROW(require_spyre_result(bytes, path, good));
+    CHECK_NOTHROW(require_spyre_document(bytes, path, *good.doc));
+
+    // The result: a document with an error, no document without one, a rejection by another
+    // code, a problem outside the text or of another file.
+    const Problem error =
+        make_problem(path, TextPosition{1, 1}, ProblemCode::semantic_validation_failure, "m");
+    SpyreReadResult r = good;
+    r.problems = {error};
+    CHECK_THROWS_AS(require_spyre_result(bytes, path, r), PropertyViolation);
+    r.doc.reset();
+    CHECK_NOTHROW(require_spyre_result(bytes, path, r));
+    r.problems.clear();
+    CHECK_THROWS_AS(require_spyre_result(bytes, path, r), PropertyViolation);
+    r.problems = {make_problem(path, TextPosition{1, 1}, ProblemCode::bad_origins, "m")};
+    CHECK_THROWS_AS(require_spyre_result(bytes, path, r), PropertyViolation);
+    r.problems = {error};
+    r.problems[0].pos = TextPosition{0, 0};
+    CHECK_THROWS_AS(require_spyre_result(bytes, path, r), PropertyViolation);
+    r.problems[0].pos = TextPosition{line_count(bytes) + 1, 1};
+    CHECK_THROWS_AS(require_spyre_result(bytes, path, r), PropertyViolation);
+    r.problems = {error};
+    r.problems[0].path = "other.json";
+    CHECK_THROWS_AS(require_spyre_result(bytes, path, r), PropertyViolation);
+
+    // The document: a cycle, a dangling constituent, a dangling binding, a handle under
+    // another id, an expansion that is not the stored handle, one too large to build.
+    const std::string fused = "6228401983647898688"; // fused from two constituents
+    SpyreProvenance doc = *good.doc;
+    doc.handles.at(fused).fused_ids.push_back(fused);
+    CHECK_THROWS_AS(require_fusion_acyclic(doc), PropertyViolation);
+    doc = *good.doc;
+    doc.handles.at(fused).fused_ids.push_back("12345");
+    CHECK_THROWS_AS(require_fusion_acyclic(doc), PropertyViolation);
+    doc = *good.doc;
+    doc.identities.begin()->second.bindings.push_back(SpyreBinding{{9}, "12345", {1, 1}});
+    doc.identities.rbegin()->second.bindings.push_back(SpyreBinding{{9}, "12345", {1, 1}});
+    CHECK_THROWS_AS(require_spyre_document(bytes, path, doc), PropertyViolation);
+    doc = *good.doc;
+    doc.handles.at(fused).handle.id = "1";
+    CHECK_THROWS_AS(require_spyre_document(bytes, path, doc), PropertyViolation);
+    doc = *good.doc;
+    DebugHandle expanded = expand_handle(doc, fused);
+    CHECK(require_expansion(doc, fused, expanded) == 3);
+    expanded.fused_from.pop_back();
+    CHECK_THROWS_AS(require_expansion(doc, fused, expanded), PropertyViolation);
+    doc = *good.doc;
+    for (int i = 0; i < 40; ++i) { // handle i fused from i-1 and i-2: ~fib(40) handles expanded
+        SpyreHandle h;
+        h.handle.id = "9" + std::to_string(i);
+        if (i >= 2) {
+            h.fused_ids = {"9" + std::to_string(i - 1), "9" + std::to_string(i - 2)};
+        }
+        doc.handles[h.handle.id] = h;
+    }
+    CHECK_THROWS_AS(require_spyre_document(bytes, path, doc), PropertyViolation);
 }

@@ -38,6 +38,46 @@ ProblemCode only_code(const SpyreReadResult& r) {
     return r.problems.front().code;
 }
 
+// A valid document whose handles "0".."n-1" form a fused_from chain (handle i fused from i-1) or,
+// with `shared`, a DAG in which each is also fused from i-2: shared constituents, so expanding
+// handle n-1 builds about 1.6^n handles. Only handle 0 has an ATen op; one kernel binds n-1.
+std::string fused_document(int n, bool shared) {
+    std::string handles;
+    for (int i = 0; i < n; ++i) {
+        std::string fused;
+        if (i >= 1) {
+            fused = "\"" + std::to_string(i - 1) + "\"";
+        }
+        if (shared && i >= 2) {
+            fused += ",\"" + std::to_string(i - 2) + "\"";
+        }
+        handles += std::string(i ? "," : "") + "\"" + std::to_string(i) + "\":{\"id\":\"" +
+                   std::to_string(i) +
+                   "\",\"source\":null,\"aten_op\":" + (i ? "null" : "\"aten.x\"") +
+                   ",\"ir_chain\":[],\"fused_from\":[" + fused + "],\"transform_history\":[]}";
+    }
+    const std::string top = "\"" + std::to_string(n - 1) + "\"";
+    const std::string compile(64, 'c');
+    return R"({"schemaVersion":1,"eventKey":{"version":1,)"
+           R"("algorithm":"sha256-prefix-80-base32-lower","width":16,"stepAttribution":"bundle"},)"
+           R"("mergeGeneration":1,"status":"complete",)"
+           R"("diagnostics":{},"handles":{)" +
+           handles + R"(},"kernelIdentities":{"kkkkkkkkkkkkkkkk":{"directHandleIds":[)" + top +
+           R"(],"specHandleBindings":[{"specPath":[0],"handleId":)" + top +
+           R"(}],"atenOps":["aten.x"],"eventNameBase":"spyre_kernel_v1_k_kkkkkkkkkkkkkkkk"}},)"
+           R"("kernelOccurrences":{")" +
+           std::string(64, '0') + R"(":{"identityKey":"kkkkkkkkkkkkkkkk","compileId":")" + compile +
+           R"(","compilerKernelName":"sdsc_k","registrations":[]}},"upstreamProjections":{")" +
+           compile +
+           R"(":{"source":"inductor_provenance_tracking_node_mappings","version":2.0,)"
+           R"("producer":{"torchSpyreVersion":"1","torchVersion":"2"},"settings":)"
+           R"({"provenanceTrackingLevel":1,"structuredTracing":false},"kernels":)"
+           R"([{"compilerKernelName":"sdsc_k","identityKey":"kkkkkkkkkkkkkkkk"}],)"
+           R"("uncollectedKernels":[],"upstreamProjectionFailed":false,"upstreamJoin":"ok",)"
+           R"("preToPost":{},"postToPre":{},"cppCodeToPost":{},"postToCppCode":{},)"
+           R"("kernelStackTraces":{}}}})";
+}
+
 } // namespace
 
 TEST_CASE("spyre_provenance: the valid documents, v1 and the early draft") {
@@ -170,4 +210,31 @@ TEST_CASE("sidecar: the kind is told by the document's members") {
     CHECK(sidecar_kind(R"({"preToPost": {}, "version": 2.0})") == SidecarKind::upstream_mappings);
     CHECK(sidecar_kind("[1]") == SidecarKind::unknown);
     CHECK(sidecar_kind("{") == SidecarKind::unknown);
+}
+
+// fuzz/regressions/spyre/fused-from-dag-exponential-expansion.json: a 5.6 KB document whose
+// fused_from DAG shares constituents. The atenOps check walked every path (2^N), and its 40
+// handles would expand to ~10^8 nested ones in spyre_origins.
+TEST_CASE("spyre_provenance: shared constituents are walked once, expansions are bounded") {
+    // A chain deeper than 64: handle 0's ATen op is reachable from the top.
+    auto chain = parse_spyre_provenance("p", fused_document(100, false));
+    for (const auto& p : chain.problems) {
+        CAPTURE(p.message);
+        CHECK(false);
+    }
+    REQUIRE(chain.doc);
+    CHECK(spyre_origins(*chain.doc).kernels.at(0).ops.at(0).handle->fused_from.size() == 1);
+
+    // A DAG small enough to expand: handle 11 expands to 287 handles.
+    auto small = parse_spyre_provenance("p", fused_document(12, true));
+    REQUIRE(small.doc);
+    CHECK(small.problems.empty());
+    CHECK(expand_handle(*small.doc, "11").fused_from.size() == 2);
+
+    // 40 handles: rejected, once, at the first handle that expands to more than 4096.
+    auto big = parse_spyre_provenance("p", fused_document(40, true));
+    CHECK(only_code(big) == ProblemCode::semantic_validation_failure);
+    REQUIRE(big.problems.size() == 1);
+    CHECK(big.problems[0].message.find("expands through fused_from to more than 4096") !=
+          std::string::npos);
 }
