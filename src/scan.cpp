@@ -195,7 +195,7 @@ std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t 
         }
         at += sizeof len + len + 1;
     }
-    if (other_names == 0 && handle_names == op_handles) {
+    if (other_names == 0 && handle_names == op_handles && op_handles <= 1) {
         return op_handle_populated ? static_cast<std::uint8_t>(1U << static_cast<unsigned>(
                                                                    ProvenanceMember::debug_handle))
                                    : 0;

@@ -666,7 +666,7 @@ private:
                                      kernel.second);
                        }
                    });
-            projection_kernel_pos_.push_back(position(k_at, false));
+            out.kernel_pos.push_back(position(k_at, false));
             out.kernels.push_back(std::move(kernel));
         });
     }
@@ -859,12 +859,12 @@ private:
     }
 
     void check_projections(const SpyreProvenance& doc) {
-        std::size_t k = 0;
         std::int64_t uncollected = 0;
         std::int64_t failed = 0;
         for (const auto& [compile, p] : doc.projections) {
-            for (const auto& [name, identity] : p.kernels) {
-                TextPosition pos = projection_kernel_pos_[k++];
+            for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+                const auto& [name, identity] = p.kernels[k];
+                TextPosition pos = p.kernel_pos[k];
                 // Init-captures: clang before 16 cannot capture structured bindings.
                 bool found = std::any_of(
                     doc.occurrences.begin(), doc.occurrences.end(),
@@ -943,7 +943,6 @@ private:
     std::map<std::string, std::vector<TextPosition>> fused_positions_;
     std::vector<Registration> registrations_;
     std::vector<const SpyreOccurrence*> registration_owner_;
-    std::vector<TextPosition> projection_kernel_pos_;
     std::set<bool> draft_shapes_;
 };
 

@@ -49,6 +49,7 @@ struct SpyreOccurrence {
 
 struct SpyreProjection {
     std::vector<std::pair<std::string, std::string>> kernels; // (compilerKernelName, identityKey)
+    std::vector<TextPosition> kernel_pos;                     // where each is in the file
     std::vector<std::string> uncollected;                     // uncollectedKernels (v1)
     bool failed = false;                                      // upstreamProjectionFailed (v1)
     std::string upstream_join; // ok | partial | unavailable-provenance-level-0 | ...

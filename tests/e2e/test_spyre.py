@@ -129,6 +129,24 @@ def test_every_invalid_variant_gets_its_diagnostic_and_exit_2():
         assert snapshot(cache) == before
 
 
+def test_a_diagnostic_points_at_its_value_whatever_the_member_order():
+    doc = json.load(open(SIDECAR))
+    with TempDir() as tmp:
+        # Projections in reverse key order, and a kernel of the later-sorted one renamed.
+        projections = doc["upstreamProjections"]
+        keys = sorted(projections)
+        projections[keys[0]]["kernels"][0]["compilerKernelName"] = "sdsc_renamed_9"
+        doc["upstreamProjections"] = {k: projections[k] for k in reversed(keys)}
+        path = os.path.join(tmp, "reordered.json")
+        text = json.dumps(doc, indent=2)
+        open(path, "w").write(text)
+        _, _, err = run("annotate", "--dry-run", "--origins", path, with_demo(tmp), check_rc=2)
+        line = next(l for l in err.splitlines() if "'sdsc_renamed_9'" in l and "has no occurrence" in l)
+        at = int(line[len(path) + 1:].split(":")[0])
+        # The kernel entry's object opens on the line before its compilerKernelName.
+        assert '"sdsc_renamed_9"' in text.splitlines()[at], (at, line)
+
+
 def test_a_cache_hit_is_stale_and_refresh_fixes_it():
     doc = json.load(open(SIDECAR))
     with TempDir() as tmp:
@@ -323,6 +341,7 @@ if __name__ == "__main__":
         test_each_bound_op_gets_its_handle_and_the_report_names_what_does_not_join,
         test_the_early_draft_and_the_cache_replay_document_annotate_alike,
         test_every_invalid_variant_gets_its_diagnostic_and_exit_2,
+        test_a_diagnostic_points_at_its_value_whatever_the_member_order,
         test_a_cache_hit_is_stale_and_refresh_fixes_it,
         test_deduplicated_ops_report_the_lost_handles,
         test_a_handle_whose_id_is_not_its_hash_is_a_warning_never_rewritten,
