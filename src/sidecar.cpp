@@ -67,10 +67,13 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
         if (!content) {
             continue;
         }
-        std::string_view bytes(content->data(), content->size());
-        switch (kind_of_padded(bytes)) {
+        SidecarKind kind = kind_of_padded(std::string_view(content->data(), content->size()));
+        // Each reader loads the file itself, parsing in place: a compile's map is tens of MB,
+        // and a second copy of it was the largest part of annotate's peak memory.
+        content.reset();
+        switch (kind) {
         case SidecarKind::spyre_provenance: {
-            auto read = parse_spyre_provenance(path, bytes);
+            auto read = read_spyre_provenance(path);
             problems.insert(problems.end(), read.problems.begin(), read.problems.end());
             if (read.doc) {
                 out.maps.push_back(spyre_origins(*read.doc));
@@ -81,7 +84,7 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
             break;
         }
         case SidecarKind::upstream_mappings: {
-            auto read = parse_upstream_mappings(path, bytes);
+            auto read = read_upstream_mappings(path);
             problems.insert(problems.end(), read.problems.begin(), read.problems.end());
             if (read.mappings) {
                 out.upstream.push_back(std::move(*read.mappings));
@@ -91,7 +94,7 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
         case SidecarKind::origins_map:
         case SidecarKind::unknown: {
             // The origins map reader says what is wrong with a file of no known kind.
-            auto read = parse_origins_map(path, bytes);
+            auto read = read_origins_map(path);
             problems.insert(problems.end(), read.problems.begin(), read.problems.end());
             if (read.map) {
                 out.maps.push_back(std::move(*read.map));
