@@ -156,19 +156,21 @@ UpstreamReadResult read_upstream_mappings(const std::string& path) {
 
 UpstreamKernel upstream_kernel(const std::vector<UpstreamMappings>& all, std::string_view kernel) {
     UpstreamKernel k;
+    // The keys that name the kernel ("K" or "K:<N>") all start with it: one sorted range per map,
+    // not a pass over every key (annotate asks this for each of tens of thousands of kernels).
+    auto each_key = [&](const NameLists& lists, std::vector<std::string>& into) {
+        for (auto it = lists.lower_bound(kernel);
+             it != lists.end() && std::string_view(it->first).substr(0, kernel.size()) == kernel;
+             ++it) {
+            if (names_kernel(it->first, kernel)) {
+                add_unique(k.keys, {it->first});
+                add_unique(into, it->second);
+            }
+        }
+    };
     for (const auto& m : all) {
-        for (const auto& [key, posts] : m.code_to_post) {
-            if (names_kernel(key, kernel)) {
-                add_unique(k.keys, {key});
-                add_unique(k.post_grad_nodes, posts);
-            }
-        }
-        for (const auto& [key, traces] : m.kernel_stack_traces) {
-            if (names_kernel(key, kernel)) {
-                add_unique(k.keys, {key});
-                add_unique(k.stack_traces, traces);
-            }
-        }
+        each_key(m.code_to_post, k.post_grad_nodes);
+        each_key(m.kernel_stack_traces, k.stack_traces);
     }
     for (const auto& m : all) {
         for (const auto& post : k.post_grad_nodes) {
