@@ -659,7 +659,9 @@ int main(int argc, char** argv) {
         "annotate", "Write debug_handle_ into SuperDSC files from the compile's origins map");
     annotate
         ->add_option("--origins", annotate_options.origins,
-                     "Origins map (docs/origins-map.md); may be given more than once")
+                     "The compile's sidecar: an origins map (docs/origins-map.md), torch-spyre's "
+                     "spyre_provenance.json, or PyTorch's provenance node mappings (kernel level, "
+                     "for the report); may be given more than once, the first file wins")
         ->required()
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
@@ -679,6 +681,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     annotate->footer(
         "Example:\n  sdscprov annotate --origins origins.json $TORCHINDUCTOR_CACHE_DIR\n"
+        "  sdscprov annotate --origins spyre_provenance.json "
+        "--origins inductor_provenance_tracking_node_mappings.json cache/\n"
         "  sdscprov annotate --check --origins origins.json golden/   # CI: exit 1 if stale\n"
         "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable files, "
         "3 internal error.");
@@ -747,8 +751,8 @@ int main(int argc, char** argv) {
                  "well-formed debug_handle_ (or, with --origins, holds another handle)");
     check
         ->add_option("--origins", check_options.origins,
-                     "Also check that each handle is the one this origins map gives; may be "
-                     "given more than once")
+                     "Also check that each handle is the one this sidecar gives (an origins map "
+                     "or spyre_provenance.json); may be given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_common_options(*check, check_options.common, {"text", "json", "sarif", "github", "junit"});
