@@ -142,10 +142,18 @@ private:
                 }
             }
             std::vector<KernelReport> reports(item.second.dirs.size());
+            std::vector<const SdscFile*> files;
+            files.reserve(item.second.files);
+            for (std::size_t i = 0; i < reports.size(); ++i) {
+                reports[i].dir = std::move(item.second.dirs[i]);
+                for (const auto& f : reports[i].dir.files) {
+                    files.push_back(&f);
+                }
+            }
+            scanner.prefetch(std::move(files));
             try {
-                for (std::size_t i = 0; i < reports.size(); ++i) {
-                    reports[i].dir = std::move(item.second.dirs[i]);
-                    work_(reports[i], scanner);
+                for (auto& report : reports) {
+                    work_(report, scanner);
                 }
                 if (batch_work_) {
                     batch_work_(reports);

@@ -1,8 +1,11 @@
 #include "sdscprov/scan.hpp"
 
+#include "batch_read.hpp"
 #include "sdscprov/json_error.hpp"
 #include "sdscprov/json_layout.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -286,6 +289,41 @@ struct Scanner::Impl {
     // Read buffer size when the file's size is not known beforehand (SDSC files: 15-50 KB).
     static constexpr std::size_t min_read_buffer = 64 * 1024;
     std::size_t length = 0;
+    std::string_view current; // the bytes of the file last scanned
+
+    // Reading ahead (prefetch()): the files in the order they will be asked for, the next one,
+    // and the part of them the batch reader holds now.
+    std::unique_ptr<BatchReader> batch;
+    std::vector<const SdscFile*> ahead;
+    std::size_t ahead_next = 0;
+    std::size_t group_begin = 0;
+    std::size_t group_end = 0;
+
+    // The bytes of `file` when it is the next file read ahead and came back whole.
+    std::optional<std::string_view> take_ahead(const SdscFile& file) {
+        if (ahead_next >= ahead.size() || ahead[ahead_next] != &file) {
+            ahead.clear(); // asked out of order: read the ordinary way from now on
+            ahead_next = group_begin = group_end = 0;
+            return std::nullopt;
+        }
+        if (ahead_next >= group_end) {
+            group_begin = ahead_next;
+            group_end = std::min(ahead.size(), group_begin + BatchReader::slots);
+            std::array<const std::string*, BatchReader::slots> paths{};
+            for (std::size_t i = group_begin; i < group_end; ++i) {
+                // Only files the walk saw as regular: a fifo or a device is for the ordinary
+                // read, which says what it is.
+                paths[i - group_begin] = ahead[i]->regular ? &ahead[i]->path : nullptr;
+            }
+            batch->read({paths.data(), group_end - group_begin});
+        }
+        auto bytes = batch->bytes(ahead_next - group_begin);
+        ++ahead_next;
+        if (bytes && bytes->size() > options.max_file_size) {
+            return std::nullopt; // the ordinary read reports it
+        }
+        return bytes;
+    }
 
     void reserve(std::size_t n) {
         if (buffer.size() < n + simdjson::SIMDJSON_PADDING) {
@@ -549,10 +587,32 @@ Scanner::Scanner(ScanOptions options) : impl_(std::make_unique<Impl>()) {
 
 Scanner::~Scanner() = default;
 
+void Scanner::prefetch(std::vector<const SdscFile*> files) {
+    if (impl_->options.stamp) {
+        return; // the change check needs each file's fstat, which the group read does not give
+    }
+    if (impl_->batch == nullptr) {
+        impl_->batch = std::make_unique<BatchReader>();
+    }
+    if (!impl_->batch->available()) {
+        return;
+    }
+    impl_->ahead = std::move(files);
+    impl_->ahead_next = impl_->group_begin = impl_->group_end = 0;
+}
+
 ScanResult Scanner::scan_file(const SdscFile& file) {
+    if (auto bytes = impl_->take_ahead(file)) {
+        impl_->current = *bytes;
+        ScanResult r = impl_->scan(file, *bytes);
+        r.stamp.size = bytes->size();
+        return r;
+    }
     FileStamp stamp;
     Problem problem;
-    if (!impl_->read(file, stamp, problem)) {
+    bool read = impl_->read(file, stamp, problem);
+    impl_->current = {impl_->buffer.data(), impl_->length};
+    if (!read) {
         ScanResult r;
         r.file = file;
         r.stamp = stamp;
@@ -569,11 +629,12 @@ ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
     impl_->reserve(bytes.size());
     std::memcpy(impl_->buffer.data(), bytes.data(), bytes.size());
     impl_->length = bytes.size();
-    return impl_->scan(file, this->bytes());
+    impl_->current = {impl_->buffer.data(), impl_->length};
+    return impl_->scan(file, impl_->current);
 }
 
 std::string_view Scanner::bytes() const {
-    return {impl_->buffer.data(), impl_->length};
+    return impl_->current;
 }
 
 } // namespace sdscprov
