@@ -1,6 +1,6 @@
 #include "sdscprov/scan.hpp"
 
-#include "batch_read.hpp"
+#include "batch_open.hpp"
 #include "sdscprov/json_error.hpp"
 #include "sdscprov/json_layout.hpp"
 
@@ -289,40 +289,45 @@ struct Scanner::Impl {
     // Read buffer size when the file's size is not known beforehand (SDSC files: 15-50 KB).
     static constexpr std::size_t min_read_buffer = 64 * 1024;
     std::size_t length = 0;
-    std::string_view current; // the bytes of the file last scanned
 
-    // Reading ahead (prefetch()): the files in the order they will be asked for, the next one,
-    // and the part of them the batch reader holds now.
-    std::unique_ptr<BatchReader> batch;
+    // Opening ahead (prefetch()): the files in the order they will be asked for, the next one,
+    // and the part of them the opener holds open now.
+    std::unique_ptr<BatchOpener> opener;
     std::vector<const SdscFile*> ahead;
     std::size_t ahead_next = 0;
     std::size_t group_begin = 0;
     std::size_t group_end = 0;
 
-    // The bytes of `file` when it is the next file read ahead and came back whole.
-    std::optional<std::string_view> take_ahead(const SdscFile& file) {
-        if (ahead_next >= ahead.size() || ahead[ahead_next] != &file) {
-            ahead.clear(); // asked out of order: read the ordinary way from now on
-            ahead_next = group_begin = group_end = 0;
-            return std::nullopt;
+    void stop_ahead() {
+        ahead.clear();
+        ahead_next = group_begin = group_end = 0;
+        if (opener != nullptr) {
+            opener->close_all();
+        }
+    }
+
+    // The open descriptor of `file` when it is the next file opened ahead, else -1. The opener
+    // closes it with the next group.
+    int take_ahead(const SdscFile& file) {
+        if (ahead_next >= ahead.size()) {
+            return -1;
+        }
+        if (ahead[ahead_next] != &file) {
+            stop_ahead(); // asked out of order: opened the ordinary way from now on
+            return -1;
         }
         if (ahead_next >= group_end) {
             group_begin = ahead_next;
-            group_end = std::min(ahead.size(), group_begin + BatchReader::slots);
-            std::array<const std::string*, BatchReader::slots> paths{};
+            group_end = std::min(ahead.size(), group_begin + BatchOpener::slots);
+            std::array<const char*, BatchOpener::slots> paths{};
             for (std::size_t i = group_begin; i < group_end; ++i) {
                 // Only files the walk saw as regular: a fifo or a device is for the ordinary
-                // read, which says what it is.
-                paths[i - group_begin] = ahead[i]->regular ? &ahead[i]->path : nullptr;
+                // open, which says what it is.
+                paths[i - group_begin] = ahead[i]->regular ? ahead[i]->path.c_str() : nullptr;
             }
-            batch->read({paths.data(), group_end - group_begin});
+            opener->open({paths.data(), group_end - group_begin});
         }
-        auto bytes = batch->bytes(ahead_next - group_begin);
-        ++ahead_next;
-        if (bytes && bytes->size() > options.max_file_size) {
-            return std::nullopt; // the ordinary read reports it
-        }
-        return bytes;
+        return opener->fd(ahead_next++ - group_begin);
     }
 
     void reserve(std::size_t n) {
@@ -331,11 +336,13 @@ struct Scanner::Impl {
         }
     }
 
-    // Reads the whole file into `buffer`. Returns false with a problem on failure.
-    bool read(const SdscFile& file, FileStamp& stamp, Problem& problem) {
+    // Reads the whole file into `buffer`, through `opened` when it is a descriptor of it (left
+    // open), else opening it. Returns false with a problem on failure.
+    bool read(const SdscFile& file, int opened, FileStamp& stamp, Problem& problem) {
         const std::string& path = file.path;
         // O_NONBLOCK: opening a fifo named sdsc_0.json must not hang the scan.
-        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        int fd = opened >= 0 ? opened
+                             : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
         if (fd < 0) {
             int err = errno;
             // A unix socket cannot be opened at all (ENXIO): say what it is, as for a fifo.
@@ -352,20 +359,20 @@ struct Scanner::Impl {
         // A file the walk saw as regular needs no fstat unless its stamp is wanted; should it
         // have been replaced since, reading it (or a failed read) shows what it is now.
         bool stat_first = options.stamp || !file.regular;
-        if (stat_first && !check_regular(fd, path, stamp, problem)) {
-            ::close(fd);
-            return false;
-        }
-        if (!read_all(fd, path, stat_first, stamp, problem)) {
+        bool ok = !stat_first || check_regular(fd, path, stamp, problem);
+        if (ok && !read_all(fd, path, stat_first, stamp, problem)) {
             if (!stat_first && problem.code == ProblemCode::io_error) {
                 check_regular(fd, path, stamp, problem); // a clearer message when it is not
             }
-            ::close(fd);
-            return false;
+            ok = false;
         }
-        ::close(fd);
-        stamp.size = length;
-        return true;
+        if (opened < 0) {
+            ::close(fd);
+        }
+        if (ok) {
+            stamp.size = length;
+        }
+        return ok;
     }
 
     // fstat: the file's stamp, and a problem when it is not a regular file or too large.
@@ -588,31 +595,22 @@ Scanner::Scanner(ScanOptions options) : impl_(std::make_unique<Impl>()) {
 Scanner::~Scanner() = default;
 
 void Scanner::prefetch(std::vector<const SdscFile*> files) {
+    impl_->stop_ahead();
     if (impl_->options.stamp) {
-        return; // the change check needs each file's fstat, which the group read does not give
+        return; // the change check wants each file's fstat right after its open: kept together
     }
-    if (impl_->batch == nullptr) {
-        impl_->batch = std::make_unique<BatchReader>();
+    if (impl_->opener == nullptr) {
+        impl_->opener = std::make_unique<BatchOpener>();
     }
-    if (!impl_->batch->available()) {
-        return;
+    if (impl_->opener->available()) {
+        impl_->ahead = std::move(files);
     }
-    impl_->ahead = std::move(files);
-    impl_->ahead_next = impl_->group_begin = impl_->group_end = 0;
 }
 
 ScanResult Scanner::scan_file(const SdscFile& file) {
-    if (auto bytes = impl_->take_ahead(file)) {
-        impl_->current = *bytes;
-        ScanResult r = impl_->scan(file, *bytes);
-        r.stamp.size = bytes->size();
-        return r;
-    }
     FileStamp stamp;
     Problem problem;
-    bool read = impl_->read(file, stamp, problem);
-    impl_->current = {impl_->buffer.data(), impl_->length};
-    if (!read) {
+    if (!impl_->read(file, impl_->take_ahead(file), stamp, problem)) {
         ScanResult r;
         r.file = file;
         r.stamp = stamp;
@@ -629,12 +627,11 @@ ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
     impl_->reserve(bytes.size());
     std::memcpy(impl_->buffer.data(), bytes.data(), bytes.size());
     impl_->length = bytes.size();
-    impl_->current = {impl_->buffer.data(), impl_->length};
-    return impl_->scan(file, impl_->current);
+    return impl_->scan(file, this->bytes());
 }
 
 std::string_view Scanner::bytes() const {
-    return impl_->current;
+    return {impl_->buffer.data(), impl_->length};
 }
 
 } // namespace sdscprov

@@ -106,11 +106,12 @@ public:
     // Reads and scans a file. The bytes stay available through bytes() until the next call.
     ScanResult scan_file(const SdscFile& file);
 
-    // Reads `files` ahead in groups, with a few system calls per group instead of three per file
-    // (io_uring; scan and check only: without ScanOptions::stamp). scan_file() takes each file
-    // from there as long as it is asked for them in this order; any other file, or one that did
-    // not come back whole, is read the ordinary way, with the same results. The pointed-to
-    // files must stay in place until scanned. A no-op where io_uring is not available.
+    // Opens `files` ahead in groups, one system call per group instead of one per file to open
+    // and one to close (io_uring; scan and check only: without ScanOptions::stamp); each is then
+    // read as usual. scan_file() takes each file from there as long as it is asked for them in
+    // this order; any other file, or one that could not be opened there, is opened the ordinary
+    // way, with the same results. The pointed-to files must stay in place until scanned. A no-op
+    // where io_uring is not available.
     void prefetch(std::vector<const SdscFile*> files);
 
     // Scans bytes already in memory (tests, fuzzers, the writer's read-back check).

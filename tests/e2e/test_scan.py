@@ -54,8 +54,8 @@ def test_generated_cache_matches_manifest_and_jobs():
             rc, out, _ = run("scan", "--format", "json", "-j", jobs, cache, check_rc=0)
             outputs[jobs] = out
         assert outputs["1"] == outputs["2"] == outputs["5"], "output differs between -j values"
-        # Files are read in groups through io_uring where the kernel allows it; the ordinary
-        # read gives the same report.
+        # Files are opened and closed in groups through io_uring where the kernel allows it;
+        # the ordinary open gives the same report.
         _, plain, _ = run("scan", "--format", "json", "-j", "2", cache, check_rc=0,
                           env={"SDSCPROV_IO_URING": "0"})
         assert plain == outputs["2"], "output differs without io_uring"

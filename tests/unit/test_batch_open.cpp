@@ -1,11 +1,12 @@
-// The group reader (io_uring) and the scanner's read-ahead built on it: every file comes back
-// whole or is left to the ordinary read, and a scan gives the same results either way.
-#include "../../src/batch_read.hpp"
+// The group opener (io_uring) and the scanner's opening ahead built on it: every file is opened
+// there or left to the ordinary open, and a scan gives the same results either way.
+#include "../../src/batch_open.hpp"
 #include "sdscprov/scan.hpp"
 #include "temp_dir.hpp"
 
 #include <cstdlib>
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <linux/io_uring.h>
 #include <string>
@@ -75,74 +76,82 @@ SdscFile file_at(const std::filesystem::path& path, bool regular = true) {
 
 } // namespace
 
-TEST_CASE("batch read: whole files come back, anything else is left to the caller") {
-    BatchReader reader;
-    if (!io_uring_expected()) {
-        CHECK_FALSE(reader.available());
-        return;
+// Descriptors open in this process (its /proc/self/fd entries).
+std::size_t open_descriptors() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+        ++n;
     }
-    REQUIRE(reader.available());
+    return n;
+}
+
+std::string read_fd(int fd) {
+    std::string out(1 << 16, '\0');
+    ssize_t n = ::pread(fd, out.data(), out.size(), 0);
+    out.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
+    return out;
+}
+
+TEST_CASE("batch open: a descriptor per file, -1 where the caller must open it") {
     test::TempDir t;
-    const std::string small = op_doc(0, "abc");
-    const std::string just_under(BatchReader::slot_size - 1, ' ');
-    const std::string full(BatchReader::slot_size, ' ');
-    t.file("a.json", small);
-    t.file("b.json", just_under);
-    t.file("c.json", full);
-    t.file("empty.json", "");
+    t.file("a.json", "aaa");
+    t.file("b.json", "bbb");
     const std::string a = (t.root / "a.json").string();
     const std::string b = (t.root / "b.json").string();
-    const std::string c = (t.root / "c.json").string();
-    const std::string empty = (t.root / "empty.json").string();
     const std::string missing = (t.root / "missing.json").string();
-    const std::string dir = t.root.string();
-    std::vector<const std::string*> paths = {&a, &b, &c, &missing, nullptr, &dir, &empty};
-    reader.read(paths);
-    CHECK(reader.bytes(0) == small);
-    CHECK(reader.bytes(1) == just_under);
-    CHECK_FALSE(reader.bytes(2)); // as large as its slot: maybe more behind
-    CHECK_FALSE(reader.bytes(3)); // open failed
-    CHECK_FALSE(reader.bytes(4)); // not asked for
-    CHECK_FALSE(reader.bytes(5)); // a directory: the read fails
-    CHECK(reader.bytes(6) == "");
-    CHECK_FALSE(reader.bytes(BatchReader::slots)); // out of range
+    std::size_t before = open_descriptors();
+    {
+        BatchOpener opener;
+        if (!io_uring_expected()) {
+            CHECK_FALSE(opener.available());
+            return;
+        }
+        REQUIRE(opener.available());
+        std::vector<const char*> paths = {a.c_str(), missing.c_str(), nullptr, b.c_str()};
+        opener.open(paths);
+        int fa = opener.fd(0);
+        int fb = opener.fd(3);
+        REQUIRE(fa >= 0);
+        REQUIRE(fb >= 0);
+        CHECK(read_fd(fa) == "aaa");
+        CHECK(read_fd(fb) == "bbb");
+        CHECK(opener.fd(1) == -1); // the open failed
+        CHECK(opener.fd(2) == -1); // not asked for
+        CHECK(opener.fd(BatchOpener::slots) == -1);
+        CHECK((::fcntl(fa, F_GETFD) & FD_CLOEXEC) != 0);
+        CHECK((::fcntl(fa, F_GETFL) & O_ACCMODE) == O_RDONLY);
 
-    // The slots are reused: a shorter file in the slot of a longer one has zeroed padding, and
-    // no slot stays occupied after a failed open (the next group opens into the same slots).
-    std::vector<const std::string*> again = {&empty, &a, &missing, &a};
-    reader.read(again);
-    auto first = reader.bytes(0);
-    REQUIRE(first);
-    CHECK(first->empty());
-    for (std::size_t i = 0; i < BatchReader::slot_padding; ++i) {
-        CHECK(first->data()[i] == '\0');
+        // The next group closes the previous one's descriptors.
+        std::vector<const char*> next = {b.c_str()};
+        opener.open(next);
+        CHECK(read_fd(opener.fd(0)) == "bbb");
+        CHECK(opener.fd(3) == -1);
+        CHECK(open_descriptors() == before + 2); // the ring, and b
+        opener.close_all();
+        CHECK(opener.fd(0) == -1);
+        CHECK(open_descriptors() == before + 1); // the ring
+        opener.open(paths);
     }
-    CHECK(reader.bytes(1) == small);
-    CHECK_FALSE(reader.bytes(2));
-    CHECK(reader.bytes(3) == small);
-    CHECK_FALSE(reader.bytes(4)); // slots past the group are not results of an earlier group
+    CHECK(open_descriptors() == before); // the destructor closed what was still open
 }
 
-TEST_CASE("batch read: SDSCPROV_IO_URING=0 turns it off") {
+TEST_CASE("batch open: SDSCPROV_IO_URING=0 turns it off") {
     ScopedEnv off("SDSCPROV_IO_URING", "0");
-    BatchReader reader;
-    CHECK_FALSE(reader.available());
-    test::TempDir t;
-    t.file("a.json", "{}");
-    const std::string a = (t.root / "a.json").string();
-    std::vector<const std::string*> paths = {&a};
-    reader.read(paths);
-    CHECK_FALSE(reader.bytes(0));
+    BatchOpener opener;
+    CHECK_FALSE(opener.available());
+    std::vector<const char*> paths = {"/"};
+    opener.open(paths);
+    CHECK(opener.fd(0) == -1);
 }
 
-TEST_CASE("scan: reading ahead gives the ordinary read's results, file for file") {
+TEST_CASE("scan: opening ahead gives the ordinary open's results, file for file") {
     test::TempDir t;
     std::vector<SdscFile> files;
     auto add = [&](const std::string& name, const std::string& content, bool regular = true) {
         t.file("k/" + name, content);
         files.push_back(file_at(t.root / "k" / name, regular));
     };
-    // More files than one group holds, of every kind the read can meet.
+    // More files than one group holds, of every kind the open and the read can meet.
     for (int i = 0; i < 11; ++i) {
         add("sdsc_" + std::to_string(i) + ".json", op_doc(i, std::string(i * 100, 'x')));
     }
@@ -150,8 +159,8 @@ TEST_CASE("scan: reading ahead gives the ordinary read's results, file for file"
     add("sdsc_12.json", "[1, 2]");                              // not an SDSC document
     add("sdsc_13.json", "\xEF\xBB\xBF" + op_doc(13, "bom"));
     add("sdsc_14.json", "");
-    add("sdsc_15.json", op_doc(15, std::string(BatchReader::slot_size + 10, 'y'))); // > a slot
-    add("sdsc_16.json", op_doc(16, std::string(3000, 'z'))); // over --max-file-size below
+    add("sdsc_15.json", op_doc(15, std::string(100 * 1024, 'y'))); // > the first read buffer
+    add("sdsc_16.json", op_doc(16, std::string(3000, 'z')));       // over --max-file-size below
     add("sdsc_17.json", op_doc(17, "not seen as regular"), false);
     files.push_back(file_at(t.root / "k" / "sdsc_18.json")); // listed, never written
     std::filesystem::create_directories(t.root / "k" / "sdsc_19.json");
@@ -213,11 +222,11 @@ TEST_CASE("scan: reading ahead gives the ordinary read's results, file for file"
     CHECK(plain[19].first.status == FileStatus::unreadable);
 }
 
-TEST_CASE("scan: files are read ahead a group at a time") {
+TEST_CASE("scan: files are opened ahead a group at a time") {
     if (!io_uring_expected()) {
-        return; // the ordinary read only: nothing is read ahead
+        return; // the ordinary open only: nothing is opened ahead
     }
-    // Observable: a file removed after its group was read still scans from the bytes read.
+    // Observable: a file removed after its group was opened is still read through its descriptor.
     test::TempDir t;
     std::vector<SdscFile> files;
     for (int i = 0; i < 3; ++i) {
@@ -235,7 +244,7 @@ TEST_CASE("scan: files are read ahead a group at a time") {
     CHECK(scanner.scan_file(files[1]).status == FileStatus::ok);
     CHECK(scanner.scan_file(files[2]).status == FileStatus::ok);
 
-    // With stamps (annotate's change check) nothing is read ahead.
+    // With stamps (annotate's change check) nothing is opened ahead.
     options.stamp = true;
     Scanner stamped(options);
     stamped.prefetch(list);
