@@ -30,10 +30,23 @@ TextPosition position_at(std::string_view bytes, std::size_t offset) {
 }
 
 LineIndex::LineIndex(std::string_view bytes) : bytes_(bytes) {
-    line_starts_.push_back(bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-        if (bytes[i] == '\n') {
+    const std::size_t first = bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    line_starts_.push_back(first);
+    block_columns_.reserve(bytes.size() / block + 1);
+    std::size_t col = 1; // the column at offset i
+    for (std::size_t i = 0;; ++i) {
+        if (i % block == 0) {
+            block_columns_.push_back(col);
+        }
+        if (i == bytes.size()) {
+            break;
+        }
+        auto c = static_cast<unsigned char>(bytes[i]);
+        if (c == '\n') {
             line_starts_.push_back(i + 1);
+            col = 1;
+        } else if (i >= first && (c & 0xC0) != 0x80) {
+            ++col;
         }
     }
 }
@@ -48,6 +61,12 @@ TextPosition LineIndex::position(std::size_t offset) const {
         it == line_starts_.begin() ? 1 : static_cast<std::size_t>(it - line_starts_.begin());
     std::size_t start = it == line_starts_.begin() ? offset : *(it - 1);
     std::size_t col = 1;
+    // Count from the last indexed block start on this line, if there is one.
+    std::size_t b = offset / block;
+    if (b * block > start) {
+        start = b * block;
+        col = block_columns_[b];
+    }
     for (std::size_t i = start; i < offset; ++i) {
         if ((static_cast<unsigned char>(bytes_[i]) & 0xC0) != 0x80) {
             ++col;

@@ -21,16 +21,20 @@ struct TextPosition {
 // last byte). A UTF-8 byte order mark at the start does not count as a column.
 TextPosition position_at(std::string_view bytes, std::size_t offset);
 
-// position_at for many offsets into one text: the line starts are indexed once, so each lookup
-// costs a binary search plus the column count, not a scan from the start.
+// position_at for many offsets into one text: the line starts, and the column at every
+// `block`-th byte, are indexed once, so each lookup costs a binary search plus a column count over
+// at most `block` bytes, not a scan from the start of the line: a compact sidecar is one line of
+// megabytes.
 class LineIndex {
 public:
+    static constexpr std::size_t block = 4096;
     explicit LineIndex(std::string_view bytes);
     TextPosition position(std::size_t offset) const;
 
 private:
     std::string_view bytes_;
     std::vector<std::size_t> line_starts_;
+    std::vector<std::size_t> block_columns_; // [b]: the column at offset b * block
 };
 
 enum class Severity { error, warning, note };
