@@ -712,55 +712,76 @@ private:
                 }
             }
         }
-        // No handle may be fused from itself, directly or not: expanding it would not end.
+        // No handle may be fused from itself, directly or not: expanding it would not end. The
+        // walks below keep their own stacks: a fused_from chain is as deep as the document says,
+        // and a hostile one must not overflow the call stack.
         std::map<std::string, int> state; // 1: on the path, 2: done
-        std::function<bool(const std::string&)> cycle = [&](const std::string& id) {
-            int& s = state[id];
-            if (s == 1) {
-                return true;
-            }
-            if (s == 2) {
-                return false;
-            }
-            s = 1;
-            auto it = doc.handles.find(id);
-            if (it != doc.handles.end()) {
-                for (const auto& child : it->second.fused_ids) {
-                    if (cycle(child)) {
-                        return true;
-                    }
-                }
-            }
-            state[id] = 2;
-            return false;
+        struct Frame {
+            const std::string* id;
+            const SpyreHandle* handle;
+            std::size_t next = 0; // the next constituent to visit
         };
-        for (const auto& [id, h] : doc.handles) {
-            if (state[id] == 0 && cycle(id)) {
-                semantic(h.pos, "handle '" + id + "' is fused, directly or not, from itself");
-                return;
+        std::vector<Frame> path;
+        for (const auto& [root, h] : doc.handles) {
+            if (state[root] != 0) {
+                continue;
+            }
+            state[root] = 1;
+            path.push_back({&root, &h});
+            while (!path.empty()) {
+                Frame& top = path.back();
+                if (top.next == top.handle->fused_ids.size()) {
+                    state[*top.id] = 2;
+                    path.pop_back();
+                    continue;
+                }
+                const std::string& child = top.handle->fused_ids[top.next++];
+                auto it = doc.handles.find(child);
+                if (it == doc.handles.end()) {
+                    continue; // reported above
+                }
+                int& s = state[child];
+                if (s == 1) {
+                    semantic(it->second.pos,
+                             "handle '" + child + "' is fused, directly or not, from itself");
+                    return;
+                }
+                if (s == 0) {
+                    s = 1;
+                    path.push_back({&it->first, &it->second});
+                }
             }
         }
         // Nor expand to more handles than a caller can build: constituents shared in the fused_from
-        // DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N.
+        // DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N. Sizes
+        // are computed constituents first (the graph has no cycle now), capped past the limit.
         std::map<std::string, std::uint64_t> sizes;
-        std::function<std::uint64_t(const std::string&)> size = [&](const std::string& id) {
-            auto known = sizes.find(id);
-            if (known != sizes.end()) {
-                return known->second;
+        for (const auto& [root, h] : doc.handles) {
+            if (sizes.count(root) != 0) {
+                continue;
             }
-            std::uint64_t n = 1;
-            auto it = doc.handles.find(id);
-            if (it != doc.handles.end()) {
-                for (const auto& child : it->second.fused_ids) {
-                    n = std::min(n + size(child), max_expanded_handles + 1);
+            path.push_back({&root, &h});
+            while (!path.empty()) {
+                Frame& top = path.back();
+                if (top.next < top.handle->fused_ids.size()) {
+                    const std::string& child = top.handle->fused_ids[top.next++];
+                    auto it = doc.handles.find(child);
+                    if (it != doc.handles.end() && sizes.count(child) == 0) {
+                        path.push_back({&it->first, &it->second});
+                    }
+                    continue;
                 }
+                std::uint64_t n = 1;
+                for (const auto& child : top.handle->fused_ids) {
+                    auto known = sizes.find(child);
+                    n = std::min(n + (known == sizes.end() ? 1 : known->second),
+                                 max_expanded_handles + 1);
+                }
+                sizes[*top.id] = n;
+                path.pop_back();
             }
-            sizes[id] = n;
-            return n;
-        };
-        for (const auto& [id, h] : doc.handles) {
-            if (size(id) > max_expanded_handles) {
-                semantic(h.pos, "handle '" + id + "' expands through fused_from to more than " +
+            if (sizes[root] > max_expanded_handles) {
+                semantic(h.pos, "handle '" + root + "' expands through fused_from to more than " +
                                     std::to_string(max_expanded_handles) + " nested handles");
                 return;
             }
@@ -771,15 +792,20 @@ private:
     // once (a shared constituent would otherwise be walked once per path to it: 2^N walks).
     void aten_ops_of(const SpyreProvenance& doc, const std::string& id, std::set<std::string>& out,
                      std::set<std::string>& seen) const {
-        auto it = doc.handles.find(id);
-        if (it == doc.handles.end() || !seen.insert(id).second) {
-            return;
-        }
-        if (it->second.handle.aten_op) {
-            out.insert(*it->second.handle.aten_op);
-        }
-        for (const auto& child : it->second.fused_ids) {
-            aten_ops_of(doc, child, out, seen);
+        std::vector<const std::string*> pending = {&id};
+        while (!pending.empty()) {
+            const std::string& next = *pending.back();
+            pending.pop_back();
+            auto it = doc.handles.find(next);
+            if (it == doc.handles.end() || !seen.insert(next).second) {
+                continue;
+            }
+            if (it->second.handle.aten_op) {
+                out.insert(*it->second.handle.aten_op);
+            }
+            for (const auto& child : it->second.fused_ids) {
+                pending.push_back(&child);
+            }
         }
     }
 

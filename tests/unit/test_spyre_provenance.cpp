@@ -41,12 +41,14 @@ ProblemCode only_code(const SpyreReadResult& r) {
 // A valid document whose handles "0".."n-1" form a fused_from chain (handle i fused from i-1) or,
 // with `shared`, a DAG in which each is also fused from i-2: shared constituents, so expanding
 // handle n-1 builds about 1.6^n handles. Only handle 0 has an ATen op; one kernel binds n-1.
-std::string fused_document(int n, bool shared) {
+std::string fused_document(int n, bool shared, bool cycle = false) {
     std::string handles;
     for (int i = 0; i < n; ++i) {
         std::string fused;
         if (i >= 1) {
             fused = "\"" + std::to_string(i - 1) + "\"";
+        } else if (cycle) {
+            fused = "\"" + std::to_string(n - 1) + "\""; // 0 from n-1: the chain closes
         }
         if (shared && i >= 2) {
             fused += ",\"" + std::to_string(i - 2) + "\"";
@@ -231,10 +233,32 @@ TEST_CASE("spyre_provenance: shared constituents are walked once, expansions are
     CHECK(small.problems.empty());
     CHECK(expand_handle(*small.doc, "11").fused_from.size() == 2);
 
+    // A cycle, long or short: rejected, naming a handle on it.
+    for (int n : {2, 5000}) {
+        auto cyclic = parse_spyre_provenance("p", fused_document(n, false, true));
+        CAPTURE(n);
+        CHECK(only_code(cyclic) == ProblemCode::semantic_validation_failure);
+        REQUIRE(cyclic.problems.size() == 1);
+        CHECK(cyclic.problems[0].message == "handle '0' is fused, directly or not, from itself");
+    }
+
     // 40 handles: rejected, once, at the first handle that expands to more than 4096.
     auto big = parse_spyre_provenance("p", fused_document(40, true));
     CHECK(only_code(big) == ProblemCode::semantic_validation_failure);
     REQUIRE(big.problems.size() == 1);
     CHECK(big.problems[0].message.find("expands through fused_from to more than 4096") !=
           std::string::npos);
+}
+
+TEST_CASE("spyre_provenance: a fused_from chain as deep as the file allows") {
+    // 200,000 handles (27 MB), each fused from the one before: the checks walk it with their own
+    // stacks (recursion this deep overflows the call stack), and it is rejected by its size.
+    auto deep = parse_spyre_provenance("p", fused_document(200000, false));
+    CHECK(only_code(deep) == ProblemCode::semantic_validation_failure);
+    REQUIRE(deep.problems.size() == 1);
+    CHECK(deep.problems[0].message.find("expands through fused_from to more than 4096") !=
+          std::string::npos);
+    auto cyclic = parse_spyre_provenance("p", fused_document(200000, false, true));
+    REQUIRE(cyclic.problems.size() == 1);
+    CHECK(cyclic.problems[0].message == "handle '0' is fused, directly or not, from itself");
 }
