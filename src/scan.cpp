@@ -596,9 +596,6 @@ Scanner::~Scanner() = default;
 
 void Scanner::prefetch(std::vector<const SdscFile*> files) {
     impl_->stop_ahead();
-    if (impl_->options.stamp) {
-        return; // the change check wants each file's fstat right after its open: kept together
-    }
     if (impl_->opener == nullptr) {
         impl_->opener = std::make_unique<BatchOpener>();
     }

@@ -244,10 +244,18 @@ TEST_CASE("scan: files are opened ahead a group at a time") {
     CHECK(scanner.scan_file(files[1]).status == FileStatus::ok);
     CHECK(scanner.scan_file(files[2]).status == FileStatus::ok);
 
-    // With stamps (annotate's change check) nothing is opened ahead.
+    // With stamps (annotate's change check) too; the stamp is the opened file's.
+    t.file("k/sdsc_2.json", op_doc(2, "again"));
+    struct stat st {};
+    REQUIRE(::stat(files[2].path.c_str(), &st) == 0);
     options.stamp = true;
     Scanner stamped(options);
     stamped.prefetch(list);
-    auto gone = stamped.scan_file(files[2]);
-    CHECK(gone.status == FileStatus::unreadable);
+    CHECK(stamped.scan_file(files[0]).status == FileStatus::ok);
+    std::filesystem::remove(files[2].path);
+    CHECK(stamped.scan_file(files[1]).status == FileStatus::ok);
+    auto removed = stamped.scan_file(files[2]);
+    CHECK(removed.status == FileStatus::ok);
+    CHECK(removed.stamp.inode == static_cast<std::uint64_t>(st.st_ino));
+    CHECK(removed.stamp.size == op_doc(2, "again").size());
 }
