@@ -46,7 +46,7 @@ struct BatchOpener::Impl {
     }
 
     // The ring failed: from now on every file is opened by the caller. Descriptors still held
-    // are closed the ordinary way.
+    // (opened, no close queued) are closed the ordinary way.
     void give_up() {
         for (int& fd : fds) {
             if (fd >= 0) {
@@ -77,7 +77,10 @@ struct BatchOpener::Impl {
         while (io_uring_sq_ready(&ring) > 0) {
             int submitted = io_uring_submit(&ring);
             if (submitted == 0 || (submitted < 0 && submitted != -EINTR)) {
-                // Not consumed by the kernel: queued closes never ran, queued opens never will.
+                // Not consumed by the kernel: queued opens never will be. The descriptors whose
+                // close was queued are left open (at most a group's, once): after a partial
+                // submission some may be closed and their numbers reused by now, and closing one
+                // twice could close another file.
                 closes_in_flight = 0;
                 give_up();
                 return false;
