@@ -61,17 +61,21 @@ TEST_CASE("problem: LineIndex agrees with position_at") {
 }
 
 TEST_CASE("problem: LineIndex on lines longer than its block") {
-    // A BOM, multi-byte characters straddling block boundaries, newlines just before and after
-    // them, and a line three blocks long: every offset agrees with the plain count.
+    // A BOM, then characters of 1 to 4 bytes (some straddle block boundaries): a first line that
+    // crosses the first boundary, a second that starts mid-block and ends just before the next
+    // boundary, and a third three blocks long. Every offset agrees with the plain count.
     std::string text = "\xEF\xBB\xBF";
-    const std::string_view pieces[] = {"ab", "\xC3\xA9", "\xE2\x82\xAC",
-                                       "\n", "xyz",      "\xF0\x9F\x98\x80"};
-    for (std::size_t i = 0; text.size() < 3 * LineIndex::block + 100; ++i) {
-        // Mostly one long line; a few newlines, some right at block boundaries.
-        bool newline = (i % 997 == 0) || text.size() + 1 == LineIndex::block;
-        text += newline ? std::string_view("\n") : pieces[(i * 7) % 6 == 3 ? 0 : (i * 7) % 6];
-    }
-    text += std::string(2 * LineIndex::block, 'q'); // a last line of two blocks and more
+    const std::string_view chars[] = {"ab", "\xC3\xA9", "\xE2\x82\xAC", "xyz", "\xF0\x9F\x98\x80"};
+    auto fill_to = [&](std::size_t end) {
+        for (std::size_t i = 0; text.size() < end; ++i) {
+            text += chars[i % 5];
+        }
+    };
+    fill_to(LineIndex::block + 1000);
+    text += '\n';
+    fill_to(2 * LineIndex::block - 1);
+    text += '\n';
+    fill_to(5 * LineIndex::block + 7);
     LineIndex index(text);
     for (std::size_t offset = 0; offset <= text.size(); ++offset) {
         auto a = position_at(text, offset);
