@@ -321,9 +321,10 @@ struct Scanner::Impl {
             group_end = std::min(ahead.size(), group_begin + BatchOpener::slots);
             std::array<const char*, BatchOpener::slots> paths{};
             for (std::size_t i = group_begin; i < group_end; ++i) {
-                // Only files the walk saw as regular: a fifo or a device is for the ordinary
-                // open, which says what it is.
-                paths[i - group_begin] = ahead[i]->regular ? ahead[i]->path.c_str() : nullptr;
+                // Whatever the walk saw: opened with the ordinary open's flags, a fifo or a
+                // device is then found out by the same fstat (read() stats what the walk did
+                // not see as regular).
+                paths[i - group_begin] = ahead[i]->path.c_str();
             }
             opener->open({paths.data(), group_end - group_begin});
         }
