@@ -106,5 +106,8 @@ def main(tests):
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     if failed:
         sys.exit(1)
+    if passed == 0 and skipped == 0:
+        print("FAIL: no test ran: a test entry that tests nothing is a failure")
+        sys.exit(1)
     if passed == 0 and skipped:
         sys.exit(SKIP)

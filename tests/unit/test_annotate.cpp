@@ -35,7 +35,7 @@ KernelReport kernel_in(const test::TempDir& t, const std::vector<std::string>& d
 
 } // namespace
 
-TEST_CASE("strip: per file, null or removed; absent, duplicated and broken files left alone") {
+TEST_CASE("strip: per file, null or removed, absent, duplicated and broken files left alone") {
     test::TempDir t;
     const std::vector<std::string> docs = {
         "{\"0_add\": {\"x\": 1}}",

@@ -74,7 +74,7 @@ TEST_CASE("join: a directory is matched by kernel name, ops by file index") {
     CHECK_FALSE(join.handles[2].has_value());
 }
 
-TEST_CASE("join: by directory name first; several directories with one name are ambiguous") {
+TEST_CASE("join: by directory name first, several directories with one name are ambiguous") {
     auto index = make_index();
     auto by_dir =
         join_kernel(dir_of("c/relu_dir_abcdefgh", {"sdsc_0.json"}), std::nullopt, index, 1);

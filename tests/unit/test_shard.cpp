@@ -13,7 +13,7 @@
 using namespace sdscprov;
 namespace fs = std::filesystem;
 
-TEST_CASE("shard: I/N is 1-based; anything else is refused with a reason") {
+TEST_CASE("shard: I/N is 1-based, anything else is refused with a reason") {
     struct Good {
         const char* text;
         std::uint32_t index;
