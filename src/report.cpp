@@ -145,6 +145,11 @@ std::string coverage_mark(std::uint64_t count, std::uint64_t total) {
     return "\xE2\x97\x90 " + std::to_string(count) + "/" + std::to_string(total);
 }
 
+// "1 error", "2 warnings".
+std::string plural(std::uint64_t n, std::string_view noun) {
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 std::string location(const Problem& p) {
     std::string s = p.path;
     if (p.pos.line > 0) {
@@ -291,12 +296,16 @@ public:
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
         const auto& c = t.counts;
         if (!problems.empty()) {
-            out_ << '\n';
+            // The problems themselves went to standard error, one path:line:col line each.
+            std::uint64_t counts[3] = {};
             for (const auto& p : problems) {
-                const char* tone = p.severity == Severity::error ? red : yellow;
-                out_ << location(p) << ": " << paint(tone, std::string(to_string(p.severity)))
-                     << ": " << p.message << " [" << to_string(p.code) << "]\n";
+                ++counts[static_cast<int>(p.severity)];
             }
+            out_ << '\n'
+                 << paint(counts[0] > 0 ? red : yellow,
+                          plural(counts[0], "error") + ", " + plural(counts[1], "warning") + ", " +
+                              plural(counts[2], "note"))
+                 << " (on standard error)\n";
         }
         out_ << '\n'
              << paint(bold, options_.command == "annotate" ? "read" : "total") << ": " << t.kernels

@@ -186,6 +186,21 @@ void print_problems(const std::vector<sdscprov::Problem>& problems) {
     }
 }
 
+// The end of a report: its rows are on standard output; every problem goes to standard error as a
+// path:line:col line (whatever the format, so a report redirected to a file never hides an error;
+// the machine formats list them too), then the report's totals close standard output. The first
+// `already_printed` problems (the sidecars', printed when they were read) are not repeated.
+void finish_report(sdscprov::ReportPrinter* printer, const sdscprov::PipelineResult& result,
+                   std::size_t already_printed = 0) {
+    std::cout.flush();
+    print_problems({result.problems.begin() + static_cast<std::ptrdiff_t>(already_printed),
+                    result.problems.end()});
+    if (printer != nullptr) {
+        printer->finish(result.totals, result.problems);
+    }
+    std::cout.flush();
+}
+
 int run_scan(const CommonOptions& o) {
     auto options = pipeline_options(o);
     options.scan.stamp = false; // nothing is written: no change check, no fstat per file
@@ -207,12 +222,7 @@ int run_scan(const CommonOptions& o) {
                                        }
                                    });
     }
-    if (printer) {
-        printer->finish(result.totals, result.problems);
-    } else {
-        print_problems(result.problems);
-    }
-    std::cout.flush();
+    finish_report(printer.get(), result);
     return any_error(result.problems) ? exit_bad_input : exit_ok;
 }
 
@@ -356,13 +366,7 @@ int run_annotate(const AnnotateCli& cli) {
         std::cerr << "sdscprov: no file was changed: fix the --origins file first\n";
         return exit_bad_input;
     }
-    if (printer) {
-        printer->finish(result->totals, result->problems);
-    } else {
-        print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
-                        result->problems.end()});
-    }
-    std::cout.flush();
+    finish_report(printer.get(), *result, map_problems.size());
     if (any_internal_error(result->problems)) {
         return exit_internal;
     }
@@ -427,6 +431,8 @@ int run_strip(const StripCli& cli) {
         [&](std::vector<sdscprov::KernelReport>& batch) {
             sdscprov::commit_batch(batch, strip_options.write);
         });
+    std::cout.flush();
+    print_problems(result.problems);
     if (printer && !quiet_mode) {
         printer->finish(result.totals, result.problems);
     } else if (!quiet_mode) {
@@ -439,7 +445,6 @@ int run_strip(const StripCli& cli) {
                   << result.totals.counts.files << " SDSC files\n";
     }
     std::cout.flush();
-    print_problems(result.problems);
     if (any_internal_error(result.problems)) {
         return exit_internal;
     }

@@ -209,12 +209,12 @@ def test_full_disk_leaves_every_file_unchanged_and_no_temporary():
             assert temporaries(tmp) == [], (command, calls, temporaries(tmp))
 
         # The text report prints the same lines (the catalogue quotes them).
-        rc, out, _ = sdscprov("annotate", "--origins", origins, cache,
+        rc, out, err = sdscprov("annotate", "--origins", origins, cache,
                               env={"LD_PRELOAD": shim, "SDSCPROV_ENOSPC": "write", "ASAN_OPTIONS": asan})
         assert rc == 2
         first = os.path.join(cache, f"sdsc_one_0_{SUFFIX}", "sdsc_0.json")
         assert text_line(first, "write-failed", f"cannot write the temporary file: {ENOSPC} "
-                         "(the file is unchanged)") in out.splitlines(), out
+                         "(the file is unchanged)") in err.splitlines(), err
 
 
 # ---- Symbolic links --------------------------------------------------------------------------
@@ -270,8 +270,8 @@ def test_directory_symlinks_and_loops_end():
         for follow in ([], ["--follow-symlinks"]):
             rep = report("scan", *follow, cache, rc=2, timeout=20)
             assert problems_of(rep) == link_problems, (follow, problems_of(rep))
-        rc, out, _ = sdscprov("scan", cache, timeout=20)
-        assert text_line(os.path.join(broken, "sdsc_0.json"), "io-error", loop_msg) in out.splitlines(), out
+        rc, out, err = sdscprov("scan", cache, timeout=20)
+        assert text_line(os.path.join(broken, "sdsc_0.json"), "io-error", loop_msg) in err.splitlines(), err
 
         before = snapshot(tmp)
         rep = report("annotate", "--origins", origins, cache, rc=2, timeout=20)
@@ -330,8 +330,8 @@ def test_symlinks_pointing_outside_the_tree_are_never_written_through():
         assert problems_of(rep) == sorted([file_problem, dir_problem]), problems_of(rep)
         assert snapshot(outside) == outside_before
         assert temporaries(tmp) == []
-        rc, out, _ = sdscprov("annotate", "--follow-symlinks", "--origins", origins, cache)
-        assert rc == 2 and text_line(dir_problem[0], "write-failed", dir_msg) in out.splitlines(), out
+        rc, out, err = sdscprov("annotate", "--follow-symlinks", "--origins", origins, cache)
+        assert rc == 2 and text_line(dir_problem[0], "write-failed", dir_msg) in err.splitlines(), err
 
 
 # ---- Hostile bytes ----------------------------------------------------------------------------
@@ -443,10 +443,11 @@ def test_hostile_bytes_are_reported_at_their_position_and_never_written():
 
         rep = report("scan", cache, rc=2)
         assert problems_of(rep) == want, "\n".join(map(str, set(problems_of(rep)) ^ set(want)))
-        rc, out, _ = sdscprov("scan", cache)
-        lines = out.splitlines()
+        rc, out, err = sdscprov("scan", cache)
+        lines = err.splitlines()
         for path, line, col, code, message in want:
-            assert text_line(path, code, message, line, col) in lines, (path, out)
+            assert text_line(path, code, message, line, col) in lines, (path, err)
+            assert path + ":" not in out, "problems go to standard error, not into the report"
 
         # The files that are fine, alone in a tree: every command exits 0 (a copy, before the
         # annotate below changes them).
@@ -456,10 +457,10 @@ def test_hostile_bytes_are_reported_at_their_position_and_never_written():
                 make_kernel(good, case, {"sdsc_0.json": data})
 
         before = snapshot(cache)
-        rc, out, _ = sdscprov("annotate", "--dry-run", "--origins", origins, cache)
-        lines = out.splitlines()
+        rc, out, err = sdscprov("annotate", "--dry-run", "--origins", origins, cache)
+        lines = err.splitlines()
         for path, line, col, code, message in want:
-            assert text_line(path, code, message, line, col) in lines, (path, out)
+            assert text_line(path, code, message, line, col) in lines, (path, err)
         rep = report("annotate", "--origins", origins, cache, rc=2)
         assert problems_of(rep) == want, "\n".join(map(str, set(problems_of(rep)) ^ set(want)))
         writes = [c for c in cases if c[3] is not None]
@@ -548,9 +549,9 @@ def test_read_only_file_is_not_written():
         assert problems_of(rep) == want, problems_of(rep)
         assert rep["totals"]["annotate"]["written"] == 0
         assert snapshot(cache) == before and temporaries(tmp) == []
-        rc, out, _ = sdscprov("annotate", "--origins", origins, cache)
+        rc, out, err = sdscprov("annotate", "--origins", origins, cache)
         first = sorted(files)[0]
-        assert rc == 2 and text_line(first, "write-failed", message(files[first])) in out.splitlines(), out
+        assert rc == 2 and text_line(first, "write-failed", message(files[first])) in err.splitlines(), err
 
         # strip: the same refusal (here: files with a handle, made read-only after annotate).
         for p in files:
@@ -614,7 +615,7 @@ def test_read_only_directory_as_a_user():
             rc, out, err = sdscprov("strip", "--remove", cache, user=user)
             assert rc == 2 and text_line(path, "write-failed", message) in err.splitlines(), (rc, out, err)
             rc, out, err = sdscprov("annotate", "--origins", origins, cache, user=user)
-            assert rc == 2 and text_line(path, "write-failed", message) in out.splitlines(), (rc, out, err)
+            assert rc == 2 and text_line(path, "write-failed", message) in err.splitlines(), (rc, out, err)
             assert snapshot(cache) == before and temporaries(tmp) == []
         finally:
             os.chmod(kdir, 0o755)
@@ -645,9 +646,9 @@ def test_fifo_and_socket_named_sdsc_0_do_not_hang():
                 if args[0] != "scan":  # the other kernel is annotated, then stripped back
                     with open(good, "rb") as f:
                         assert f.read() == (annotated(sdsc()) if args[0] == "annotate" else sdsc())
-            rc, out, _ = sdscprov("scan", cache, timeout=20)
-            assert rc == 2 and text_line(*fifo_p[:1], fifo_p[3], fifo_p[4]) in out.splitlines(), out
-            assert text_line(sock_path, sock_p[3], sock_p[4]) in out.splitlines(), out
+            rc, out, err = sdscprov("scan", cache, timeout=20)
+            assert rc == 2 and text_line(*fifo_p[:1], fifo_p[3], fifo_p[4]) in err.splitlines(), err
+            assert text_line(sock_path, sock_p[3], sock_p[4]) in err.splitlines(), err
         finally:
             sock.close()
 
@@ -694,8 +695,8 @@ def test_two_gigabyte_file_is_not_read():
             rc, rss_kib = run_measured([*args, "--format", "json"], os.path.join(tmp, "out.json"))
             limit_mib = 512 if sanitized() else 64
             assert rc == 2 and rss_kib < limit_mib * 1024, (args, rc, rss_kib)
-        rc, out, _ = sdscprov("scan", cache)
-        assert rc == 2 and text_line(huge, *too_large[3:]) in out.splitlines(), out
+        rc, out, err = sdscprov("scan", cache)
+        assert rc == 2 and text_line(huge, *too_large[3:]) in err.splitlines(), err
         assert state(huge, read=False) == before
         with open(small, "rb") as f:
             assert f.read() == annotated(sdsc())

@@ -98,7 +98,7 @@ def test_truncated_file_gives_line_and_column():
         # Cut inside a string value in the middle of the file, as a killed compile leaves it.
         cut = data.index(b'": "', len(data) // 2) + 6
         open(victim, "wb").write(data[:cut])
-        rc, out, _ = run("scan", "--format", "json", cache, check_rc=2)
+        rc, out, json_err = run("scan", "--format", "json", cache, check_rc=2)
         report = json.loads(out)
         problems = report["problems"]
         assert len(problems) == 1, problems
@@ -109,9 +109,17 @@ def test_truncated_file_gives_line_and_column():
         assert report["totals"]["files"] == 5 and report["totals"]["invalid_json"] == 1
         assert report["totals"]["handles_absent"] == 4
 
-        rc, text, _ = run("scan", cache, check_rc=2)
+        # Every format: the error is a path:line:col line on standard error (a report redirected
+        # to a file never hides it); the text report only counts it.
         line, col = line_col(data[:cut], cut)
-        assert f"{victim}:{line}:{col}: error: " in text, text
+        where = f"{victim}:{line}:{col}: error: "
+        assert json_err.startswith(where) and json_err.count("\n") == 1, json_err
+        for fmt in ("text", "markdown"):
+            rc, text, err = run("scan", "--format", fmt, cache, check_rc=2)
+            assert err.startswith(where) and err.count("\n") == 1, (fmt, err)
+        assert where not in text and "1 error, 0 warnings, 0 notes (on standard error)" not in text
+        rc, text, err = run("scan", cache, check_rc=2)
+        assert where not in text and "1 error, 0 warnings, 0 notes (on standard error)" in text, text
 
 
 def test_not_sdsc_and_unreadable_files():
