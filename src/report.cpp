@@ -88,11 +88,15 @@ void AnnotateCounts::add(const KernelReport& k) {
     lost_ops += a.lost_ops.size();
     for (std::size_t i = 0; i < a.files.size(); ++i) {
         const auto& f = a.files[i];
-        added += f.changes && f.action == FileAction::add ? 1 : 0;
-        filled += f.changes && f.action == FileAction::fill ? 1 : 0;
-        refreshed += f.changes && f.action == FileAction::refresh ? 1 : 0;
+        // A run counts what it did: a change whose write failed is `failed`, not `added`. A dry
+        // run counts what it would do.
+        bool done = f.changes && (a.dry_run || f.written);
+        added += done && f.action == FileAction::add ? 1 : 0;
+        filled += done && f.action == FileAction::fill ? 1 : 0;
+        refreshed += done && f.action == FileAction::refresh ? 1 : 0;
         stripped +=
-            f.changes && (f.action == FileAction::strip || f.action == FileAction::remove) ? 1 : 0;
+            done && (f.action == FileAction::strip || f.action == FileAction::remove) ? 1 : 0;
+        failed += f.changes && !done ? 1 : 0;
         written += f.written ? 1 : 0;
         kept += f.action == FileAction::keep ? 1 : 0;
         differs += f.action == FileAction::differs ? 1 : 0;
@@ -350,7 +354,11 @@ private:
              << (dry ? a.changes() : a.written) << " file"
              << ((dry ? a.changes() : a.written) == 1 ? "" : "s") << " (" << a.added << " added, "
              << a.filled << " filled, " << a.refreshed << " refreshed); " << a.kept
-             << " already right, " << a.differs << " differ from the map\n";
+             << " already right, " << a.differs << " differ from the map";
+        if (a.failed > 0) {
+            out_ << "; " << paint(red, plural(a.failed, "file") + " could not be written");
+        }
+        out_ << '\n';
         out_ << "kernels: " << a.kernels_matched << " matched, " << a.kernels_not_in_map
              << " not in the map, " << a.kernels_ambiguous << " ambiguous, " << a.kernels_unusable
              << " unusable\n";
@@ -537,6 +545,7 @@ public:
                 {"refreshed", a.refreshed},
                 {"stripped", a.stripped},
                 {"written", a.written},
+                {"failed", a.failed},
                 {"kept", a.kept},
                 {"differs", a.differs},
                 {"lacking", a.lacking},
@@ -751,8 +760,12 @@ public:
             }
         }
         body_ << (first ? "none\n" : "\n");
-        body_ << "- `debug_handle_`: populated " << c.populated << ", null " << c.null
-              << ", absent " << c.absent << ", malformed " << c.malformed << '\n';
+        if (k.annotation) {
+            annotation_lines(k);
+        } else {
+            body_ << "- `debug_handle_`: populated " << c.populated << ", null " << c.null
+                  << ", absent " << c.absent << ", malformed " << c.malformed << '\n';
+        }
         std::set<std::string> sources;
         for (const auto& f : k.files) {
             if (f.handle && f.handle->source) {
@@ -770,9 +783,52 @@ public:
         if (c.errors + c.warnings > 0) {
             body_ << "- problems: " << c.errors << " errors, " << c.warnings << " warnings\n";
         }
+        std::uint64_t with_provenance = files_with_provenance_after(k);
         body_ << "- `sdsc_*.json` files: " << c.files << " &nbsp; provenance in JSON: "
-              << coverage_mark(files_with_any_provenance(k), c.sdsc_documents()) << "\n\n";
-        any_provenance_ += files_with_any_provenance(k);
+              << coverage_mark(with_provenance, c.sdsc_documents()) << "\n\n";
+        any_provenance_ += with_provenance;
+    }
+
+    // annotate (and strip): the state after the run (in a dry run: if written), then what was
+    // written, file by file; the state as read is given for comparison.
+    void annotation_lines(const KernelReport& k) {
+        const auto& a = *k.annotation;
+        const auto& c = k.counts;
+        std::uint64_t after = 0;
+        std::string written;
+        for (std::size_t i = 0; i < a.files.size(); ++i) {
+            after += a.provided(i) ? 1 : 0;
+            const auto& f = a.files[i];
+            if (f.changes && (a.dry_run || f.written)) {
+                written += std::string(written.empty() ? "" : ", ") + "`" +
+                           std::string(base_name(k.files[i].file.path)) + "` (" +
+                           std::string(to_string(f.action)) + ")";
+            }
+        }
+        debug_handles_after_ += after;
+        body_ << "- `debug_handle_`" << (a.dry_run ? " if written" : " after this run")
+              << ": populated " << after << " of " << c.sdsc_documents() << " (as read: populated "
+              << c.populated << ", null " << c.null << ", absent " << c.absent << ", malformed "
+              << c.malformed << ")\n";
+        body_ << "- " << (a.dry_run ? "would write" : "written") << ": "
+              << (written.empty() ? std::string("nothing") : written) << '\n';
+    }
+
+    // Files in which any provenance member is populated after the run: as read, or given a
+    // handle by it; a stripped file keeps only its other members.
+    std::uint64_t files_with_provenance_after(const KernelReport& k) const {
+        if (!k.annotation) {
+            return files_with_any_provenance(k);
+        }
+        std::uint64_t n = 0;
+        auto handle_bit = static_cast<std::uint8_t>(
+            1U << static_cast<unsigned>(ProvenanceMember::debug_handle));
+        for (std::size_t i = 0; i < k.files.size(); ++i) {
+            const auto& r = k.files[i];
+            bool others = r.status == FileStatus::ok && (r.provenance & ~handle_bit) != 0;
+            n += others || k.annotation->provided(i) ? 1 : 0;
+        }
+        return n;
     }
 
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
@@ -784,13 +840,30 @@ public:
         out_ << "Provenance field present in any emitted `sdsc_*.json`: "
              << coverage_mark(any_provenance_, docs) << "\n\n";
         out_ << "| Field | SuperDSC JSON |\n| --- | --- |\n";
+        bool annotated = options_.command != "scan";
         for (std::size_t m = 0; m < provenance_member_count; ++m) {
-            out_ << "| `" << to_string(static_cast<ProvenanceMember>(m)) << "` | "
-                 << coverage_mark(c.provenance[m], docs) << " |\n";
+            auto member = static_cast<ProvenanceMember>(m);
+            std::uint64_t n = annotated && member == ProvenanceMember::debug_handle
+                                  ? debug_handles_after_
+                                  : c.provenance[m];
+            out_ << "| `" << to_string(member) << "` | " << coverage_mark(n, docs) << " |\n";
         }
-        out_ << "\n`debug_handle_`: populated " << c.populated << ", null " << c.null << ", absent "
-             << c.absent << ", malformed " << c.malformed << " (of " << docs
-             << " SDSC documents)\n\n";
+        if (annotated) {
+            const auto& a = t.annotate;
+            out_ << "\n`debug_handle_`" << (options_.dry_run ? " if written" : " after this run")
+                 << ": populated " << debug_handles_after_ << " of " << docs
+                 << " SDSC documents (as read: populated " << c.populated << ", null " << c.null
+                 << ", absent " << c.absent << ", malformed " << c.malformed << "); "
+                 << (options_.dry_run ? "would write " : "written ")
+                 << (options_.dry_run ? a.changes() : a.written) << " (" << a.added << " added, "
+                 << a.filled << " filled, " << a.refreshed << " refreshed, " << a.stripped
+                 << " stripped)" << (a.failed > 0 ? ", " + plural(a.failed, "write") + " failed" : "")
+                 << "\n\n";
+        } else {
+            out_ << "\n`debug_handle_`: populated " << c.populated << ", null " << c.null
+                 << ", absent " << c.absent << ", malformed " << c.malformed << " (of " << docs
+                 << " SDSC documents)\n\n";
+        }
         out_ << body_.str();
         if (!problems.empty()) {
             out_ << "### Problems\n\n";
@@ -807,6 +880,7 @@ private:
     PrinterOptions options_;
     std::ostringstream body_;
     std::uint64_t any_provenance_ = 0;
+    std::uint64_t debug_handles_after_ = 0; // annotate: files with a populated handle after it
 };
 
 } // namespace

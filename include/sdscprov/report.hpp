@@ -96,7 +96,10 @@ struct AnnotateCounts {
     std::uint64_t filled = 0;
     std::uint64_t refreshed = 0;
     std::uint64_t stripped = 0; // strip: set to null or removed
-    std::uint64_t written = 0;  // of the four above, actually written
+    // The four above count files written (in a dry run: that would be written); a change whose
+    // write failed counts in `failed` instead.
+    std::uint64_t written = 0;
+    std::uint64_t failed = 0;
     std::uint64_t kept = 0;     // already held the right handle
     std::uint64_t differs = 0;  // hold a different handle, left alone
     std::uint64_t lacking = 0;  // no populated handle after this run

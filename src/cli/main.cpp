@@ -373,8 +373,9 @@ int run_annotate(const AnnotateCli& cli) {
     if (any_error(result->problems)) {
         return exit_bad_input;
     }
+    // --check: stale goldens fail the gate, whether or not --refresh would rewrite them.
     if (annotate_options.mode == sdscprov::AnnotateMode::check &&
-        result->totals.annotate.changes() > 0) {
+        (result->totals.annotate.changes() > 0 || result->totals.annotate.differs > 0)) {
         return exit_changes_pending;
     }
     return exit_ok;
@@ -442,7 +443,11 @@ int run_strip(const StripCli& cli) {
                   << (done == 1 ? "" : "s") << (cli.remove ? " (member removed)" : " (set to null)")
                   << "; " << a.kept << " without "
                   << (cli.remove ? "a handle" : "a populated handle") << ", of "
-                  << result.totals.counts.files << " SDSC files\n";
+                  << result.totals.counts.files << " SDSC files";
+        if (a.failed > 0) {
+            std::cout << "; " << a.failed << " could not be written";
+        }
+        std::cout << '\n';
     }
     std::cout.flush();
     if (any_internal_error(result.problems)) {
@@ -676,7 +681,8 @@ int main(int argc, char** argv) {
     annotate->add_flag("--dry-run", annotate_options.dry_run,
                        "Report what would change, write nothing");
     annotate->add_flag("--check", annotate_options.check,
-                       "Write nothing; exit 1 if any file would change (for CI)");
+                       "Write nothing; exit 1 if any file would change or holds a handle other "
+                       "than the map's (for CI)");
     annotate->add_flag("--diff", annotate_options.diff, "Show a unified diff of each change");
     annotate
         ->add_option("--durability", annotate_options.durability,

@@ -141,6 +141,25 @@ def test_dry_run_check_and_diff_write_nothing():
         run("annotate", "--check", "--origins", DEMO_MAP, cache, check_rc=0)
 
 
+def test_markdown_shows_the_state_after_writing_and_what_was_written():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        rc, dry, _ = run("annotate", "--dry-run", "--format", "markdown", "--origins", DEMO_MAP, cache,
+                         check_rc=0)
+        assert "`debug_handle_` if written: populated 5 of 5 SDSC documents (as read: populated 0," in dry, dry
+        assert "- would write: `sdsc_0.json` (add), `sdsc_1.json` (add)," in dry, dry
+        rc, md, _ = run("annotate", "--format", "markdown", "--origins", DEMO_MAP, cache, check_rc=0)
+        assert "`debug_handle_` after this run: populated 5 of 5 SDSC documents (as read: populated 0," in md, md
+        assert "written 5 (5 added, 0 filled, 0 refreshed, 0 stripped)" in md, md
+        assert "| `debug_handle_` | \u2705 |" in md, md
+        assert "- written: `sdsc_0.json` (add)\n" in md, md
+        # Run again: everything is already right, nothing is written.
+        rc, md, _ = run("annotate", "--format", "markdown", "--origins", DEMO_MAP, cache, check_rc=0)
+        assert "after this run: populated 5 of 5 SDSC documents (as read: populated 5," in md, md
+        assert "- written: nothing\n" in md and "written 0 (0 added" in md, md
+
+
 def test_bad_origins_map_changes_nothing():
     with TempDir() as tmp:
         cache = os.path.join(tmp, "demo")
@@ -200,6 +219,12 @@ def test_stale_handle_reported_then_refreshed_and_mode_kept():
         before = open(target, "rb").read()
         report = annotate_json("--origins", mp, cache)
         assert report["totals"]["annotate"]["differs"] == 1 and report["totals"]["annotate"]["written"] == 0
+        assert open(target, "rb").read() == before
+        # --check is the gate for goldens: a handle other than the map's fails it (exit 1), with
+        # or without --refresh, and nothing is written.
+        rc, out, err = run("annotate", "--check", "--origins", mp, cache, check_rc=1)
+        assert "stale-handle" in err, err
+        run("annotate", "--check", "--refresh", "--origins", mp, cache, check_rc=1)
         assert open(target, "rb").read() == before
         report = annotate_json("--refresh", "--origins", mp, cache)
         assert report["totals"]["annotate"]["refreshed"] == 1 and report["totals"]["annotate"]["written"] == 1
@@ -312,7 +337,9 @@ def test_shared_corpus_fidelity_and_every_other_byte():
 if __name__ == "__main__":
     main([test_demo_annotated_then_nothing_to_do, test_strip_then_annotate_gives_the_same_bytes,
           test_independent_python_derivation_agrees, test_generated_cache_restored_byte_for_byte,
-          test_dry_run_check_and_diff_write_nothing, test_bad_origins_map_changes_nothing,
+          test_dry_run_check_and_diff_write_nothing,
+          test_markdown_shows_the_state_after_writing_and_what_was_written,
+          test_bad_origins_map_changes_nothing,
           test_ambiguous_unmatched_and_mismatched_kernels_are_left_alone,
           test_stale_handle_reported_then_refreshed_and_mode_kept,
           test_unwritable_directory_is_reported_and_untouched,

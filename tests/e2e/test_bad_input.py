@@ -205,6 +205,10 @@ def test_full_disk_leaves_every_file_unchanged_and_no_temporary():
                            message) for p in files)
             assert problems_of(rep) == want, (command, calls, problems_of(rep))
             assert rep["totals"]["annotate"]["written"] == 0, (command, calls, rep["totals"])
+            # Counts tell what was done: nothing was added or stripped, every change failed.
+            done = rep["totals"]["annotate"]
+            assert done["added"] + done["filled"] + done["stripped"] == 0, (command, calls, done)
+            assert done["failed"] == len(files), (command, calls, done)
             assert snapshot(tree) == before, (command, calls, "a file changed")
             assert temporaries(tmp) == [], (command, calls, temporaries(tmp))
 
