@@ -141,6 +141,14 @@ std::string_view to_string(ProblemCode c) {
         return "conflicting-origins";
     case ProblemCode::kernel_without_dir:
         return "kernel-without-dir";
+    case ProblemCode::unknown_sidecar:
+        return "unknown-sidecar";
+    case ProblemCode::empty_sidecar:
+        return "empty-sidecar";
+    case ProblemCode::no_sdsc_files:
+        return "no-sdsc-files";
+    case ProblemCode::symlink_not_followed:
+        return "symlink-not-followed";
     }
     return "unknown";
 }
@@ -154,9 +162,12 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::stale_handle:
     case ProblemCode::inconsistent_handle_id:
     case ProblemCode::conflicting_origins:
+    case ProblemCode::empty_sidecar:
+    case ProblemCode::no_sdsc_files: // check makes it an error: a gate that checks nothing fails
         return Severity::warning;
     case ProblemCode::leftover_temp:
     case ProblemCode::kernel_without_dir:
+    case ProblemCode::symlink_not_followed:
         return Severity::note;
     default:
         return Severity::error;

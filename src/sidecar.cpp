@@ -23,9 +23,12 @@ std::string_view to_string(SidecarKind k) {
 
 namespace {
 
-// Top-level member keys of a JSON object, read without parsing the values: the document may be
-// megabytes, and the reader parses it anyway. Stops at the first byte it does not expect.
-SidecarKind kind_of_padded(std::string_view bytes) {
+// The kind from the top-level member keys of a JSON object, read without parsing the values: the
+// document may be megabytes, and its reader parses it anyway. `object` says whether the text is
+// a JSON object at all (an `unknown` object is of no kind we read; anything else is left to the
+// origins map reader, which reports why it is not JSON).
+SidecarKind kind_of_padded(std::string_view bytes, bool& object) {
+    object = false;
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document doc;
     if (parser.iterate(bytes.data(), bytes.size(), bytes.size() + simdjson::SIMDJSON_PADDING)
@@ -36,7 +39,10 @@ SidecarKind kind_of_padded(std::string_view bytes) {
     if (doc.get_object().get(obj) != simdjson::SUCCESS) {
         return SidecarKind::unknown;
     }
-    SidecarKind kind = SidecarKind::upstream_mappings;
+    object = true;
+    bool first = true;
+    bool stack_traces = false; // the first value is a list: kernel name -> stack traces
+    SidecarKind kind = SidecarKind::unknown;
     for (auto field : obj) {
         std::string_view key;
         if (field.unescaped_key().get(key) != simdjson::SUCCESS) {
@@ -48,7 +54,20 @@ SidecarKind kind_of_padded(std::string_view bytes) {
         if (key == "schemaVersion" || key == "kernelIdentities" || key == "kernelOccurrences" ||
             key == "upstreamProjections" || key == "eventKey") {
             kind = SidecarKind::spyre_provenance;
+        } else if (kind == SidecarKind::unknown &&
+                   (key == "preToPost" || key == "postToPre" || key == "cppCodeToPost" ||
+                    key == "postToCppCode" || key == "version")) {
+            kind = SidecarKind::upstream_mappings;
         }
+        if (first) {
+            simdjson::ondemand::json_type type;
+            stack_traces = field.value().type().get(type) == simdjson::SUCCESS &&
+                           type == simdjson::ondemand::json_type::array;
+            first = false;
+        }
+    }
+    if (kind == SidecarKind::unknown && (first || stack_traces)) {
+        kind = SidecarKind::upstream_mappings; // `{}`, or kernel stack traces
     }
     return kind;
 }
@@ -57,7 +76,8 @@ SidecarKind kind_of_padded(std::string_view bytes) {
 
 SidecarKind sidecar_kind(std::string_view json) {
     simdjson::padded_string padded(json);
-    return kind_of_padded(std::string_view(padded.data(), padded.size()));
+    bool object = false;
+    return kind_of_padded(std::string_view(padded.data(), padded.size()), object);
 }
 
 Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems) {
@@ -67,7 +87,19 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
         if (!content) {
             continue;
         }
-        SidecarKind kind = kind_of_padded(std::string_view(content->data(), content->size()));
+        bool object = false;
+        SidecarKind kind =
+            kind_of_padded(std::string_view(content->data(), content->size()), object);
+        if (kind == SidecarKind::unknown && object) {
+            problems.push_back(make_problem(
+                path, position_at(std::string_view(content->data(), content->size()),
+                                  std::string_view(content->data(), content->size()).find('{')),
+                ProblemCode::unknown_sidecar,
+                "not a sidecar sdscprov reads: an origins map has 'sdscprov_origins'; torch-spyre's "
+                "spyre_provenance.json has 'schemaVersion'; " +
+                    std::string(upstream_kinds)));
+            continue;
+        }
         // Each reader loads the file itself, parsing in place: a compile's map is tens of MB,
         // and a second copy of it was the largest part of annotate's peak memory.
         content.reset();
@@ -93,7 +125,7 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
         }
         case SidecarKind::origins_map:
         case SidecarKind::unknown: {
-            // The origins map reader says what is wrong with a file of no known kind.
+            // The origins map reader says why a text that is no JSON object cannot be read.
             auto read = read_origins_map(path);
             problems.insert(problems.end(), read.problems.begin(), read.problems.end());
             if (read.map) {

@@ -32,6 +32,14 @@ public:
             node_mappings |= key == "preToPost" || key == "postToPre" || key == "cppCodeToPost" ||
                              key == "postToCppCode" || key == "version";
         }
+        if (!node_mappings && obj.size() > 0 && !(*obj.begin()).value.is_array()) {
+            // Neither kind: reading it as stack traces would only say that its first value is
+            // not a list.
+            problems.push_back(make_problem(path_, position(0, false), ProblemCode::unknown_sidecar,
+                                            "not a provenance mappings file: " +
+                                                std::string(upstream_kinds)));
+            return std::nullopt;
+        }
         std::size_t child = 1;
         for (auto [key, value] : obj) {
             if (!node_mappings) {
@@ -70,6 +78,13 @@ public:
         }
         if (any_error()) {
             return std::nullopt;
+        }
+        if (m.code_to_post.empty() && m.post_to_code.empty() && m.kernel_stack_traces.empty()) {
+            // `{}` and `{"version": 2.0}` are what PyTorch writes on some paths.
+            Problem p = make_problem(path_, position(0, false), ProblemCode::empty_sidecar,
+                                     "the provenance mappings hold no kernels: nothing to take "
+                                     "from this file");
+            problems.push_back(std::move(p));
         }
         return m;
     }

@@ -20,9 +20,9 @@ enum class SidecarKind { origins_map, spyre_provenance, upstream_mappings, unkno
 std::string_view to_string(SidecarKind k);
 
 // The kind of a JSON document by its top-level members: `sdscprov_origins` (origins map),
-// `schemaVersion` or another of its members (spyre_provenance.json), anything else that is an
-// object (upstream mappings, whose reader says whether it is one). `unknown` when the text is not a
-// JSON object.
+// `schemaVersion` or another of its members (spyre_provenance.json), the node mappings' members,
+// an empty object or one whose first value is a list (upstream mappings: node mappings or kernel
+// stack traces). `unknown` for any other object, and when the text is not a JSON object.
 SidecarKind sidecar_kind(std::string_view json);
 
 struct Sidecars {

@@ -27,6 +27,11 @@ struct UpstreamMappings {
     NameLists kernel_stack_traces; // from a kernel stack traces file
 };
 
+// The two kinds of file, for messages that name them.
+inline constexpr std::string_view upstream_kinds =
+    "PyTorch's provenance node mappings have preToPost, postToPre, cppCodeToPost, postToCppCode "
+    "or version; its kernel stack traces map kernel names to lists of stack traces";
+
 struct UpstreamReadResult {
     std::optional<UpstreamMappings> mappings;
     std::vector<Problem> problems; // bad-mappings (or parse-error, io-error) at path:line:col
@@ -34,7 +39,9 @@ struct UpstreamReadResult {
 
 // Reads either file, telling them apart by their shape: an object with preToPost / postToPre /
 // cppCodeToPost / postToCppCode (and `version`) is a node mappings file; an object of kernel
-// name -> list of strings is a kernel stack traces file.
+// name -> list of strings is a kernel stack traces file; any other object is neither
+// (unknown-sidecar). A file of either kind that names no kernel (`{}`, `{"version": 2.0}`) is
+// read, with an empty-sidecar warning.
 UpstreamReadResult read_upstream_mappings(const std::string& path);
 UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_view bytes);
 

@@ -3,6 +3,7 @@
 // the invalid variants are mutations written here, one per rule.
 #include "sdscprov/sidecar.hpp"
 #include "sdscprov/spyre_provenance.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <fstream>
@@ -212,6 +213,31 @@ TEST_CASE("sidecar: the kind is told by the document's members") {
     CHECK(sidecar_kind(R"({"preToPost": {}, "version": 2.0})") == SidecarKind::upstream_mappings);
     CHECK(sidecar_kind("[1]") == SidecarKind::unknown);
     CHECK(sidecar_kind("{") == SidecarKind::unknown);
+    // Kernel stack traces (kernel -> list), and the empty files PyTorch writes.
+    CHECK(sidecar_kind(R"({"sdsc_fused_mm_1": ["File ..."]})") == SidecarKind::upstream_mappings);
+    CHECK(sidecar_kind("{}") == SidecarKind::upstream_mappings);
+    CHECK(sidecar_kind(R"({"version": 2.0})") == SidecarKind::upstream_mappings);
+    // An object of no known kind is not read as stack traces.
+    CHECK(sidecar_kind(R"({"nodes": {}, "kernels": []})") == SidecarKind::unknown);
+    CHECK(sidecar_kind(R"({"k": "v"})") == SidecarKind::unknown);
+}
+
+TEST_CASE("sidecar: a document of no known kind is an error naming the kinds") {
+    test::TempDir dir;
+    dir.file("other.json", "\n  {\"nodes\": {}, \"kernels\": []}");
+    std::string path = (dir.root / "other.json").string();
+    std::vector<Problem> problems;
+    auto sidecars = read_sidecars({path}, problems);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].code == ProblemCode::unknown_sidecar);
+    CHECK(problems[0].severity == Severity::error);
+    CHECK(problems[0].pos.line == 2);
+    CHECK(problems[0].pos.col == 3);
+    for (const char* kind : {"sdscprov_origins", "schemaVersion", "preToPost", "stack traces"}) {
+        CHECK(problems[0].message.find(kind) != std::string::npos);
+    }
+    CHECK(sidecars.maps.empty());
+    CHECK(sidecars.upstream.empty());
 }
 
 // fuzz/regressions/spyre/fused-from-dag-exponential-expansion.json: a 5.6 KB document whose

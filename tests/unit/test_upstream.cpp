@@ -66,7 +66,11 @@ TEST_CASE("upstream: bad files are problems at their line and column") {
         {"{\"version\": 2.0,\n \"nodes\": {}}", ProblemCode::bad_mappings, 2, 2},
         {"{\"preToPost\": {\"x\": [\"a\", 7]}}", ProblemCode::bad_mappings, 1, 27},
         {"{\"postToPre\": []}", ProblemCode::bad_mappings, 1, 15},
-        {"{\"k:1\": \"not a list\"}", ProblemCode::bad_mappings, 1, 9},
+        // Neither kind: not read as stack traces.
+        {"{\"k:1\": \"not a list\"}", ProblemCode::unknown_sidecar, 1, 1},
+        {"{\"nodes\": {\"a\": 1}}", ProblemCode::unknown_sidecar, 1, 1},
+        // Stack traces whose second kernel is not a list.
+        {"{\"k:1\": [\"t\"],\n \"k:2\": 5}", ProblemCode::bad_mappings, 2, 9},
         {"{\"preToPost\": {", ProblemCode::parse_error, 1, 16},
     };
     for (const auto& c : cases) {
@@ -81,4 +85,19 @@ TEST_CASE("upstream: bad files are problems at their line and column") {
     auto missing = read_upstream_mappings("/nonexistent/m.json");
     REQUIRE(missing.problems.size() == 1);
     CHECK(missing.problems[0].code == ProblemCode::io_error);
+}
+
+TEST_CASE("upstream: files that name no kernel are read, with a warning") {
+    // Both are real outputs of PyTorch's edge paths.
+    for (const char* text : {"{}", "{\"version\": 2.0}", " {\"cppCodeToPost\": {}}"}) {
+        CAPTURE(text);
+        auto r = parse_upstream_mappings("m.json", text);
+        REQUIRE(r.mappings);
+        REQUIRE(r.problems.size() == 1);
+        CHECK(r.problems[0].code == ProblemCode::empty_sidecar);
+        CHECK(r.problems[0].severity == Severity::warning);
+        CHECK(r.problems[0].message.find("no kernels") != std::string::npos);
+    }
+    auto r = parse_upstream_mappings("m.json", v2);
+    CHECK(r.problems.empty());
 }
