@@ -191,6 +191,9 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
 
     report.files.reserve(dir.files.size());
     for (std::size_t i = 0; i < dir.files.size(); ++i) {
+        if (dir.files[i].context) {
+            continue; // joined with, never written or reported
+        }
         report.files.push_back(scanner.scan_file(dir.files[i]));
         ScanResult& scan = report.files.back();
         report.counts.add(scan);
@@ -217,6 +220,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         annotation.files.push_back(std::move(outcome));
     }
     report.annotation = std::move(annotation);
+    drop_context_files(report.dir);
 }
 
 void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
@@ -262,6 +266,7 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
     if (options.write.mode == AnnotateMode::write) {
         remove_leftover_temps(dir, report.problems);
     }
+    drop_context_files(report.dir); // each file is stripped on its own: no join
     report.files.reserve(dir.files.size());
     for (const auto& file : dir.files) {
         report.files.push_back(scanner.scan_file(file));

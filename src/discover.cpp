@@ -79,13 +79,17 @@ bool by_index_then_name(const SdscFile& a, const SdscFile& b) {
     return ia != ib ? ia < ib : a.path < b.path;
 }
 
-enum class EntryKind { regular_file, directory, other };
+// linked_directory: a symbolic link to a directory, when links are not followed.
+enum class EntryKind { regular_file, directory, linked_directory, other };
+
+using FileId = std::pair<dev_t, ino_t>;
 
 struct Entry {
     std::string name;
     EntryKind kind;
     bool is_symlink;
     bool broken_link = false; // a symlink that leads nowhere (dangling, or a loop)
+    FileId target{};          // linked_directory: the directory it leads to
 };
 
 // An open directory descriptor, shared by the subdirectories still to be walked (they are opened
@@ -115,9 +119,10 @@ std::string real_path(const std::string& path) {
 }
 
 // Entry kind from getdents' d_type, resolving what it leaves open (DT_UNKNOWN on some file
-// systems, and symlinks) with fstatat. nullopt: the entry is skipped (vanished, or a directory
-// symlink when links are not followed). A link that leads nowhere (dangling, or a loop) is
-// `other`: named like an SDSC file, the scan reports why it cannot be read.
+// systems, and symlinks) with fstatat. nullopt: the entry is skipped (vanished). A directory
+// symlink when links are not followed is a `linked_directory`. A link that leads nowhere
+// (dangling, or a loop) is `other`: named like an SDSC file, the scan reports why it cannot be
+// read.
 std::optional<Entry> classify(int dfd, const char* name, unsigned char type, bool follow_symlinks) {
     Entry entry{std::string(name), EntryKind::other, false};
     if (type == DT_UNKNOWN || type == DT_LNK) {
@@ -134,7 +139,9 @@ std::optional<Entry> classify(int dfd, const char* name, unsigned char type, boo
         }
         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
         if (type == DT_DIR && entry.is_symlink && !follow_symlinks) {
-            return std::nullopt;
+            entry.kind = EntryKind::linked_directory; // not walked; named if it leads to a kernel
+            entry.target = {st.st_dev, st.st_ino};
+            return entry;
         }
     }
     // Fifos, sockets and devices named like SDSC files are kept as "files" (not known regular):
@@ -154,7 +161,13 @@ public:
         : options_(options), on_kernel_dir_(on_kernel_dir), on_problem_(on_problem),
           dirents_(dirents_buffer_size), real_roots_(std::move(real_roots)) {}
 
+    // Walks a directory root. A root that is (or lies inside) a directory walked before is
+    // walked no further: a directory is one directory however it is named (`c c`, `c ./c`,
+    // `c c/k`). A root holding no SDSC file at all is a problem (a gate given nothing to check
+    // must not pass silently).
     void walk(const std::string& root) {
+        std::uint64_t kernels_before = kernels_;
+        bool root_new = false;
         // Explicit stack: nesting depth is bounded by the file system, not by our call stack.
         std::vector<PendingDir> stack;
         stack.push_back({root, nullptr});
@@ -166,11 +179,53 @@ public:
             if (fd == nullptr) {
                 continue;
             }
+            root_new = true;
             ++stats_.directories;
             visit(dir, fd, entries, stack);
         }
+        if (root_new && kernels_ == kernels_before) {
+            on_problem_(make_problem(root, {}, ProblemCode::no_sdsc_files,
+                                     "no SDSC file (sdsc_<N>.json, sdsc_<N>_<opfunc>.json or "
+                                     "execute/<kernel>/sdsc.json) under this directory"));
+        }
     }
 
+    // A kernel directory of file roots: every SDSC file of `dir` (the siblings are read for the
+    // kernel's join, `context`), or nullopt when the directory was already reported as a kernel
+    // directory by the walk (the files are covered) or cannot be read (the caller falls back to
+    // the named files alone).
+    std::optional<KernelDir> list_kernel_dir(const std::string& dir, FileId id) {
+        if (emitted_.contains(id)) {
+            return std::nullopt;
+        }
+        std::vector<Entry> entries;
+        auto fd = read_directory({dir, nullptr}, entries, false);
+        if (fd == nullptr) {
+            return std::nullopt;
+        }
+        KernelDir kd;
+        kd.path = dir;
+        collect(dir, entries, false, kd);
+        for (auto& f : kd.files) {
+            f.context = true;
+        }
+        return kd;
+    }
+
+    // Directory symlinks that were not followed and lead to SDSC files no other path reached:
+    // named in a note, so that a kernel is never missed without a word.
+    void note_unfollowed_links() {
+        for (const auto& link : unfollowed_) {
+            if (visited_.contains(link.second)) {
+                continue;
+            }
+            on_problem_(make_problem(link.first, {}, ProblemCode::symlink_not_followed,
+                                     "a symbolic link to a directory holding SDSC files, not "
+                                     "followed: --follow-symlinks walks it"));
+        }
+    }
+
+    bool was_emitted(FileId id) const { return emitted_.contains(id); }
     const DiscoverStats& stats() const { return stats_; }
 
 private:
@@ -178,8 +233,10 @@ private:
 
     // Opens a directory (relative to its parent's descriptor) and reads its entries with
     // getdents64 into a reused buffer, sorted by name. nullptr when it cannot be read (reported),
-    // or when following symlinks and it was already walked.
-    std::shared_ptr<DirFd> read_directory(const PendingDir& dir, std::vector<Entry>& entries) {
+    // or, with `once`, when it was already read (a loop, two links to one target, overlapping
+    // roots).
+    std::shared_ptr<DirFd> read_directory(const PendingDir& dir, std::vector<Entry>& entries,
+                                          bool once = true) {
         int flags =
             O_RDONLY | O_DIRECTORY | O_CLOEXEC | (options_.follow_symlinks ? 0 : O_NOFOLLOW);
         int raw = dir.parent
@@ -191,11 +248,12 @@ private:
             return nullptr;
         }
         auto fd = std::make_shared<DirFd>(raw);
-        // With symlinks followed, a directory reached twice (a loop, or two links to one target)
-        // is walked once.
-        if (options_.follow_symlinks) {
-            struct stat st {};
-            if (::fstat(raw, &st) == 0 && !visited_.insert({st.st_dev, st.st_ino}).second) {
+        // A directory reached twice (a loop or two links to one target with symlinks followed,
+        // or roots that overlap) is walked once.
+        struct stat st {};
+        if (::fstat(raw, &st) == 0) {
+            current_ = {st.st_dev, st.st_ino};
+            if (!visited_.insert(current_).second && once) {
                 return nullptr;
             }
         }
@@ -245,16 +303,11 @@ private:
                });
     }
 
-    void visit(const PendingDir& pending, const std::shared_ptr<DirFd>& fd,
-               const std::vector<Entry>& entries, std::vector<PendingDir>& stack) {
-        const std::string& dir = pending.path;
-        KernelDir kd;
-        kd.path = dir;
-        std::string dir_name(base_name(dir));
-        bool has_execute = false;
+    // The SDSC files, bundle.mlir and our temporaries among a directory's entries.
+    static void collect(const std::string& dir, const std::vector<Entry>& entries,
+                        bool outside_roots, KernelDir& kd) {
         for (const auto& e : entries) {
-            if (e.kind == EntryKind::directory) {
-                has_execute |= e.name == "execute";
+            if (e.kind == EntryKind::directory || e.kind == EntryKind::linked_directory) {
                 continue;
             }
             if (e.name == "bundle.mlir") {
@@ -264,10 +317,27 @@ private:
                 kd.temps.push_back(join_path(dir, e.name));
             } else if (auto name = match_sdsc_file_name(e.name)) {
                 kd.files.push_back({join_path(dir, e.name), std::move(*name),
-                                    e.kind == EntryKind::regular_file, pending.outside_roots});
+                                    e.kind == EntryKind::regular_file, outside_roots});
             }
         }
-        kd.kernel = kernel_name_from_dir(dir_name);
+        kd.kernel = kernel_name_from_dir(base_name(dir));
+    }
+
+    void visit(const PendingDir& pending, const std::shared_ptr<DirFd>& fd,
+               const std::vector<Entry>& entries, std::vector<PendingDir>& stack) {
+        const std::string& dir = pending.path;
+        FileId id = current_;
+        KernelDir kd;
+        kd.path = dir;
+        std::string dir_name(base_name(dir));
+        bool has_execute = false;
+        for (const auto& e : entries) {
+            has_execute |= e.kind == EntryKind::directory && e.name == "execute";
+            if (e.kind == EntryKind::linked_directory) {
+                note_link(fd->get(), join_path(dir, e.name), e);
+            }
+        }
+        collect(dir, entries, pending.outside_roots, kd);
         // The oldest layout has no sdsc_<N> files beside execute/: only then is execute/ read.
         if (has_execute && kd.files.empty()) {
             collect_execute_files(dir, fd, pending.outside_roots, kd);
@@ -280,6 +350,8 @@ private:
             (dir_name != "failed" && base_name(parent_path(dir)) == "inductor-spyre-cache");
         if (!kd.files.empty()) {
             std::sort(kd.files.begin(), kd.files.end(), by_index_then_name);
+            ++kernels_;
+            emitted_.insert(id);
             on_kernel_dir_(std::move(kd));
         }
         if (kernel_layout) {
@@ -297,6 +369,35 @@ private:
             std::string path = join_path(dir, it->name);
             bool outside = pending.outside_roots || (it->is_symlink && !inside_roots(path));
             stack.push_back({std::move(path), fd, outside});
+        }
+    }
+
+    // A directory symlink that is not followed: remembered when it leads to SDSC files (one
+    // directory read of its target), for note_unfollowed_links.
+    void note_link(int dfd, std::string path, const Entry& e) {
+        int raw = ::openat(dfd, e.name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (raw < 0) {
+            return;
+        }
+        DirFd guard(raw);
+        bool holds_sdsc = false;
+        for (;;) {
+            ssize_t n = ::getdents64(raw, dirents_.data(), dirents_.size());
+            if (n <= 0) {
+                break;
+            }
+            for (ssize_t at = 0; at < n && !holds_sdsc;) {
+                const auto* d = reinterpret_cast<const struct dirent64*>(dirents_.data() + at);
+                at += d->d_reclen;
+                holds_sdsc = match_sdsc_file_name(d->d_name).has_value();
+            }
+            if (holds_sdsc) {
+                break;
+            }
+        }
+        if (holds_sdsc || kernel_name_from_dir(e.name) ||
+            e.name == "inductor-spyre" || e.name == "inductor-spyre-cache") {
+            unfollowed_.emplace_back(std::move(path), e.target);
         }
     }
 
@@ -346,13 +447,21 @@ private:
     const DiscoverOptions& options_;
     const std::function<void(KernelDir&&)>& on_kernel_dir_;
     const std::function<void(Problem&&)>& on_problem_;
-    std::set<std::pair<dev_t, ino_t>> visited_;
+    std::set<FileId> visited_;     // every directory read
+    std::set<FileId> emitted_;     // the kernel directories passed on
+    FileId current_{};             // the directory read_directory read last
+    std::uint64_t kernels_ = 0;    // kernel directories passed on
+    std::vector<std::pair<std::string, FileId>> unfollowed_; // directory links leading to SDSC files
     DiscoverStats stats_;
     std::vector<char> dirents_;
     std::vector<std::string> real_roots_;
 };
 
 } // namespace
+
+void drop_context_files(KernelDir& dir) {
+    std::erase_if(dir.files, [](const SdscFile& f) { return f.context; });
+}
 
 bool is_temp_file_name(std::string_view name) {
     return name.size() > 1 && name[0] == '.' && name.ends_with(".tmp") &&
@@ -424,7 +533,14 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
         }
     }
     Walker walker(options, on_kernel_dir, on_problem, std::move(real_roots));
-    std::vector<KernelDir> file_groups; // explicit file roots, grouped by parent
+    // Explicit file roots, grouped by their directory (in order of first appearance): each group
+    // is the directory's kernel with all its SDSC files, the ones not named being context only.
+    struct FileGroup {
+        FileId dir_id;
+        KernelDir kernel;
+        std::vector<FileId> named; // the files named, by identity: one file however it is named
+    };
+    std::vector<FileGroup> file_groups;
     for (const auto& root : roots) {
         struct stat st {};
         if (::stat(root.c_str(), &st) != 0) {
@@ -437,8 +553,14 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
             continue;
         }
         std::string parent = parent_path(root);
-        auto group = std::find_if(file_groups.begin(), file_groups.end(),
-                                  [&](const KernelDir& k) { return k.path == parent; });
+        struct stat parent_st {};
+        FileId parent_id{};
+        if (::stat(parent.c_str(), &parent_st) == 0) {
+            parent_id = {parent_st.st_dev, parent_st.st_ino};
+        }
+        auto group = std::find_if(file_groups.begin(), file_groups.end(), [&](const FileGroup& g) {
+            return parent_id != FileId{} ? g.dir_id == parent_id : g.kernel.path == parent;
+        });
         if (group == file_groups.end()) {
             KernelDir kd;
             kd.path = parent;
@@ -446,14 +568,14 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
                 kernel_name_from_dir(base_name(parent == "." ? std::string_view{} : parent));
             struct stat bundle {};
             kd.has_bundle = ::stat(join_path(parent, "bundle.mlir").c_str(), &bundle) == 0;
-            file_groups.push_back(std::move(kd));
+            file_groups.push_back({parent_id, std::move(kd), {}});
             group = std::prev(file_groups.end());
         }
-        bool seen = std::any_of(group->files.begin(), group->files.end(),
-                                [&](const SdscFile& f) { return f.path == root; });
-        if (seen) {
+        FileId id{st.st_dev, st.st_ino};
+        if (std::find(group->named.begin(), group->named.end(), id) != group->named.end()) {
             continue;
         }
+        group->named.push_back(id);
         std::string_view file_name = base_name(root);
         SdscName name{FileNaming::named, std::nullopt, {}};
         if (auto m = match_sdsc_file_name(file_name)) {
@@ -461,12 +583,39 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
         } else if (file_name == "sdsc.json" && base_name(parent_path(parent)) == "execute") {
             name.naming = FileNaming::execute;
         }
-        group->files.push_back({root, std::move(name), S_ISREG(st.st_mode)});
+        group->kernel.files.push_back({root, std::move(name), S_ISREG(st.st_mode)});
     }
     for (auto& group : file_groups) {
-        std::sort(group.files.begin(), group.files.end(), by_index_then_name);
-        on_kernel_dir(std::move(group));
+        KernelDir& named = group.kernel;
+        if (group.dir_id != FileId{} && walker.was_emitted(group.dir_id)) {
+            continue; // a directory root covered these files already
+        }
+        bool execute_layout = std::any_of(named.files.begin(), named.files.end(), [](auto& f) {
+            return f.name.naming == FileNaming::execute;
+        });
+        std::optional<KernelDir> whole;
+        if (!execute_layout && group.dir_id != FileId{}) {
+            whole = walker.list_kernel_dir(named.path, group.dir_id);
+        }
+        if (whole) {
+            // A named file takes its sibling entry's place (same directory, same name), spelled
+            // as it was named; a named file of another name is added.
+            for (auto& file : named.files) {
+                auto same = std::find_if(whole->files.begin(), whole->files.end(), [&](auto& f) {
+                    return base_name(f.path) == base_name(file.path);
+                });
+                if (same != whole->files.end()) {
+                    *same = std::move(file);
+                } else {
+                    whole->files.push_back(std::move(file));
+                }
+            }
+            named = std::move(*whole);
+        }
+        std::sort(named.files.begin(), named.files.end(), by_index_then_name);
+        on_kernel_dir(std::move(named));
     }
+    walker.note_unfollowed_links();
     return walker.stats();
 }
 

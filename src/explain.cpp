@@ -161,7 +161,12 @@ std::vector<KernelDir> resolve_explain_target(const std::string& target,
                                               std::vector<Problem>& problems,
                                               const DiscoverOptions& options) {
     std::vector<KernelDir> found;
-    auto on_problem = [&](Problem&& p) { problems.push_back(std::move(p)); };
+    // "Nothing found" is said once, below, in explain's own words.
+    auto on_problem_but_empty = [&](Problem&& p) {
+        if (p.code != ProblemCode::no_sdsc_files) {
+            problems.push_back(std::move(p));
+        }
+    };
     if (target.empty()) {
         problems.push_back(
             make_problem(target, {}, ProblemCode::bad_argument, "the explain target is empty"));
@@ -170,7 +175,12 @@ std::vector<KernelDir> resolve_explain_target(const std::string& target,
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0) {
         discover(
-            {target}, options, [&](KernelDir&& k) { found.push_back(std::move(k)); }, on_problem);
+            {target}, options,
+            [&](KernelDir&& k) {
+                drop_context_files(k); // a file target: that file only
+                found.push_back(std::move(k));
+            },
+            on_problem_but_empty);
         if (found.empty()) {
             problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
                                             "no SDSC files under '" + target + "'"));
@@ -202,7 +212,7 @@ std::vector<KernelDir> resolve_explain_target(const std::string& target,
                 found.push_back(std::move(k));
             }
         },
-        on_problem);
+        on_problem_but_empty);
     if (found.empty()) {
         problems.push_back(
             make_problem(target, {}, ProblemCode::bad_argument,

@@ -10,6 +10,7 @@
 namespace sdscprov {
 
 void scan_kernel(KernelReport& report, Scanner& scanner) {
+    drop_context_files(report.dir); // scanning needs no join: the siblings are not read
     report.files.reserve(report.dir.files.size());
     for (const auto& file : report.dir.files) {
         report.files.push_back(scanner.scan_file(file));

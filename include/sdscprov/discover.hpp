@@ -44,6 +44,10 @@ struct SdscFile {
     // Reached (with follow_symlinks) through a symlink to a directory outside every directory
     // given to discover(): read like any other file, never written by annotate or strip.
     bool outside_roots = false;
+    // A sibling of the files named on the command line (e.g. the staged files a pre-commit hook
+    // passes): read where the kernel's join needs it (bundle.mlir positions, ambiguous kernels),
+    // never written, and not in any report (drop_context_files).
+    bool context = false;
 };
 
 struct KernelDir {
@@ -57,6 +61,9 @@ struct KernelDir {
     // In a sharded run (shard.hpp): the directory's place in the whole walk's order.
     std::optional<std::uint64_t> position;
 };
+
+// Removes the context files from `dir.files` (the named files keep their order).
+void drop_context_files(KernelDir& dir);
 
 // Temporary files are named ".<name>.sdscprov-<pid>-<n>.tmp" beside the file they replace.
 bool is_temp_file_name(std::string_view name);
@@ -78,7 +85,12 @@ struct DiscoverStats {
 // place in inductor-spyre-cache/) hold backend output and are not walked, and no `execute/`
 // directory is walked: both are only read for the oldest layout's execute/<kernel>/sdsc.json.
 // File roots are grouped by parent directory (in order of first appearance) after the directory
-// roots. Problems (missing roots, unreadable directories) go to `on_problem`; the walk goes on.
+// roots; each group is its whole kernel directory, the SDSC files not named being `context`.
+// A file or directory is visited once however often and under whatever names the roots reach it
+// (`c c`, `c ./c`, `c c/k/sdsc_0.json`). Problems go to `on_problem` and the walk goes on:
+// missing roots, unreadable directories, a directory root without any SDSC file
+// (no-sdsc-files), a directory symlink to SDSC files that was not followed
+// (symlink-not-followed, a note).
 DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOptions& options,
                        const std::function<void(KernelDir&&)>& on_kernel_dir,
                        const std::function<void(Problem&&)>& on_problem);

@@ -23,6 +23,7 @@
 #include <optional>
 #include <pwd.h>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -283,6 +284,13 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
     // Kernels of the sidecars that no directory of the whole walk matches (the same list in
     // every shard): the run's own notes, after the sidecars' problems.
     std::vector<sdscprov::Problem> run_notes;
+    // Only a walk of whole directories can tell that a kernel has none: files named one by one
+    // (a pre-commit hook's staged files) are not a cache.
+    note_kernels_without_dir &=
+        std::all_of(common.paths.begin(), common.paths.end(), [](const std::string& path) {
+            struct stat st {};
+            return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+        });
     if (note_kernels_without_dir) {
         for (const auto* k : sdscprov::kernels_without_dir(index, found.dirs)) {
             run_notes.push_back(sdscprov::make_problem(
@@ -580,6 +588,12 @@ int run_check(const CheckCli& cli) {
             run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver, map_problems);
         if (!result) {
             return exit_bad_input;
+        }
+    }
+    // A gate that checks nothing must not pass: a directory without SDSC files is an error here.
+    for (auto& p : result->problems) {
+        if (p.code == sdscprov::ProblemCode::no_sdsc_files) {
+            p.severity = sdscprov::Severity::error;
         }
     }
     checked.problems = result->problems;

@@ -314,7 +314,11 @@ def test_symlinks_pointing_outside_the_tree_are_never_written_through():
 
         for follow in ([], ["--follow-symlinks"]):
             rep = report("annotate", *follow, "--origins", origins, cache, rc=2)
-            want = [file_problem] + ([dir_problem] if follow else [])
+            # Not followed, the directory link is named in a note (it leads to SDSC files).
+            not_followed = (dirlink, None, None, "symlink-not-followed",
+                            "a symbolic link to a directory holding SDSC files, not followed: "
+                            "--follow-symlinks walks it")
+            want = [file_problem] + ([dir_problem] if follow else [not_followed])
             assert problems_of(rep) == sorted(want), (follow, problems_of(rep))
             # Not followed, the directory link is not walked: its map kernel has no directory.
             assert kernels_without_dir(rep) == ([] if follow else ["sdsc_dirlink_0"]), rep["problems"]
@@ -329,7 +333,7 @@ def test_symlinks_pointing_outside_the_tree_are_never_written_through():
 
         # strip --remove would remove the (null) handles: the same refusals.
         rep = report("strip", "--remove", cache, rc=2)
-        assert problems_of(rep) == [file_problem], problems_of(rep)
+        assert problems_of(rep) == sorted([file_problem, not_followed]), problems_of(rep)
         rep = report("strip", "--remove", "--follow-symlinks", cache, rc=2)
         assert problems_of(rep) == sorted([file_problem, dir_problem]), problems_of(rep)
         assert snapshot(outside) == outside_before

@@ -93,6 +93,86 @@ def test_annotate_hook_writes_then_the_second_commit_passes():
         assert second.returncode == 0, second.stdout + second.stderr
 
 
+KERNEL = os.path.join("kernels", "sdsc_fused_addmm_linear_relu_0_q7k2m_x4")  # 4 files, bundle.mlir
+
+
+def annotated_golden_repo(tmp, hook, args):
+    """A golden repository whose first commit holds annotated kernels (made without the hook)."""
+    hooks, rev = hooks_repo(tmp)
+    repo = golden_repo(tmp, hooks, rev, hook, args=args)
+    run("annotate", "--origins", DEMO_MAP, os.path.join(repo, "kernels"), check_rc=0)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "annotated goldens")
+    env = precommit_env(tmp)
+    subprocess.run(["pre-commit", "install"], cwd=repo, env=env, check=True, capture_output=True)
+    return repo, env
+
+
+def stage_only(repo, env, rel):
+    git(repo, "add", rel)
+    staged = git(repo, "diff", "--cached", "--name-only").stdout.split()
+    assert staged == [rel], staged
+    return subprocess.run(["git", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "one file"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_annotate_hook_on_one_staged_file_of_a_kernel():
+    # pre-commit passes only the staged file: sdscprov joins it against its whole kernel
+    # directory (bundle.mlir, the sibling files), writes it, and touches no other file.
+    if shutil.which("pre-commit") is None:
+        return SKIP
+    with TempDir() as tmp:
+        repo, env = annotated_golden_repo(tmp, "sdscprov-annotate", "[--origins, origins.json]")
+        rel = os.path.join(KERNEL, "sdsc_2.json")
+        path = os.path.join(repo, rel)
+        annotated = open(path, "rb").read()
+        run("strip", "--remove", path, check_rc=0)  # a regenerated kernel file without a handle
+        stripped = open(path, "rb").read()
+        assert stripped != annotated
+        siblings = {f: open(os.path.join(repo, KERNEL, f), "rb").read()
+                    for f in os.listdir(os.path.join(repo, KERNEL))
+                    if f != "sdsc_2.json" and os.path.isfile(os.path.join(repo, KERNEL, f))}
+        assert len(siblings) >= 4, siblings
+        first = stage_only(repo, env, rel)
+        out = first.stdout + first.stderr
+        assert first.returncode != 0 and "files were modified by this hook" in out, out
+        assert "join-mismatch" not in out and "error:" not in out, out
+        # Files named one by one are no cache: no note of the map's other kernels.
+        assert "kernel-without-dir" not in out, out
+        assert open(path, "rb").read() == annotated, "the staged file gets its handle back"
+        for f, data in siblings.items():
+            assert open(os.path.join(repo, KERNEL, f), "rb").read() == data, f
+        # The file is the committed, annotated one again: nothing is left to commit.
+        assert git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_check_hook_with_origins_on_one_staged_file_of_a_kernel():
+    if shutil.which("pre-commit") is None:
+        return SKIP
+    with TempDir() as tmp:
+        repo, env = annotated_golden_repo(tmp, "sdscprov-check", "[--origins, origins.json]")
+        rel = os.path.join(KERNEL, "sdsc_2.json")
+        path = os.path.join(repo, rel)
+        # A change that keeps the right handle: the gate passes the one staged file.
+        data = open(path, "rb").read()
+        assert b'"numCoresUsed_": 32' in data
+        open(path, "wb").write(data.replace(b'"numCoresUsed_": 32', b'"numCoresUsed_": 16', 1))
+        ok = stage_only(repo, env, rel)
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+        # A handle other than the map's, staged alone: refused at the file, not at the kernel.
+        text = open(path, "rb").read().replace(b'"aten_op": "aten.relu.default"', b'"aten_op": "aten.gelu.default"', 1)
+        assert text != open(path, "rb").read()
+        open(path, "wb").write(text)
+        refused = stage_only(repo, env, rel)
+        out = refused.stdout + refused.stderr
+        assert refused.returncode != 0 and f"{rel}:" in out and "[stale-handle]" in out, out
+        assert "join-mismatch" not in out, out
+        # The report names only the staged file: its siblings are context.
+        assert out.count("[stale-handle]") == 1 and "sdsc_0.json" not in out, out
+
+
 if __name__ == "__main__":
     main([test_check_hook_refuses_a_commit_without_handles_then_passes,
-          test_annotate_hook_writes_then_the_second_commit_passes])
+          test_annotate_hook_writes_then_the_second_commit_passes,
+          test_annotate_hook_on_one_staged_file_of_a_kernel,
+          test_check_hook_with_origins_on_one_staged_file_of_a_kernel])
