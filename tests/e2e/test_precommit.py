@@ -142,7 +142,8 @@ def test_annotate_hook_on_one_staged_file_of_a_kernel():
         assert open(path, "rb").read() == annotated, "the staged file gets its handle back"
         for f, data in siblings.items():
             assert open(os.path.join(repo, KERNEL, f), "rb").read() == data, f
-        # The file is the committed, annotated one again: nothing is left to commit.
+        # The file is the committed, annotated one again: once staged, nothing is left to commit.
+        git(repo, "add", rel)
         assert git(repo, "status", "--porcelain").stdout == ""
 
 
