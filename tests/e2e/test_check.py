@@ -193,8 +193,26 @@ def test_ci_formats_carry_every_finding_and_problem():
         assert "3 findings in 5 SDSC files" in text_summary and "`missing-handle` | 2" in text_summary
 
 
+def test_a_gate_given_nothing_to_check_fails():
+    with TempDir() as tmp:
+        empty = os.path.join(tmp, "not-a-cache")
+        os.makedirs(os.path.join(empty, "sub"))
+        open(os.path.join(empty, "sub", "notes.json"), "w").write("{}")
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
+        for args in ([empty], [cache, empty], ["--origins", DEMO_MAP, empty]):
+            rc, out, err = run("check", *args, check_rc=2)
+            assert f"{empty}: error: no SDSC file" in err and "[no-sdsc-files]" in err, (args, err)
+        # scan only warns: a report of nothing is still a report.
+        rc, out, err = run("scan", empty, check_rc=0)
+        assert f"{empty}: warning: no SDSC file" in err, err
+        run("check", cache, check_rc=0)
+
+
 if __name__ == "__main__":
-    main([test_missing_handles_are_findings_at_the_op_key,
+    main([test_a_gate_given_nothing_to_check_fails,
+          test_missing_handles_are_findings_at_the_op_key,
           test_clean_after_annotate_and_files_one_by_one,
           test_null_handle_and_stale_handle,
           test_bad_input_is_exit_2_and_other_findings_still_reported,

@@ -203,8 +203,41 @@ def test_shared_corpus_matches_independent_count():
         assert members[name]["files"] == count, (name, members[name], count)
 
 
+def test_overlapping_roots_name_each_file_once():
+    import shutil
+    with TempDir() as tmp:
+        def spellings(cache):
+            parent, name = os.path.split(cache)
+            kdir = os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_1_b9d3wz0e")
+            return ([cache, cache], [cache, os.path.join(parent, ".", name)],
+                    [cache, os.path.join(kdir, "sdsc_0.json")], [os.path.join(kdir, "sdsc_0.json"), cache],
+                    [os.path.join(cache, "inductor-spyre"), cache])
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        once = json.loads(run("scan", "--format", "json", cache, check_rc=0)[1])
+        assert once["totals"]["kernels"] == 2 and once["totals"]["files"] == 5, once["totals"]
+        for i, roots in enumerate(spellings(cache)):
+            rep = json.loads(run("scan", "--format", "json", *roots, check_rc=0)[1])
+            assert rep["totals"]["kernels"] == 2 and rep["totals"]["files"] == 5, (roots, rep["totals"])
+            # annotate writes every file once: no second pass calls our own write a change on
+            # disk, and the map's kernels are not made ambiguous by a second name.
+            copy = os.path.join(tmp, f"copy{i}")
+            copy_tree(cache, copy)
+            rc, out, err = run("annotate", "--format", "json", "--origins", os.path.join(DEMO, "origins.json"),
+                               *spellings(copy)[i], check_rc=0)
+            done = json.loads(out)["totals"]["annotate"]
+            assert done["written"] == 5 and done["kernels_matched"] == 2, (roots, done, err)
+            assert "changed-on-disk" not in err, err
+            shutil.rmtree(copy)
+        # Two names of one file, given as files.
+        kdir = os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_1_b9d3wz0e")
+        rep = json.loads(run("scan", "--format", "json", os.path.join(kdir, "sdsc_0.json"),
+                             os.path.join(kdir, ".", "sdsc_0.json"), check_rc=0)[1])
+        assert rep["totals"]["files"] == 1, rep["totals"]
+
+
 if __name__ == "__main__":
-    main([test_demo_report, test_generated_cache_matches_manifest_and_jobs,
+    main([test_overlapping_roots_name_each_file_once, test_demo_report, test_generated_cache_matches_manifest_and_jobs,
           test_truncated_file_gives_line_and_column, test_not_sdsc_and_unreadable_files,
           test_usage_errors_exit_2, test_colour_only_on_a_terminal,
           test_shared_corpus_matches_independent_count])
