@@ -29,7 +29,7 @@ def _wrap_create_op_spec(original, recorder):
     def create_op_spec(self, *args, **kwargs):
         op_spec = original(self, *args, **kwargs)
         _observe(recorder, "SpyreKernel.create_op_spec", lambda: recorder.op_created(
-            self, op_spec, _opfunc(op_spec, args, kwargs), lambda: self.current_node.node))
+            self, op_spec, _spec_op(op_spec, args, kwargs), lambda: self.current_node.node))
         return op_spec
     return create_op_spec
 
@@ -44,20 +44,37 @@ def _wrap_call_kernel(original, recorder):
     return call_kernel
 
 
-def _wrap_get_output_dir(original, recorder):
-    @functools.wraps(original)
-    def get_output_dir(*args, **kwargs):
-        path = original(*args, **kwargs)
-        _observe(recorder, "get_output_dir",
-                 lambda: recorder.output_dir(_arg(args, kwargs, 0, "kernel_name"), path))
-        return path
-    return get_output_dir
+def _reporting_after(label, report):
+    """The wrap of a module function whose call is reported once it has returned:
+    ``report(recorder, args, kwargs, result)``, never raising into the compile."""
+    def wrap(original, recorder):
+        @functools.wraps(original)
+        def wrapper(*args, **kwargs):
+            result = original(*args, **kwargs)
+            _observe(recorder, label, lambda: report(recorder, args, kwargs, result))
+            return result
+        return wrapper
+    return wrap
+
+
+_wrap_get_output_dir = _reporting_after("get_output_dir", lambda recorder, args, kwargs, path: (
+    recorder.output_dir(_arg(args, kwargs, 0, "kernel_name"), path)))
+
+_wrap_compile_op_spec = _reporting_after("compile_op_spec", lambda recorder, args, kwargs, document: (
+    recorder.op_compiled(_arg(args, kwargs, 1, "op_spec"), document)))
+
+_wrap_commit_compile_dir = _reporting_after("commit_compile_dir", lambda recorder, args, kwargs, final: (
+    recorder.dir_committed(_arg(args, kwargs, 0, "tmp_dir", "compile_dir"), final)))
 
 
 def _wrap_generate_bundle(original, recorder):
     @functools.wraps(original)
     def generate_bundle(*args, **kwargs):
-        result = original(*args, **kwargs)
+        try:
+            result = original(*args, **kwargs)
+        except BaseException:
+            _observe(recorder, "generate_bundle", recorder.bundle_failed)
+            raise
         _observe(recorder, "generate_bundle", lambda: recorder.bundle_generated(
             _arg(args, kwargs, 0, "kernel_name"), _arg(args, kwargs, 1, "output_dir"),
             _arg(args, kwargs, 2, "specs")))
@@ -65,21 +82,25 @@ def _wrap_generate_bundle(original, recorder):
     return generate_bundle
 
 
-def _wrap_commit_compile_dir(original, recorder):
+def _wrap_ktir(original, recorder):
     @functools.wraps(original)
-    def commit_compile_dir(*args, **kwargs):
-        final_dir = original(*args, **kwargs)
-        _observe(recorder, "commit_compile_dir",
-                 lambda: recorder.dir_committed(_arg(args, kwargs, 0, "compile_dir"), final_dir))
-        return final_dir
-    return commit_compile_dir
+    def ktir(self, *args, **kwargs):
+        try:
+            return original(self, *args, **kwargs)
+        finally:  # compiled or failed, the kernel's directory (if any) holds no SDSC file
+            _observe(recorder, "SpyreAsyncCompile.ktir",
+                     lambda: recorder.ktir_compiled(_arg(args, kwargs, 0, "kernel_name")))
+    return ktir
 
 
 SPYRE_KERNEL = "torch_spyre._inductor.spyre_kernel"
 ASYNC_COMPILE = "torch_spyre.execution.async_compile"
+BUNDLE = "torch_spyre._inductor.codegen.bundle"
 
 # generate_bundle and commit_compile_dir are looked up in async_compile's namespace, where
-# SpyreAsyncCompile.sdsc finds them (it imports them by name).
+# SpyreAsyncCompile.sdsc finds them (it imports them by name); compile_op_spec in bundle's, where
+# generate_bundle finds it (the kernel cache's key computation imports it from superdsc itself,
+# and is not watched).
 HOOK_POINTS = (
     HookPoint("SpyreKernel.create_op_spec", ((SPYRE_KERNEL, "SpyreKernel.create_op_spec"),),
               True, _wrap_create_op_spec),
@@ -87,8 +108,10 @@ HOOK_POINTS = (
               True, _wrap_call_kernel),
     HookPoint("get_output_dir", ((ASYNC_COMPILE, "get_output_dir"),), True, _wrap_get_output_dir),
     HookPoint("generate_bundle", ((ASYNC_COMPILE, "generate_bundle"),), False, _wrap_generate_bundle),
+    HookPoint("compile_op_spec", ((BUNDLE, "compile_op_spec"),), False, _wrap_compile_op_spec),
     HookPoint("commit_compile_dir", ((ASYNC_COMPILE, "commit_compile_dir"),), False,
               _wrap_commit_compile_dir),
+    HookPoint("SpyreAsyncCompile.ktir", ((ASYNC_COMPILE, "SpyreAsyncCompile.ktir"),), False, _wrap_ktir),
 )
 
 
@@ -251,13 +274,21 @@ def _observe(recorder, label, report):
         recorder.report_error(label, e)
 
 
-def _opfunc(op_spec, args, kwargs):
+def _spec_op(op_spec, args, kwargs):
+    """The OpSpec's operation: its ``op``, else the ``op`` argument it was made with."""
     op = getattr(op_spec, "op", None)
     return op if isinstance(op, str) else _arg(args, kwargs, 0, "op")
 
 
-def _arg(args, kwargs, index, name):
-    return args[index] if len(args) > index else kwargs[name]
+def _arg(args, kwargs, index, *names):
+    """Argument ``index`` of a call, given by position or by any of ``names`` (torch-spyre
+    renames parameters between versions). KeyError when it is neither."""
+    if len(args) > index:
+        return args[index]
+    for name in names:
+        if name in kwargs:
+            return kwargs[name]
+    raise KeyError(f"argument {index} ({' or '.join(names)}) not given")
 
 
 def _current_graph():

@@ -12,12 +12,10 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass
 
+from .provenance import HANDLE_FIELDS
 from .recorder import NO_DIRECTORY
 
 FORMAT_VERSION = 1
-
-# Only these node fields enter a handle (FORMATS section 3); the others are kept for reports.
-HANDLE_FIELDS = ("original_aten", "stack_trace")
 
 NODE_CLASH = "an FX node name means another node in an earlier compile"
 DIRECTORY_TAKEN = "its directory is already another captured kernel's"

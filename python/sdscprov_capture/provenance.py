@@ -1,4 +1,4 @@
-"""What one OpSpec's Inductor buffer says about where it came from (FORMATS section 5.3).
+"""What one OpSpec's Inductor buffer says about where it came from.
 
 Reads, never writes: the ComputedBuffer given to ``create_op_spec`` (its ``origins``,
 ``origin_node``, ``get_name()`` and torch-spyre's transformation history) and the FX nodes it
@@ -13,6 +13,9 @@ from typing import Any, Optional
 # attribute since the provenance work of mid-2026; older versions have no history at all.
 HISTORY_ATTR = "_spyre_prov_history"
 
+# The node fields a handle is made of; the others are kept for reports.
+HANDLE_FIELDS = ("original_aten", "stack_trace")
+
 # FX node meta kept in the map for reports; none of it is hashed into a handle.
 EXTRA_META = ("nn_module_stack", "source_fn_stack", "from_node")
 
@@ -26,6 +29,7 @@ class CapturedOp:
     origin_node: Optional[str] = None
     transform_history: list = field(default_factory=list)
     spec_path: Optional[list] = None
+    spec_op: Optional[str] = None  # the OpSpec's own op, to check the bundle against; not written
 
     def to_json(self):
         out = {"opfunc": self.opfunc, "buffer": self.buffer, "origins": list(self.origins),
@@ -37,26 +41,42 @@ class CapturedOp:
         return out
 
 
+class OriginNameClash(ValueError):
+    """Two different FX nodes among one buffer's origins have one name: the map, which names
+    nodes by name, cannot tell them apart, so it cannot carry this OpSpec's origins."""
+
+
 def read_op(buffer, opfunc):
     """Returns (CapturedOp, {node name: node entry}) for the buffer an OpSpec was made from."""
     origins = list(getattr(buffer, "origins", None) or ())
-    nodes = {}
-    for node in origins:
-        nodes[node_name(node)] = node_entry(node)
+    nodes, by_name = {}, {}
     primary = getattr(buffer, "origin_node", None)
-    if primary is not None:
-        nodes.setdefault(node_name(primary), node_entry(primary))
+    for node in origins + ([] if primary is None else [primary]):
+        name, entry = node_name(node), node_entry(node)
+        if name in by_name and by_name[name] is not node and not _same_for_handles(nodes[name], entry):
+            raise OriginNameClash(f"two FX origins named {name!r} differ")
+        by_name.setdefault(name, node)
+        nodes.setdefault(name, entry)
     get_name = getattr(buffer, "get_name", None)
-    # The same order torch-spyre's build_debug_handle uses: by name, then by ATen op.
-    ordered = sorted(origins, key=lambda n: (node_name(n), nodes[node_name(n)]["original_aten"] or ""))
     op = CapturedOp(
         opfunc=str(opfunc),
         buffer=str(get_name()) if callable(get_name) else "",
-        origins=[node_name(n) for n in ordered],
+        origins=[node_name(n) for n in sorted(origins, key=origin_sort_key)],
         origin_node=None if primary is None else node_name(primary),
         transform_history=[transform_entry(t) for t in getattr(buffer, HISTORY_ATTR, None) or ()],
     )
     return op, nodes
+
+
+def origin_sort_key(node):
+    """The order torch-spyre's build_debug_handle puts origins in: by name, then by the text of
+    ``meta["original_aten"]``, where an absent one counts as "" and a present None as "None"."""
+    meta = getattr(node, "meta", None) or {}
+    return node_name(node), str(meta.get("original_aten", ""))
+
+
+def _same_for_handles(a, b):
+    return all(a.get(k) == b.get(k) for k in HANDLE_FIELDS)
 
 
 def node_name(node):

@@ -1,11 +1,11 @@
-"""A fake torch.compile of the audit's SimpleMLP (Linear -> ReLU -> Linear) on the fake torch and
-torch_spyre of fake_site/ (put it on PYTHONPATH).
+"""A fake torch.compile of SimpleMLP (Linear -> ReLU -> Linear) on the fake torch and torch_spyre
+of fake_site/ (put it on PYTHONPATH).
 
-The graph is the one measured in provenance-audit-SimpleMLP.md: the seven post-grad FX nodes
-(Stage 2, with the ATen ops and source lines of testdata/demo/origins.json), the five
-ComputedBuffers with their origins and origin_node (Stages 3-5), generated into the audit's two
-kernels (Stage 6) the way torch-spyre does it: OpSpecs, kernel name, call; then the generated
-module is loaded, which compiles each kernel into its output directory.
+The graph is the one of testdata/demo, measured on a real compile: the seven post-grad FX nodes
+(with the ATen ops and source lines of testdata/demo/origins.json), the five ComputedBuffers with
+their origins and origin_node, generated into two kernels the way torch-spyre does it: OpSpecs,
+kernel name, call; then the generated module is loaded, which compiles each kernel into its
+output directory.
 
 Prints one line per compiled kernel: its name and directory relative to the Inductor cache dir.
 
@@ -24,7 +24,7 @@ from torch._ops import OpOverload
 from torch.fx import Node
 from torch.nn.modules.linear import Linear
 from torch_spyre._inductor.op_spec import ProvenanceTransform
-from torch_spyre._inductor.scheduler import SuperDSCScheduling
+from torch_spyre._inductor.scheduler import Bundle, codegen_graph
 
 MODEL = "/workspace/simple_mlp.py"
 
@@ -75,7 +75,7 @@ def post_grad_nodes(broken):
 
 def compile_once(args):
     n = post_grad_nodes(set(args.broken_meta))
-    # The audit names the buffers op0..op4 (Stage 5's "buffer" column) and the demo map follows
+    # The measurement names the buffers op0..op4 (its "buffer" column) and the demo map follows
     # it, so this ComputedBuffer's get_name() gives those names. Inductor keeps origins in
     # insertion order, not sorted: sorting is the capture's job.
     op0 = ComputedBuffer("op0", [n["permute"], n["mm_default_1"]], n["mm_default_1"])
@@ -88,17 +88,12 @@ def compile_once(args):
 
     graph = GraphLowering()
     with V.set_graph_handler(graph):
-        scheduling = SuperDSCScheduling()
-        scheduling.codegen_node([(op0, "batchmatmul", True), (op1, "add", False),
-                                 (op2, "relufwd", False), (op3, "batchmatmul", True)],
-                                "fused_addmm_linear_relu")
-        scheduling.codegen_node([(op4, "add", False)], "fused_addmm")
-    module = {"__name__": "compiled_simple_mlp"}
-    exec(compile(graph.wrapper_code.getvalue(), "<generated wrapper>", "exec"), module)
-    module["call"]()
-    for name, value in module.items():
-        if hasattr(value, "output_dir"):
-            print(name, os.path.relpath(value.output_dir, cache_dir()))
+        codegen_graph([Bundle([(op0, "batchmatmul", True), (op1, "add", False),
+                               (op2, "relufwd", False), (op3, "batchmatmul", True)],
+                              "fused_addmm_linear_relu"),
+                       Bundle([(op4, "add", False)], "fused_addmm")])
+    for name, directory in graph.compile_and_run("compiled_simple_mlp"):
+        print(name, os.path.relpath(directory, cache_dir()))
 
 
 def parse_args(argv):

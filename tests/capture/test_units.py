@@ -1,5 +1,6 @@
-"""Unit tests of the capture's pure parts: reading a buffer's provenance, pairing kernels with
-their directories, building and merging maps, the atomic write, and the map's schema.
+"""Unit tests of the capture's pure parts: reading a buffer's provenance, the SDSC opfunc of an
+OpSpec, pairing kernels with their directories, the wrappers, building and merging maps, the
+atomic write, and the map's schema.
 
 Run by tests/e2e/test_capture.py (so ctest runs them), or alone:
     PYTHONPATH=python python3 -m unittest tests/capture/test_units.py
@@ -10,7 +11,9 @@ import shutil
 import stat
 import sys
 import tempfile
+import types
 import unittest
+import weakref
 from types import SimpleNamespace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -18,11 +21,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [os.path.join(ROOT, "python"), HERE]
 
 from schema_check import validate  # noqa: E402
-from sdscprov_capture import origins_map, provenance, recorder  # noqa: E402
+from sdscprov_capture import hookpoints, opfunc, origins_map, provenance, recorder  # noqa: E402
 from sdscprov_capture.origins_map import build, write_atomic  # noqa: E402
 from sdscprov_capture.provenance import CapturedOp  # noqa: E402
 from sdscprov_capture.recorder import CapturedKernel, Recorder  # noqa: E402
-
 
 
 def load(path):
@@ -37,7 +39,7 @@ class FxNode:
     def __init__(self, name, aten=None, trace=None, **meta):
         self.name = name
         self.target = aten
-        self.meta = dict(meta)
+        self.meta = dict(meta)  # original_aten=None given here is a present None
         if aten is not None:
             self.meta["original_aten"] = aten
         if trace is not None:
@@ -65,6 +67,20 @@ class Graph:
 
 def spec(op):
     return SimpleNamespace(op=op, is_reduction=False)
+
+
+# Device coordinates of a [c0, c1] tensor whose stick is c1: (c1 // 64, c0, c1 % 64).
+STICK_LAST = [{"c1"}, {"c0"}, {"c1"}]
+
+
+def tensor(coordinates):
+    return SimpleNamespace(device_coordinates=[SimpleNamespace(free_symbols=set(c)) for c in coordinates])
+
+
+def reduction(op, reduces):
+    """An OpSpec reducing its [c0, c1] input over ``reduces``."""
+    output = [c - {reduces} for c in STICK_LAST]
+    return SimpleNamespace(op=op, is_reduction=True, args=[tensor(STICK_LAST), tensor(output)])
 
 
 def record(rec, kernel, buffer, op):
@@ -116,15 +132,86 @@ class ProvenanceTest(unittest.TestCase):
         bare = provenance.node_entry(SimpleNamespace(name="n"))
         self.assertEqual(bare, {"original_aten": None, "stack_trace": None})
 
+    def test_origins_sorted_by_name_then_aten_text_as_torch_spyre_does(self):
+        present_none = FxNode("x", original_aten=None)
+        absent, aten = FxNode("x"), FxNode("x", "aten.b.default")
+        key = provenance.origin_sort_key
+        self.assertEqual([key(n) for n in (present_none, absent, aten)],
+                         [("x", "None"), ("x", ""), ("x", "aten.b.default")])
+        ordered = sorted([present_none, aten, absent], key=key)
+        self.assertEqual([id(n) for n in ordered], [id(absent), id(present_none), id(aten)])
+        self.assertEqual(key(FxNode("a", "aten.z")) < key(FxNode("b", "aten.a")), True)
+
+    def test_origins_sharing_a_name_must_mean_one_node(self):
+        same = [FxNode("x", "aten.a"), FxNode("x", "aten.a")]
+        op, nodes = provenance.read_op(Buffer("buf0", same), "add")
+        self.assertEqual((op.origins, list(nodes)), (["x", "x"], ["x"]))
+        with self.assertRaises(provenance.OriginNameClash):
+            provenance.read_op(Buffer("buf0", [FxNode("x", "aten.a"), FxNode("x", "aten.b")]), "add")
+        with self.assertRaises(provenance.OriginNameClash):  # the primary is another "x"
+            provenance.read_op(Buffer("buf0", [FxNode("x", "aten.a")], FxNode("x")), "add")
+
     def test_unnamed_node_is_an_error(self):
         with self.assertRaises(TypeError):
             provenance.read_op(Buffer("b", [SimpleNamespace(meta={})]), "add")
 
 
+class OpfuncTest(unittest.TestCase):
+    """The opfunc in an SDSC file's key, which the map's ops must carry."""
+
+    def loaded(self, name, **attributes):
+        """Makes ``name`` look imported by the compile (as torch-spyre's modules are), for this test."""
+        module = types.ModuleType(name)
+        vars(module).update(attributes)
+        previous = sys.modules.get(name)
+        sys.modules[name] = module
+        self.addCleanup(lambda: sys.modules.pop(name) if previous is None
+                        else sys.modules.__setitem__(name, previous))
+        return module
+
+    def test_key_of_the_compiled_document(self):
+        self.assertEqual(opfunc.from_compiled({"3_sumnonstick": {}}), "sumnonstick")
+        self.assertEqual(opfunc.from_compiled(({"0_LXRelayoutSTCDPOpLx": {}}, [], [], [])), "LXRelayoutSTCDPOpLx")
+        for odd in ({"sum": {}}, {"x_sum": {}}, {"0_": {}}, {"0_a": {}, "1_b": {}}, None, "0_sum", ()):
+            self.assertIsNone(opfunc.from_compiled(odd), odd)
+
+    def test_reduction_named_by_the_dimension_it_reduces(self):
+        self.assertNotIn(opfunc.SUPERDSC, sys.modules)
+        cases = [(reduction("sum", "c0"), "sumnonstick"), (reduction("max", "c0"), "maxnonstick"),
+                 (reduction("max", "c1"), "max"), (reduction("batchmatmul", "c0"), "batchmatmul"),
+                 (reduction("topk", "c0"), "topk"), (spec("add"), "add"),
+                 (SimpleNamespace(op="sum", is_reduction=True), "sumnonstick")]
+        for op_spec, expected in cases:
+            self.assertEqual(opfunc.predict(op_spec, op_spec.op), expected, op_spec)
+        self.loaded(opfunc.CONSTANTS, POOL_OPS={"maxpool2d"}, CONV_OPS=("conv2d",))
+        self.assertEqual(opfunc.predict(reduction("maxpool2d", "c0"), "maxpool2d"), "maxpool2d")
+        self.assertEqual(opfunc.predict(reduction("conv2d", "c0"), "conv2d"), "conv2d")
+        self.assertEqual(opfunc.predict(reduction("mean", "c0"), "mean"), "meannonstick")
+
+    def test_torch_spyres_own_rule_is_used_when_it_is_loaded(self):
+        calls = []
+
+        def own(op, is_reduction, output_scales):
+            calls.append((op, is_reduction, sorted(output_scales.values())))
+            return "identity" if op == "to_dtype" else op + "-own"
+
+        self.loaded(opfunc.SUPERDSC, _get_op_func=own)
+        self.assertEqual(opfunc.predict(reduction("max", "c1"), "max"), "max-own")
+        self.assertEqual(opfunc.predict(reduction("sum", "c0"), "sum"), "sum-own")
+        self.assertEqual(opfunc.predict(spec("to_dtype"), "to_dtype"), "identity")
+        self.assertEqual(calls, [("max", True, [-2]), ("sum", True, []), ("to_dtype", False, [])])
+
+        def broken(op, is_reduction):
+            raise AssertionError("not called with two arguments")
+        self.loaded(opfunc.SUPERDSC, _get_op_func=broken)
+        self.assertEqual(opfunc.predict(reduction("sum", "c0"), "sum"), "sumnonstick")
+
+
 class RecorderTest(unittest.TestCase):
     def setUp(self):
         self.errors = []
-        self.rec = Recorder(lambda where, e: self.errors.append((where, e)))
+        # Only the text: a kept exception would keep its frames, and the kernels in them, alive.
+        self.rec = Recorder(lambda where, e: self.errors.append((where, str(e))))
         self.node = FxNode("add", "aten.add.Tensor")
 
     def kernel(self, *ops):
@@ -201,6 +288,76 @@ class RecorderTest(unittest.TestCase):
         [k] = self.rec.finish()
         self.assertEqual((k.dir, k.problem), ("/c/cache/abc", None))
 
+    def test_file_opfunc_is_the_one_compile_op_spec_made(self):
+        """What torch-spyre's compile_op_spec made for an OpSpec of the bundle wins over the
+        prediction; the bundle is checked against the OpSpecs' own ops, not the opfuncs."""
+        k = Kernel()
+        for op_spec in (reduction("sum", "c1"), reduction("sum", "c0")):
+            k.op_specs.append(op_spec)
+            self.rec.op_created(k, op_spec, op_spec.op, lambda: Buffer("buf", [self.node], self.node))
+        self.rec.kernel_named(k, "k_0")
+        self.rec.output_dir("k_0", "/c/k_0_x")
+        rebuilt = [reduction("sum", "c1"), reduction("sum", "c0"), reduction("sum", "c0")]
+        self.rec.op_compiled(rebuilt[0], ({"0_sumnonstick": {}}, [], [], []))  # torch-spyre knows better
+        self.rec.op_compiled(rebuilt[2], {"0_wrong": {}})  # not an OpSpec of this bundle
+        self.rec.bundle_generated("k_0", "/c/k_0_x", rebuilt[:2])
+        [captured] = self.rec.finish()
+        self.assertEqual([(op.opfunc, op.spec_op) for op in captured.ops],
+                         [("sumnonstick", "sum"), ("sumnonstick", "sum")])
+        self.assertIsNone(captured.problem)
+        self.assertEqual(self.rec._compiled, {})
+
+    def test_observations_of_a_failed_bundle_are_dropped(self):
+        kept = reduction("max", "c1")
+        self.rec.op_compiled(kept, {"0_maxnonstick": {}})
+        self.rec.bundle_failed()
+        self.assertEqual(self.rec._compiled, {})
+
+    def test_discarded_prepared_kernel_is_freed_and_never_lends_its_entry(self):
+        """torch-spyre can prepare a kernel and throw it away: the recorder must not keep it
+        alive, and a kernel later made at the same address must start with nothing of it (not
+        its OpSpecs, its FX nodes or its capture error)."""
+        discarded = Kernel()
+        record(self.rec, discarded, Buffer("buf9", [FxNode("lx_copy")]), "identity")
+        record(self.rec, discarded, Buffer("buf9", [SimpleNamespace(meta={})]), "add")  # capture error
+        alive, address = weakref.ref(discarded), id(discarded)
+        del discarded
+        self.assertIsNone(alive(), "the recorder keeps a discarded kernel alive")
+        kernels = [Kernel() for _ in range(8)]  # CPython hands the freed address out again
+        self.assertIn(address, [id(k) for k in kernels])
+        for k in kernels:
+            record(self.rec, k, Buffer("buf0", [self.node], self.node), "add")
+        reused = next(k for k in kernels if id(k) == address)
+        self.rec.kernel_named(reused, "k_0")
+        self.rec.output_dir("k_0", "/c/k_0_x")
+        [captured] = self.rec.finish()
+        self.assertEqual((captured.problem, [op.opfunc for op in captured.ops], list(captured.nodes)),
+                         (None, ["add"], ["add"]))
+
+    def test_kernels_compiled_to_ktir_are_left_out(self):
+        self.rec.kernel_named(self.kernel("neg"), "ktir_fused_neg_0")
+        self.rec.output_dir("ktir_fused_neg_0", "/c/ktir_fused_neg_0_x")
+        self.rec.kernel_named(self.kernel("add"), "sdsc_fused_add_1")  # named otherwise by a fork
+        self.rec.output_dir("sdsc_fused_add_1", "/c/sdsc_fused_add_1_x")
+        self.rec.ktir_compiled("sdsc_fused_add_1")
+        self.rec.kernel_named(self.kernel("mul"), "ktir_fused_mul_2")
+        self.rec.ktir_compiled("ktir_fused_mul_2")  # failed before making its directory
+        kernels = self.rec.finish()
+        self.assertEqual([(k.name, k.problem) for k in kernels],
+                         [("ktir_fused_neg_0", recorder.KTIR), ("sdsc_fused_add_1", recorder.KTIR),
+                          ("ktir_fused_mul_2", recorder.KTIR)])
+        m = build(kernels)
+        self.assertEqual((m.document["kernels"], dict(m.left_out)), ([], {recorder.KTIR: 3}))
+        self.assertEqual(self.rec.unmatched_dirs, [])
+
+    def test_origins_sharing_a_name_leave_the_kernel_out_without_a_warning(self):
+        k = Kernel()
+        record(self.rec, k, Buffer("buf0", [FxNode("x", "aten.a"), FxNode("x", "aten.b")]), "add")
+        self.rec.kernel_named(k, "k_0")
+        self.rec.output_dir("k_0", "/c/d")
+        [captured] = self.rec.finish()
+        self.assertEqual((captured.problem, self.errors), (recorder.ORIGIN_NAME_CLASH, []))
+
     def test_capture_error_marks_the_kernel_and_is_reported(self):
         k = Kernel()
         record(self.rec, k, Buffer("buf0", [SimpleNamespace(meta={})]), "add")  # no name
@@ -219,6 +376,54 @@ def captured(name, directory, nodes, ops, problem=None):
 
 ADD = {"original_aten": "aten.add.Tensor", "stack_trace": None}
 RELU = {"original_aten": "aten.relu.default", "stack_trace": '  File "/m.py", line 9, in f\n'}
+
+
+class WrapperTest(unittest.TestCase):
+    """The wrappers return what torch-spyre returns, raise what it raises, and report after."""
+
+    class Calls:
+        def __init__(self):
+            self.calls = []
+
+        def __getattr__(self, name):
+            return lambda *args: self.calls.append((name, *args))
+
+    def test_commit_compile_dir_arguments_found_by_either_name(self):
+        errors = []
+        rec = Recorder(lambda where, e: errors.append((where, str(e))))
+        k, node = Kernel(), FxNode("add", "aten.add.Tensor")
+        record(rec, k, Buffer("buf0", [node], node), "add")
+        rec.kernel_named(k, "k_0")
+        rec.bundle_generated("k_0", "/c/key.tmp.1", [spec("add")])  # the kernel cache's directory
+
+        def commit_compile_dir(tmp_dir, cache_key):
+            return "/c/" + cache_key
+        wrapped = hookpoints._wrap_commit_compile_dir(commit_compile_dir, rec)
+        self.assertEqual(wrapped(tmp_dir="/c/key.tmp.1", cache_key="key"), "/c/key")
+        self.assertEqual([k.dir for k in rec.finish()], ["/c/key"])
+        legacy = hookpoints._wrap_commit_compile_dir(lambda compile_dir, cache_key: "/c/" + cache_key, rec)
+        self.assertEqual(legacy(compile_dir="/c/key", cache_key="other"), "/c/other")
+        self.assertEqual([k.dir for k in rec.finish()], ["/c/other"])
+        self.assertEqual(errors, [])
+
+    def test_compile_op_spec_result_untouched_and_reported(self):
+        calls, result, op_spec = self.Calls(), ({"0_add": {}}, [], [], []), spec("add")
+        wrapped = hookpoints._wrap_compile_op_spec(lambda idx, op_spec, symbols, offset=0: result, calls)
+        self.assertIs(wrapped(0, op_spec, [], 0), result)
+        self.assertIs(wrapped(idx=0, op_spec=op_spec, symbols=[]), result)
+        self.assertEqual(calls.calls, [("op_compiled", op_spec, result)] * 2)
+
+    def test_failing_generate_bundle_and_ktir_raise_their_own_error(self):
+        calls, error = self.Calls(), RuntimeError("dxp failed")
+
+        def fail(*args, **kwargs):
+            raise error
+        for wrap, args in ((hookpoints._wrap_generate_bundle, ("k_0", "/c/d", [])),
+                           (hookpoints._wrap_ktir, (object(), "ktir_k_0", []))):
+            with self.assertRaises(RuntimeError) as raised:
+                wrap(fail, calls)(*args)
+            self.assertIs(raised.exception, error)
+        self.assertEqual(calls.calls, [("bundle_failed",), ("ktir_compiled", "ktir_k_0")])
 
 
 class OriginsMapTest(unittest.TestCase):

@@ -1,11 +1,13 @@
 """End-to-end: `python3 -m sdscprov_capture` records a (fake) torch-spyre compile's origins map,
-and `sdscprov annotate` gives every kernel file the handle torch-spyre's rules give (FORMATS §3).
+and `sdscprov annotate` gives every kernel file the handle torch-spyre's rules give.
 
 torch is not needed: tests/capture/fake_site holds fake `torch` and `torch_spyre` packages with the
 module paths and function names of the real ones, and tests/capture/fake_simplemlp_compile.py
-compiles the audit's SimpleMLP with them into the kernel directories of testdata/demo.
+compiles SimpleMLP with them into the kernel directories of testdata/demo, and
+tests/capture/fake_reductions_compile.py a softmax and an amax into fresh ones.
 """
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -22,6 +24,8 @@ from schema_check import validate  # noqa: E402
 
 FAKE_SITE = os.path.join(CAPTURE_DIR, "fake_site")
 FAKE_COMPILE = os.path.join(CAPTURE_DIR, "fake_simplemlp_compile.py")
+REDUCTIONS_COMPILE = os.path.join(CAPTURE_DIR, "fake_reductions_compile.py")
+REDUCTIONS_EXPECTED = os.path.join(TESTDATA, "capture-reductions")
 PLAIN_SCRIPT = os.path.join(CAPTURE_DIR, "plain_script.py")
 DEMO = os.path.join(TESTDATA, "demo")
 DEMO_MAP = os.path.join(DEMO, "origins.json")
@@ -46,7 +50,8 @@ def python(args, site=FAKE_SITE, env=None, cwd=None):
     """Runs python3 with the capture module (and a fake site) importable; returns the result."""
     full_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
                     PYTHONPATH=os.pathsep.join(p for p in (os.path.join(ROOT, "python"), site) if p))
-    for key in ("FAKE_TORCH_SPYRE_LAYOUT", "FAKE_SPYRE_OUTPUT_DIRS", "SPYRE_KERNEL_CACHE"):
+    for key in ("FAKE_TORCH_SPYRE_LAYOUT", "FAKE_SPYRE_OUTPUT_DIRS", "SPYRE_KERNEL_CACHE",
+                "TORCH_SPYRE_KTIR"):
         full_env.pop(key, None)
     full_env.update(env or {})
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=full_env,
@@ -106,7 +111,7 @@ def test_units():
 
 def test_captured_map_annotates_the_demo_cache_like_the_audit_map():
     """Acceptance 1: the capture of the fake SimpleMLP compile fills all 5 files, byte for byte
-    as the hand-made map from the audit does, and the SuperDSC column goes from none to all."""
+    as the hand-made map of testdata/demo does, and the SuperDSC column goes from none to all."""
     with TempDir() as tmp:
         cache, reference = os.path.join(tmp, "cache"), os.path.join(tmp, "reference")
         dirs = demo_cache(cache)
@@ -145,6 +150,79 @@ def test_captured_map_annotates_the_demo_cache_like_the_audit_map():
             assert read(path) == read(os.path.join(reference, os.path.relpath(path, cache))), path
         text = run("scan", cache, check_rc=0)[1]
         assert any(line.split() == ["debug_handle_", "all"] for line in text.splitlines()), text
+
+
+def id_version_2(handle):
+    """torch-spyre's id of ``handle``, from the rule itself: SHA-256 of the compact, key-sorted
+    JSON of aten_op, fused_from (the children's ids), ir_chain, source and "version": 2; the
+    first 8 bytes read big-endian, shifted right by one bit."""
+    hashed = {"aten_op": handle["aten_op"], "fused_from": [c["id"] for c in handle["fused_from"]],
+              "ir_chain": handle["ir_chain"], "source": handle["source"], "version": 2}
+    text = json.dumps(hashed, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return str(int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1)
+
+
+def expected_reduction_files():
+    """{(kernel name, file name): bytes} of testdata/capture-reductions, each id checked first."""
+    out = {}
+    for path in sdsc_files(REDUCTIONS_EXPECTED):
+        handle = next(iter(load(path).values()))["debug_handle_"]
+        assert handle["id"] == id_version_2(handle), f"fixture {path}: wrong id"
+        out[(os.path.basename(os.path.dirname(path)), os.path.basename(path))] = read(path)
+    assert len(out) == 6, out.keys()
+    return out
+
+
+def test_reductions_annotate_every_file_as_derived_by_hand():
+    """The SDSC key of a reduction is its op + "nonstick" unless it reduces along the stick: the
+    captured map carries the file's opfunc, so annotate writes all six files of a softmax and an
+    amax, each byte for byte the hand-written file of testdata/capture-reductions. A prepared
+    kernel thrown away (late-2026 scheduling) and a kernel compiled to KTIR in the same compile
+    change nothing: the KTIR kernel is left out and counted, its directory left alone."""
+    expected = expected_reduction_files()
+    variants = [("mid-2026", []), ("late-2026", []),
+                ("late-2026", ["--discard-prepared", "--ktir-kernel"])]
+    maps = []
+    for layout, flags in variants:
+        with TempDir() as tmp:
+            cache, out = os.path.join(tmp, "cache"), os.path.join(tmp, "origins.json")
+            p = capture(out, [REDUCTIONS_COMPILE, *flags],
+                        env=compile_env(cache, FAKE_TORCH_SPYRE_LAYOUT=layout))
+            assert p.returncode == 0, p.stderr
+            left_out = " (1 kernel left out: compiled to KTIR, which writes no SDSC files)" \
+                if "--ktir-kernel" in flags else ""
+            assert our_lines(p.stderr) == [
+                f"{PREFIX} wrote {out}: 2 kernels, 6 OpSpecs, 6 FX nodes{left_out}"], (layout, flags, p.stderr)
+            compiled = dict(line.split() for line in p.stdout.splitlines())
+            m = load(out)
+            assert validate(m, SCHEMA) == []
+            assert [[op["opfunc"] for op in k["ops"]] for k in m["kernels"]] == [
+                ["maxnonstick", "sub", "exp", "sumnonstick", "realdiv"], ["max"]], m["kernels"]
+            maps.append([{key: v for key, v in k.items() if key != "dir"} for k in m["kernels"]] + [m["nodes"]])
+
+            ktir_dir = os.path.join(cache, compiled.get("ktir_fused_neg_2", "none"))
+            ktir_before = tree(ktir_dir) if "--ktir-kernel" in flags else None
+            run("annotate", "--origins", out, cache, check_rc=0)
+            totals = scan(cache)["totals"]
+            assert (totals["handles_populated"], totals["handles_absent"]) == (6, 0), totals
+            written = {(name, os.path.basename(f)): read(f) for name, d in compiled.items()
+                       for f in sdsc_files(os.path.join(cache, d))}
+            assert written.keys() == expected.keys(), (layout, flags, sorted(written))
+            for key, data in written.items():
+                assert data == expected[key], (layout, flags, key, data.decode()[:400])
+            if ktir_before is not None:
+                assert list(ktir_before) == ["ktir_fused_neg_2.ktir"] and tree(ktir_dir) == ktir_before
+    assert maps[0] == maps[1] == maps[2], maps
+
+    with TempDir() as tmp:  # TORCH_SPYRE_KTIR=1: every kernel is a KTIR one, and none is mapped
+        cache, out = os.path.join(tmp, "cache"), os.path.join(tmp, "origins.json")
+        p = capture(out, [REDUCTIONS_COMPILE], env=compile_env(
+            cache, FAKE_TORCH_SPYRE_LAYOUT="late-2026", TORCH_SPYRE_KTIR="1"))
+        assert p.returncode == 0 and p.stdout.count(" inductor-spyre/") == 2, p
+        assert our_lines(p.stderr) == [
+            f"{PREFIX} wrote {out}: 0 kernels, 0 OpSpecs, 0 FX nodes "
+            "(2 kernels left out: compiled to KTIR, which writes no SDSC files)"], p.stderr
+        assert load(out)["kernels"] == [] and sdsc_files(cache) == []
 
 
 def test_two_compiles_in_one_process_make_one_map():
@@ -285,7 +363,7 @@ def test_renamed_hook_function_leaves_the_compile_unchanged():
         assert "MISSING  SpyreKernel.create_op_spec: torch_spyre._inductor.spyre_kernel has no " \
                "function SpyreKernel.create_op_spec" in check.stdout, check.stdout
         check = python(["-m", "sdscprov_capture", "--check"])
-        assert check.returncode == 0 and check.stdout.count("found ") == 5, check.stdout
+        assert check.returncode == 0 and check.stdout.count("found ") == 7, check.stdout
 
 
 def test_capture_failure_warns_once_and_the_compile_goes_on():
@@ -320,6 +398,7 @@ def tree(root):
 
 if __name__ == "__main__":
     main([test_units, test_captured_map_annotates_the_demo_cache_like_the_audit_map,
+          test_reductions_annotate_every_file_as_derived_by_hand,
           test_two_compiles_in_one_process_make_one_map, test_late_layout_and_persistent_kernel_cache,
           test_without_torch_or_torch_spyre_the_script_runs_unchanged, test_start_and_stop_inside_a_script,
           test_renamed_hook_function_leaves_the_compile_unchanged,

@@ -20,7 +20,7 @@ class WrapperCode:
 
     def getvalue(self):
         return "\n".join([
-            "from torch_spyre._inductor.op_spec import LoopSpec, OpSpec, UnimplementedOp",
+            "from torch_spyre._inductor.op_spec import Coordinate, LoopSpec, OpSpec, TensorArg, UnimplementedOp",
             "from torch_spyre.execution.async_compile import SpyreAsyncCompile",
             "async_compile = SpyreAsyncCompile()",
             *self._definitions,
@@ -37,3 +37,11 @@ class GraphLowering:
 
     def __init__(self):
         self.wrapper_code = WrapperCode()
+
+    def compile_and_run(self, module_name):
+        """Loads the generated module (which compiles its kernels) and calls it once; returns
+        [(kernel name, output directory)] of the kernels it compiled."""
+        module = {"__name__": module_name}
+        exec(compile(self.wrapper_code.getvalue(), "<generated wrapper>", "exec"), module)
+        module["call"]()
+        return [(name, value.output_dir) for name, value in module.items() if hasattr(value, "output_dir")]

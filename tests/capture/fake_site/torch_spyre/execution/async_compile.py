@@ -43,5 +43,14 @@ class SpyreAsyncCompile:
         generate_bundle(kernel_name, output_dir, specs)
         return SpyreSDSCKernelRunner(kernel_name, output_dir)
 
+    def ktir(self, kernel_name, specs):
+        """The KTIR emitter: the kernel's text first, then its directory, which gets
+        <kernel>.ktir and no SDSC file and no bundle."""
+        text = f"// KTIR of {kernel_name}: {len(specs)} OpSpecs\n"
+        output_dir = get_output_dir(kernel_name)
+        with open(os.path.join(output_dir, f"{kernel_name}.ktir"), "w") as f:
+            f.write(text)
+        return SpyreSDSCKernelRunner(kernel_name, output_dir)
+
     def wait(self, scope):
         pass

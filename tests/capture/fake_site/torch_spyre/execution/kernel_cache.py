@@ -22,11 +22,11 @@ def allocate_compile_dir(cache_key):
     return path
 
 
-def commit_compile_dir(compile_dir, cache_key):
+def commit_compile_dir(tmp_dir, cache_key):
     """Renames the finished compile directory to its key; a directory already there wins."""
     final = os.path.join(get_cache_root_dir(), cache_key)
     if os.path.exists(final):
-        shutil.rmtree(compile_dir)
+        shutil.rmtree(tmp_dir)
     else:
-        os.rename(compile_dir, final)
+        os.rename(tmp_dir, final)
     return final
