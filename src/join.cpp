@@ -170,11 +170,13 @@ KernelJoin join_entry(const KernelDir& dir, const std::optional<BundleOrder>& bu
                                              : derive_handle(*op.op, entry.map->nodes));
     }
 
-    // OpSpec -> file. Map entries list every OpSpec: the i-th runs bundle.mlir's i-th
-    // sdsc_execute, else sdsc_<i>.json. Spec bindings (spyre_provenance.json) list the OpSpecs
-    // that hold a handle, each by its spec path: bundle.mlir's sdsc_execute at that path, else
+    // OpSpec -> file. A map entry without spec paths lists every OpSpec: the i-th runs
+    // bundle.mlir's i-th sdsc_execute, else sdsc_<i>.json. Spec bindings (spyre_provenance.json),
+    // and map entries whose ops all carry a spec_path (the reader refuses a mix), may list only
+    // some OpSpecs, each placed by its spec path: bundle.mlir's sdsc_execute at that path, else
     // sdsc_<path[0]>.json in a flat bundle.
-    const bool by_spec_path = entry.kernel->identity.has_value();
+    const bool by_spec_path = entry.kernel->identity.has_value() ||
+                              (ops > 0 && !entry.ops.front().op->spec_path.empty());
     if (bundle && !by_spec_path && bundle->files.size() != ops) {
         join.problems.push_back(
             make_problem(dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,

@@ -214,6 +214,33 @@ private:
             }
             ops.push_back(std::move(op));
         });
+        // Spec paths place each op; without them the list order does. An entry that mixes the
+        // two cannot be placed.
+        auto placed = [](const OriginsOp& op) { return !op.spec_path.empty(); };
+        auto odd = std::find_if(ops.begin(), ops.end(),
+                                [&](const OriginsOp& op) { return placed(op) != placed(ops[0]); });
+        if (odd != ops.end()) {
+            auto i = static_cast<std::size_t>(odd - ops.begin());
+            problems.push_back(make_problem(
+                path_, odd->pos, code_,
+                kernel_where + ".ops[" + std::to_string(i) + "] " +
+                    (placed(*odd) ? "has" : "has no") + " 'spec_path' but " + kernel_where +
+                    ".ops[0] " + (placed(ops[0]) ? "has one" : "has none") +
+                    ": give every op of an entry its spec_path (the entry may then list only "
+                    "some OpSpecs), or none (the entry lists every OpSpec in order)"));
+        }
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            for (std::size_t j = 0; j < i && placed(ops[i]); ++j) {
+                if (ops[j].spec_path == ops[i].spec_path) {
+                    problems.push_back(make_problem(
+                        path_, ops[i].pos, code_,
+                        kernel_where + ".ops[" + std::to_string(i) + "] has the spec_path of " +
+                            kernel_where + ".ops[" + std::to_string(j) +
+                            "]: one OpSpec, two entries"));
+                    break;
+                }
+            }
+        }
     }
 
     void read_history(const element& e, std::size_t at, std::vector<TransformStep>& history) {

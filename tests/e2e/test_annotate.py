@@ -1,6 +1,7 @@
 """End-to-end: `sdscprov annotate` writes debug_handle_ exactly, safely, and only where it should."""
 import glob
 import json
+import re
 import os
 import shutil
 import stat
@@ -158,6 +159,40 @@ def test_markdown_shows_the_state_after_writing_and_what_was_written():
         rc, md, _ = run("annotate", "--format", "markdown", "--origins", DEMO_MAP, cache, check_rc=0)
         assert "after this run: populated 5 of 5 SDSC documents (as read: populated 5," in md, md
         assert "- written: nothing\n" in md and "written 0 (0 added" in md, md
+
+
+def test_entry_placed_by_spec_path_annotates_exactly_its_ops():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        m = json.load(open(DEMO_MAP))
+        relu = next(k for k in m["kernels"] if k["name"] == "sdsc_fused_addmm_linear_relu_0")
+        ops = [dict(op) for op in relu["ops"]]
+        # Only the relu OpSpec, at its place in the bundle: the third sdsc_execute.
+        relu["ops"] = [dict(ops[2], spec_path=[2])]
+        mp = os.path.join(tmp, "some.json")
+        json.dump(m, open(mp, "w"), indent=1)
+        kdir = os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_linear_relu_0_q7k2m_x4")
+        before = snapshot(kdir)
+        report = annotate_json("--origins", mp, cache)
+        files = next(k for k in report["kernels"] if k["kernel"] == relu["name"])["files"]
+        assert [f["action"] for f in files] == ["no-op", "no-op", "add", "no-op"], files
+        after = snapshot(kdir)
+        changed = sorted(rel for rel in after if after[rel][0] != before[rel][0])
+        assert changed == ["sdsc_2.json"], changed
+        # The same bytes as the full map gives that file.
+        full = os.path.join(tmp, "full")
+        copy_tree(DEMO, full)
+        annotate_json("--origins", DEMO_MAP, full)
+        fkdir = os.path.join(full, "inductor-spyre", "sdsc_fused_addmm_linear_relu_0_q7k2m_x4")
+        assert open(os.path.join(kdir, "sdsc_2.json"), "rb").read() == \
+            open(os.path.join(fkdir, "sdsc_2.json"), "rb").read()
+        # Ops with and without spec_path in one entry: an error at the op, nothing written.
+        relu["ops"] = [dict(ops[2], spec_path=[2]), dict(ops[3])]
+        json.dump(m, open(mp, "w"), indent=1)
+        rc, out, err = run("annotate", "--origins", mp, cache, check_rc=2)
+        assert re.search(re.escape(mp) + r":\d+:\d+: error: kernels\[\d\]\.ops\[1\] has no 'spec_path' but", err), err
+        assert snapshot(kdir) == after
 
 
 def test_bad_origins_map_changes_nothing():
@@ -339,6 +374,7 @@ if __name__ == "__main__":
           test_independent_python_derivation_agrees, test_generated_cache_restored_byte_for_byte,
           test_dry_run_check_and_diff_write_nothing,
           test_markdown_shows_the_state_after_writing_and_what_was_written,
+          test_entry_placed_by_spec_path_annotates_exactly_its_ops,
           test_bad_origins_map_changes_nothing,
           test_ambiguous_unmatched_and_mismatched_kernels_are_left_alone,
           test_stale_handle_reported_then_refreshed_and_mode_kept,

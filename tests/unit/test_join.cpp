@@ -308,3 +308,44 @@ TEST_CASE("join: existing handles settle several entries with the same ops") {
     REQUIRE(settled.match == KernelMatch::matched);
     CHECK(settled.entry == join.candidates[1]);
 }
+
+// An origins map entry may list only some OpSpecs, each placed by its spec_path: exactly those
+// are annotated, through bundle.mlir when there is one (a loop's OpSpec is one level down).
+TEST_CASE("join: map entries placed by spec_path annotate exactly the OpSpecs they list") {
+    const char* placed = R"({
+  "sdscprov_origins": 1,
+  "nodes": {"mul": {"original_aten": "aten.mul.Tensor", "stack_trace": null},
+            "add": {"original_aten": "aten.add.Tensor", "stack_trace": null}},
+  "kernels": [
+    {"name": "sdsc_fused_add_mul_0", "ops": [
+      {"opfunc": "mul", "buffer": "buf1", "origins": ["mul"], "spec_path": [1, 0]},
+      {"opfunc": "add", "buffer": "buf3", "origins": ["add"], "spec_path": [2]}]}
+  ]
+})";
+    auto index = make_index(placed);
+    auto dir = dir_of("cache/sdsc_fused_add_mul_0_abcdefgh",
+                      {"sdsc_0.json", "sdsc_1.json", "sdsc_2.json", "sdsc_3.json"});
+    // Four sdsc_execute: [0], the loop [1] holding [1, 0] and [1, 1], then [2].
+    BundleOrder bundle{{"sdsc_0.json", "sdsc_2.json", "sdsc_1.json", "sdsc_3.json"},
+                       {{0}, {1, 0}, {1, 1}, {2}}};
+    auto join = join_kernel(dir, bundle, index, 1);
+    REQUIRE(join.match == KernelMatch::matched);
+    CHECK(join.problems.empty());
+    // [1, 0] runs sdsc_2.json, [2] runs sdsc_3.json; sdsc_0 and sdsc_1 have no OpSpec listed.
+    CHECK(join.ops == std::vector<std::vector<std::size_t>>{{}, {}, {0}, {1}});
+
+    // Without bundle.mlir a top-level spec path names sdsc_<path[0]>.json; a loop's cannot be
+    // placed.
+    auto flat = join_kernel(dir, std::nullopt, index, 1);
+    CHECK(flat.match == KernelMatch::unusable);
+    const char* top_level = R"({
+  "sdscprov_origins": 1,
+  "nodes": {"add": {"original_aten": "aten.add.Tensor", "stack_trace": null}},
+  "kernels": [{"name": "sdsc_fused_add_mul_0", "ops": [
+      {"opfunc": "add", "buffer": "buf3", "origins": ["add"], "spec_path": [3]}]}]
+})";
+    auto top = make_index(top_level);
+    auto one = join_kernel(dir, std::nullopt, top, 1);
+    REQUIRE(one.match == KernelMatch::matched);
+    CHECK(one.ops == std::vector<std::vector<std::size_t>>{{}, {}, {}, {0}});
+}

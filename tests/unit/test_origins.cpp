@@ -43,7 +43,7 @@ const std::string valid_map = R"json({
           ],
           "spec_path": [1, 0]
         },
-        {"opfunc": "add", "buffer": "op1", "origins": [], "origin_node": null}
+        {"opfunc": "add", "buffer": "op1", "origins": [], "origin_node": null, "spec_path": [2]}
       ]
     },
     {"name": "sdsc_add_1", "ops": []}
@@ -178,7 +178,7 @@ TEST_CASE("origins: a valid map is read fully") {
     CHECK(op1.origins.empty());
     CHECK_FALSE(op1.origin_node.has_value());
     CHECK(op1.transform_history.empty());
-    CHECK(op1.spec_path.empty());
+    CHECK(op1.spec_path == std::vector<std::uint64_t>{2});
     CHECK(op1.pos.line == 31);
     CHECK(op1.pos.col == 9);
 
@@ -325,6 +325,24 @@ TEST_CASE("origins: errors at their line:col") {
          "kernels[0].ops[0] needs 'opfunc', 'buffer' and 'origins'"},
         {"kernel without name", kernel_map({R"("ops": [])"}), 5, 5, "kernels[0] has no 'name'"},
         {"kernel without ops", kernel_map({R"("name": "k")"}), 5, 5, "kernels[0] has no 'ops'"},
+
+        // Ops placed by spec_path and ops in list order do not mix; one OpSpec, one entry. The
+        // second op of line 7 starts at column 83 (column 65 when the first has no spec_path).
+        {"spec_path on some ops only",
+         kernel_map({R"("name": "k")",
+                     R"("ops": [{"opfunc": "add", "buffer": "b0", "origins": [], "spec_path": [0]}, )"
+                     R"({"opfunc": "add", "buffer": "b1", "origins": []}])"}),
+         7, 83, "kernels[0].ops[1] has no 'spec_path' but kernels[0].ops[0] has one"},
+        {"spec_path only after the first op",
+         kernel_map({R"("name": "k")",
+                     R"("ops": [{"opfunc": "add", "buffer": "b0", "origins": []}, )"
+                     R"({"opfunc": "add", "buffer": "b1", "origins": [], "spec_path": [1]}])"}),
+         7, 65, "kernels[0].ops[1] has 'spec_path' but kernels[0].ops[0] has none"},
+        {"spec_path twice",
+         kernel_map({R"("name": "k")",
+                     R"("ops": [{"opfunc": "add", "buffer": "b0", "origins": [], "spec_path": [2]}, )"
+                     R"({"opfunc": "add", "buffer": "b1", "origins": [], "spec_path": [2]}])"}),
+         7, 83, "kernels[0].ops[1] has the spec_path of kernels[0].ops[0]"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.what);
