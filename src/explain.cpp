@@ -1,5 +1,7 @@
 #include "sdscprov/explain.hpp"
 
+#include "sdscprov/derive.hpp"
+
 #include "json_out.hpp"
 
 #include <algorithm>
@@ -251,6 +253,18 @@ ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner) {
     return k;
 }
 
+void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces) {
+    SourceLines lines;
+    kernel.stack_traces.clear();
+    for (const auto& trace : traces) {
+        ExplainTrace t;
+        t.trace = trace;
+        t.source = source_of_stack_trace(trace);
+        t.source_line_text = lines.line(t.source);
+        kernel.stack_traces.push_back(std::move(t));
+    }
+}
+
 // ---- text ---------------------------------------------------------------------------------------
 
 namespace {
@@ -298,6 +312,15 @@ public:
         }
         if (!k.post_grad_nodes.empty()) {
             out_ << "post-grad nodes: " << joined(k.post_grad_nodes, ", ") << '\n';
+        }
+        if (!k.stack_traces.empty()) {
+            // Kernel level: which of the kernel's ops each trace belongs to is not recorded.
+            out_ << "stack traces (kernel level, from the mappings): " << k.stack_traces.size()
+                 << '\n';
+            for (const auto& t : k.stack_traces) {
+                out_ << "  - ";
+                source(t.source, t.source_line_text, "    ");
+            }
         }
         for (const auto& op : k.ops) {
             out_ << '\n';
@@ -476,6 +499,19 @@ public:
         strings(k.pre_grad_nodes);
         key("post_grad_nodes");
         strings(k.post_grad_nodes);
+        key("stack_traces");
+        w_.StartArray();
+        for (const auto& t : k.stack_traces) {
+            w_.StartObject();
+            key("source");
+            json_out::source(w_, t.source);
+            key("source_line_text");
+            optional_string(t.source_line_text);
+            key("trace");
+            string(t.trace);
+            w_.EndObject();
+        }
+        w_.EndArray();
         w_.EndObject();
     }
 

@@ -48,27 +48,32 @@ template <class W> void position(W& w, std::size_t v) {
     }
 }
 
+// A handle's source, or null.
+template <class W> void source(W& w, const std::optional<HandleSource>& s) {
+    if (!s) {
+        w.Null();
+        return;
+    }
+    w.StartObject();
+    key(w, "file");
+    string(w, s->file);
+    key(w, "start_line");
+    w.Int64(s->start_line);
+    key(w, "start_col");
+    w.Int64(s->start_col);
+    key(w, "end_line");
+    optional_int(w, s->end_line);
+    key(w, "end_col");
+    optional_int(w, s->end_col);
+    w.EndObject();
+}
+
 template <class W> void handle(W& w, const DebugHandle& h) {
     w.StartObject();
     key(w, "id");
     string(w, h.id);
     key(w, "source");
-    if (h.source) {
-        w.StartObject();
-        key(w, "file");
-        string(w, h.source->file);
-        key(w, "start_line");
-        w.Int64(h.source->start_line);
-        key(w, "start_col");
-        w.Int64(h.source->start_col);
-        key(w, "end_line");
-        optional_int(w, h.source->end_line);
-        key(w, "end_col");
-        optional_int(w, h.source->end_col);
-        w.EndObject();
-    } else {
-        w.Null();
-    }
+    source(w, h.source);
     key(w, "aten_op");
     optional_string(w, h.aten_op);
     key(w, "ir_chain");

@@ -40,15 +40,25 @@ struct ExplainOp {
     std::vector<Problem> problems; // the scan's problems (parse error, malformed handle, ...)
 };
 
+// One stack trace of the kernel, from PyTorch's kernel stack traces file: the frame a handle
+// would take as its source (the innermost outside torch), with that line's text when readable.
+struct ExplainTrace {
+    std::string trace;
+    std::optional<HandleSource> source; // nullopt: the trace has no `File "...", line N` frame
+    std::optional<std::string> source_line_text;
+};
+
 struct ExplainKernel {
     std::string dir;                   // the kernel directory, as discovered
     std::optional<std::string> kernel; // from the directory's name
     std::vector<ExplainOp> ops;        // file order (by N, then by name)
-    // Extension point: the kernel's pre-grad and post-grad FX nodes, from upstream PyTorch's
-    // provenance tracking mappings (FORMATS section 5.2, kernel level only). No reader for those
-    // mappings exists yet: both stay empty, and the printers show them only when filled.
+    // The kernel's pre-grad and post-grad FX nodes, from upstream PyTorch's provenance tracking
+    // mappings (kernel level only, `--mappings`); the printers show them only when filled.
     std::vector<std::string> pre_grad_nodes;
     std::vector<std::string> post_grad_nodes;
+    // The kernel's stack traces from the mappings (a kernel stack traces file): for kernels
+    // written before handles existed, the only source lines there are.
+    std::vector<ExplainTrace> stack_traces;
 };
 
 // The kernel directories TARGET names, in discovery order:
@@ -67,6 +77,10 @@ std::vector<KernelDir> resolve_explain_target(const std::string& target,
 // Scans every file of `dir` and reads the source lines its handles point at (each source file is
 // read at most once per call).
 ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner);
+
+// Sets `kernel.stack_traces` from the mappings' stack traces of the kernel, each with its source
+// line and that line's text.
+void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces);
 
 // Text for people: per kernel a header, per op a block (source line, ATen op, ir_chain, fused
 // constituents, transform history, id), or what is missing and how to get it. ANSI colour when

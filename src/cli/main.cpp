@@ -529,6 +529,7 @@ int run_explain(const ExplainCli& cli) {
             auto upstream = sdscprov::upstream_kernel(mappings, *dir.kernel);
             kernels.back().pre_grad_nodes = std::move(upstream.pre_grad_nodes);
             kernels.back().post_grad_nodes = std::move(upstream.post_grad_nodes);
+            sdscprov::explain_stack_traces(kernels.back(), upstream.stack_traces);
         }
         for (const auto& op : kernels.back().ops) {
             bad_file |= any_error(op.problems);
@@ -746,8 +747,9 @@ int main(int argc, char** argv) {
                         "else /tmp/torchinductor_$USER)");
     explain
         ->add_option("--mappings", explain_options.mappings,
-                     "PyTorch's inductor_provenance_tracking_node_mappings.json: the kernel's "
-                     "pre-grad and post-grad FX nodes; may be given more than once")
+                     "PyTorch's inductor_provenance_tracking_node_mappings.json (the kernel's "
+                     "pre-grad and post-grad FX nodes) or ..._kernel_stack_traces.json (its "
+                     "stack traces, shown with their source lines); may be given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     explain->add_option("--format", explain_options.format, "Output format")

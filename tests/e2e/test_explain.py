@@ -99,6 +99,34 @@ def test_upstream_mappings_give_pre_and_post_grad_nodes():
         assert rc == 2 and f"{bad}:2:" in err and "bad-mappings" in err and out == "", (rc, out, err)
 
 
+def test_kernel_stack_traces_give_source_lines_for_kernels_without_handles():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)  # not annotated: no handle at all
+        model = os.path.join(tmp, "model.py")
+        open(model, "w").write("import torch\n\ndef f(x, w):\n    y = x @ w\n    return torch.relu(y)\n")
+        torch_file = os.path.join(tmp, "site", "torch", "nn", "functional.py")
+        traces = os.path.join(tmp, "inductor_provenance_tracking_kernel_stack_traces.json")
+        json.dump({"sdsc_fused_addmm_linear_relu_0:1": [
+            f'  File "{model}", line 4, in f\n    y = x @ w\n  File "{torch_file}", line 9, in mm\n',
+            f'  File "{model}", line 5, in f\n    return torch.relu(y)\n'],
+            "sdsc_other_0": ["  File \"x.py\", line 1, in g\n"]}, open(traces, "w"))
+        out = json.loads(run("explain", "--format", "json", "--mappings", traces,
+                             "sdsc_fused_addmm_linear_relu_0", cache, check_rc=0)[1])
+        (kernel,) = out["kernels"]
+        got = [(t["source"]["file"], t["source"]["start_line"], t["source_line_text"]) for t in kernel["stack_traces"]]
+        # The frame a handle would take: the innermost outside torch.
+        assert got == [(model, 4, "    y = x @ w"), (model, 5, "    return torch.relu(y)")], got
+        text = run("explain", "--color", "never", "--mappings", traces, "sdsc_fused_addmm_linear_relu_0",
+                   cache, check_rc=0)[1]
+        assert "stack traces (kernel level, from the mappings): 2" in text, text
+        assert f"  - {model}:4\n    > y = x @ w\n" in text and f"  - {model}:5\n    > return torch.relu(y)\n" in text, text
+        # Another kernel's traces are not shown; a trace whose file is not here has no text.
+        other = json.loads(run("explain", "--format", "json", "--mappings", traces, "sdsc_fused_addmm_1",
+                               cache, check_rc=0)[1])
+        assert other["kernels"][0]["stack_traces"] == [], other
+
+
 def test_shared_upstream_examples_are_read():
     if not os.path.isdir(SHARED_UPSTREAM):
         return SKIP
@@ -117,4 +145,5 @@ if __name__ == "__main__":
           test_text_shows_the_source_line_when_the_source_is_readable,
           test_unknown_kernel_and_unannotated_files,
           test_upstream_mappings_give_pre_and_post_grad_nodes,
+          test_kernel_stack_traces_give_source_lines_for_kernels_without_handles,
           test_shared_upstream_examples_are_read])
