@@ -395,8 +395,8 @@ private:
                 break;
             }
         }
-        if (holds_sdsc || kernel_name_from_dir(e.name) ||
-            e.name == "inductor-spyre" || e.name == "inductor-spyre-cache") {
+        if (holds_sdsc || kernel_name_from_dir(e.name) || e.name == "inductor-spyre" ||
+            e.name == "inductor-spyre-cache") {
             unfollowed_.emplace_back(std::move(path), e.target);
         }
     }
@@ -447,11 +447,12 @@ private:
     const DiscoverOptions& options_;
     const std::function<void(KernelDir&&)>& on_kernel_dir_;
     const std::function<void(Problem&&)>& on_problem_;
-    std::set<FileId> visited_;     // every directory read
-    std::set<FileId> emitted_;     // the kernel directories passed on
-    FileId current_{};             // the directory read_directory read last
-    std::uint64_t kernels_ = 0;    // kernel directories passed on
-    std::vector<std::pair<std::string, FileId>> unfollowed_; // directory links leading to SDSC files
+    std::set<FileId> visited_;  // every directory read
+    std::set<FileId> emitted_;  // the kernel directories passed on
+    FileId current_{};          // the directory read_directory read last
+    std::uint64_t kernels_ = 0; // kernel directories passed on
+    std::vector<std::pair<std::string, FileId>>
+        unfollowed_; // directory links leading to SDSC files
     DiscoverStats stats_;
     std::vector<char> dirents_;
     std::vector<std::string> real_roots_;

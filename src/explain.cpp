@@ -1,8 +1,7 @@
 #include "sdscprov/explain.hpp"
 
-#include "sdscprov/derive.hpp"
-
 #include "json_out.hpp"
+#include "sdscprov/derive.hpp"
 
 #include <algorithm>
 #include <cerrno>

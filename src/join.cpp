@@ -175,8 +175,8 @@ KernelJoin join_entry(const KernelDir& dir, const std::optional<BundleOrder>& bu
     // and map entries whose ops all carry a spec_path (the reader refuses a mix), may list only
     // some OpSpecs, each placed by its spec path: bundle.mlir's sdsc_execute at that path, else
     // sdsc_<path[0]>.json in a flat bundle.
-    const bool by_spec_path = entry.kernel->identity.has_value() ||
-                              (ops > 0 && !entry.ops.front().op->spec_path.empty());
+    const bool by_spec_path =
+        entry.kernel->identity.has_value() || (ops > 0 && !entry.ops.front().op->spec_path.empty());
     if (bundle && !by_spec_path && bundle->files.size() != ops) {
         join.problems.push_back(
             make_problem(dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,

@@ -232,11 +232,11 @@ private:
         for (std::size_t i = 0; i < ops.size(); ++i) {
             for (std::size_t j = 0; j < i && placed(ops[i]); ++j) {
                 if (ops[j].spec_path == ops[i].spec_path) {
-                    problems.push_back(make_problem(
-                        path_, ops[i].pos, code_,
-                        kernel_where + ".ops[" + std::to_string(i) + "] has the spec_path of " +
-                            kernel_where + ".ops[" + std::to_string(j) +
-                            "]: one OpSpec, two entries"));
+                    problems.push_back(make_problem(path_, ops[i].pos, code_,
+                                                    kernel_where + ".ops[" + std::to_string(i) +
+                                                        "] has the spec_path of " + kernel_where +
+                                                        ".ops[" + std::to_string(j) +
+                                                        "]: one OpSpec, two entries"));
                     break;
                 }
             }

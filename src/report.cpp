@@ -306,9 +306,9 @@ public:
                 ++counts[static_cast<int>(p.severity)];
             }
             out_ << '\n'
-                 << paint(counts[0] > 0 ? red : yellow,
-                          plural(counts[0], "error") + ", " + plural(counts[1], "warning") + ", " +
-                              plural(counts[2], "note"))
+                 << paint(counts[0] > 0 ? red : yellow, plural(counts[0], "error") + ", " +
+                                                            plural(counts[1], "warning") + ", " +
+                                                            plural(counts[2], "note"))
                  << " (on standard error)\n";
         }
         out_ << '\n'
@@ -821,8 +821,8 @@ public:
             return files_with_any_provenance(k);
         }
         std::uint64_t n = 0;
-        auto handle_bit = static_cast<std::uint8_t>(
-            1U << static_cast<unsigned>(ProvenanceMember::debug_handle));
+        auto handle_bit =
+            static_cast<std::uint8_t>(1U << static_cast<unsigned>(ProvenanceMember::debug_handle));
         for (std::size_t i = 0; i < k.files.size(); ++i) {
             const auto& r = k.files[i];
             bool others = r.status == FileStatus::ok && (r.provenance & ~handle_bit) != 0;
@@ -857,8 +857,8 @@ public:
                  << (options_.dry_run ? "would write " : "written ")
                  << (options_.dry_run ? a.changes() : a.written) << " (" << a.added << " added, "
                  << a.filled << " filled, " << a.refreshed << " refreshed, " << a.stripped
-                 << " stripped)" << (a.failed > 0 ? ", " + plural(a.failed, "write") + " failed" : "")
-                 << "\n\n";
+                 << " stripped)"
+                 << (a.failed > 0 ? ", " + plural(a.failed, "write") + " failed" : "") << "\n\n";
         } else {
             out_ << "\n`debug_handle_`: populated " << c.populated << ", null " << c.null
                  << ", absent " << c.absent << ", malformed " << c.malformed << " (of " << docs

@@ -92,10 +92,12 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
             kind_of_padded(std::string_view(content->data(), content->size()), object);
         if (kind == SidecarKind::unknown && object) {
             problems.push_back(make_problem(
-                path, position_at(std::string_view(content->data(), content->size()),
-                                  std::string_view(content->data(), content->size()).find('{')),
+                path,
+                position_at(std::string_view(content->data(), content->size()),
+                            std::string_view(content->data(), content->size()).find('{')),
                 ProblemCode::unknown_sidecar,
-                "not a sidecar sdscprov reads: an origins map has 'sdscprov_origins'; torch-spyre's "
+                "not a sidecar sdscprov reads: an origins map has 'sdscprov_origins'; "
+                "torch-spyre's "
                 "spyre_provenance.json has 'schemaVersion'; " +
                     std::string(upstream_kinds)));
             continue;

@@ -35,9 +35,9 @@ public:
         if (!node_mappings && obj.size() > 0 && !(*obj.begin()).value.is_array()) {
             // Neither kind: reading it as stack traces would only say that its first value is
             // not a list.
-            problems.push_back(make_problem(path_, position(0, false), ProblemCode::unknown_sidecar,
-                                            "not a provenance mappings file: " +
-                                                std::string(upstream_kinds)));
+            problems.push_back(
+                make_problem(path_, position(0, false), ProblemCode::unknown_sidecar,
+                             "not a provenance mappings file: " + std::string(upstream_kinds)));
             return std::nullopt;
         }
         std::size_t child = 1;

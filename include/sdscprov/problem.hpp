@@ -71,9 +71,9 @@ enum class ProblemCode {
     inconsistent_handle_id,      // a populated handle's id is not the hash of its content
     conflicting_origins,         // two --origins files give different handles for one op
     kernel_without_dir,          // a kernel of the sidecar with no directory in the caches (a note)
-    unknown_sidecar, // a --origins or --mappings document of none of the kinds sdscprov reads
-    empty_sidecar,   // a sidecar of a known kind that holds no kernel (a warning)
-    no_sdsc_files,   // a directory given on the command line holds no SDSC file
+    unknown_sidecar,      // a --origins or --mappings document of none of the kinds sdscprov reads
+    empty_sidecar,        // a sidecar of a known kind that holds no kernel (a warning)
+    no_sdsc_files,        // a directory given on the command line holds no SDSC file
     symlink_not_followed, // a kernel directory reached only through a symbolic link (a note)
 };
 

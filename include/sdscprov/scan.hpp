@@ -108,10 +108,10 @@ public:
 
     // Opens `files` ahead in groups, one system call per group instead of one per file to open
     // and one to close (io_uring); each is then read (and with ScanOptions::stamp, fstat'ed
-    // through its descriptor) as usual. scan_file() takes each file from there as long as it is asked for them in
-    // this order; any other file, or one that could not be opened there, is opened the ordinary
-    // way, with the same results. The pointed-to files must stay in place until scanned. A no-op
-    // where io_uring is not available.
+    // through its descriptor) as usual. scan_file() takes each file from there as long as it is
+    // asked for them in this order; any other file, or one that could not be opened there, is
+    // opened the ordinary way, with the same results. The pointed-to files must stay in place until
+    // scanned. A no-op where io_uring is not available.
     void prefetch(std::vector<const SdscFile*> files);
 
     // Scans bytes already in memory (tests, fuzzers, the writer's read-back check).

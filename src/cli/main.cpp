@@ -1,5 +1,6 @@
 // sdscprov: the command-line front. It parses options and wires the library's stages together;
 // the work is done in the library (include/sdscprov/).
+#include "help.hpp"
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
 #include "sdscprov/explain.hpp"
@@ -558,6 +559,7 @@ int run_check(const CheckCli& cli) {
     sdscprov::CheckResult checked; // kept whole only for the formats written at the end
     std::uint64_t findings = 0;
     std::uint64_t files = 0;
+    const bool color = use_color(cli.common.color);
     Progress progress("checked");
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
@@ -569,8 +571,14 @@ int run_check(const CheckCli& cli) {
             return;
         }
         for (const auto& f : kernel.findings) {
-            std::cout << f.path << ':' << f.pos.line << ':' << f.pos.col << ": " << f.message
-                      << " [" << sdscprov::to_string(f.rule) << "]\n";
+            std::string where =
+                f.path + ':' + std::to_string(f.pos.line) + ':' + std::to_string(f.pos.col) + ':';
+            std::string rule = "[" + std::string(sdscprov::to_string(f.rule)) + "]";
+            if (color) { // the location bold, the rule yellow, as compilers show warnings
+                where = "\x1b[1m" + where + "\x1b[0m";
+                rule = "\x1b[33m" + rule + "\x1b[0m";
+            }
+            std::cout << where << ' ' << f.message << ' ' << rule << '\n';
         }
     };
     std::vector<sdscprov::Problem> map_problems;
@@ -662,15 +670,68 @@ int run_merge(const std::vector<std::string>& paths) {
     return exit_ok;
 }
 
+// What is answered before the command line is parsed, as git does: `--version` anywhere (before
+// `--`), `help [COMMAND]` (and `help --man`, the man page), and a mistyped command with the
+// command it most likely means. nullopt: parse as usual.
+std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
+    for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+        if (std::string_view(argv[i]) == "--version") {
+            std::cout << "sdscprov " << SDSCPROV_VERSION << '\n';
+            return exit_ok;
+        }
+    }
+    if (argc < 2 || argv[1][0] == '-') {
+        return std::nullopt;
+    }
+    std::string_view first = argv[1];
+    auto unknown = [&](std::string_view name) {
+        std::cerr << "sdscprov: unknown command '" << name << "'";
+        if (auto guess = sdscprov::cli::suggest_command(app, name)) {
+            std::cerr << "; did you mean '" << *guess << "'?";
+        }
+        std::cerr << "\nRun 'sdscprov help' for the list of commands.\n";
+        return exit_bad_input;
+    };
+    if (first == "help") {
+        if (argc == 2) {
+            std::cout << app.help();
+        } else if (std::string_view(argv[2]) == "--man") {
+            sdscprov::cli::write_man_page(std::cout, app);
+        } else {
+            CLI::App* command = nullptr;
+            try {
+                command = app.get_subcommand(argv[2]);
+            } catch (const CLI::OptionNotFound&) {
+                return unknown(argv[2]);
+            }
+            std::cout << command->help(app.get_name());
+        }
+        std::cout.flush();
+        return std::cout ? exit_ok : exit_internal;
+    }
+    try {
+        app.get_subcommand(argv[1]);
+    } catch (const CLI::OptionNotFound&) {
+        return unknown(first);
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
-    CLI::App app{"sdscprov: provenance for torch-spyre SuperDSC kernel files"};
+    CLI::App app{"provenance for torch-spyre SuperDSC kernel files", "sdscprov"};
     app.set_version_flag("--version", std::string("sdscprov ") + SDSCPROV_VERSION);
     app.require_subcommand(1);
     app.footer("Exit status: 0 done, 1 changes pending (annotate --check) or findings (check), "
-               "2 bad input or usage error, 3 internal error.");
+               "2 bad input or usage error, 3 internal error.\n"
+               "Errors and warnings go to standard error as path:line:col lines; reports to "
+               "standard output.\n"
+               "Environment: TORCHINDUCTOR_CACHE_DIR (the default cache of explain and profile); "
+               "NO_COLOR (no colour unless --color always); COLUMNS (the width of text reports); "
+               "SDSCPROV_IO_URING=0 (open files without io_uring).\n"
+               "Run 'sdscprov help COMMAND' for a command's options.");
 
     CommonOptions scan_options;
     auto* scan = app.add_subcommand(
@@ -805,6 +866,16 @@ int main(int argc, char** argv) {
                   "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
                   "versions or shardings, a shard missing or twice, not a shard report).");
 
+    std::string shell;
+    auto* completion = app.add_subcommand(
+        "completion", "Print a shell completion script (bash), generated from these options");
+    completion->add_option("shell", shell, "The shell")->required()->check(CLI::IsMember({"bash"}));
+    completion->footer("Example:\n  sdscprov completion bash > ~/.local/share/bash-completion/"
+                       "completions/sdscprov");
+
+    if (auto early = before_parsing(app, argc, argv)) {
+        return *early;
+    }
     try {
         app.parse(argc, argv);
         for (const auto* options : {&scan_options, &annotate_options.common, &strip_options.common,
@@ -833,6 +904,11 @@ int main(int argc, char** argv) {
         }
         if (merge->parsed()) {
             return run_merge(merge_reports);
+        }
+        if (completion->parsed()) {
+            sdscprov::cli::write_bash_completion(std::cout, app);
+            std::cout.flush();
+            return std::cout ? exit_ok : exit_internal;
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';

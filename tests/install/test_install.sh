@@ -34,6 +34,25 @@ for f in sdscprovConfigVersion.cmake sdscprovTargets.cmake; do
     [ -f "$(dirname "$config")/$f" ] || fail "$f is not installed beside sdscprovConfig.cmake"
 done
 
+# The man page: one section per command, rendered by man itself.
+man_page=$prefix/share/man/man1/sdscprov.1
+[ -f "$man_page" ] || fail "share/man/man1/sdscprov.1 is not installed"
+rendered=$(MANWIDTH=100 man -l "$man_page" 2>&1) || fail "man -l failed:"$'\n'"$rendered"
+for command in scan annotate strip explain check merge completion; do
+    grep -q "^   sdscprov $command\$" <<<"$rendered" || fail "the man page has no section for '$command'"
+done
+grep -q -- "--origins" <<<"$rendered" || fail "the man page lists no options"
+# Bash completion: a command from a prefix, an option, an option's values.
+completion=$prefix/share/bash-completion/completions/sdscprov
+[ -f "$completion" ] || fail "the bash completion is not installed"
+complete_words() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _sdscprov; echo "${COMPREPLY[*]}"' _ "$completion" "$@"
+}
+[ "$(complete_words sdscprov sc)" = "scan" ] || fail "'sdscprov sc<TAB>' gives '$(complete_words sdscprov sc)'"
+[ "$(complete_words sdscprov annotate --dr)" = "--dry-run" ] || fail "'annotate --dr<TAB>' gives '$(complete_words sdscprov annotate --dr)'"
+[ "$(complete_words sdscprov check --format s)" = "sarif" ] || fail "'check --format s<TAB>' gives '$(complete_words sdscprov check --format s)'"
+echo "test_install: man page and completion ok"
+
 consumer_build=$tmp/consumer-build
 cmake -S "$source_dir/tests/install/consumer" -B "$consumer_build" \
     -DCMAKE_PREFIX_PATH="$prefix" \

@@ -2,9 +2,8 @@
 // fails: ctest runs one test case per entry (`--test-case=<name>`), and a name that the filter
 // cannot match (a `;` splits a ctest entry in two) would otherwise pass while running nothing.
 #define DOCTEST_CONFIG_IMPLEMENT
-#include <doctest/doctest.h>
-
 #include <cstdio>
+#include <doctest/doctest.h>
 
 namespace {
 

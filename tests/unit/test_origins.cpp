@@ -329,9 +329,10 @@ TEST_CASE("origins: errors at their line:col") {
         // Ops placed by spec_path and ops in list order do not mix; one OpSpec, one entry. The
         // second op of line 7 starts at column 83 (column 65 when the first has no spec_path).
         {"spec_path on some ops only",
-         kernel_map({R"("name": "k")",
-                     R"("ops": [{"opfunc": "add", "buffer": "b0", "origins": [], "spec_path": [0]}, )"
-                     R"({"opfunc": "add", "buffer": "b1", "origins": []}])"}),
+         kernel_map(
+             {R"("name": "k")",
+              R"("ops": [{"opfunc": "add", "buffer": "b0", "origins": [], "spec_path": [0]}, )"
+              R"({"opfunc": "add", "buffer": "b1", "origins": []}])"}),
          7, 83, "kernels[0].ops[1] has no 'spec_path' but kernels[0].ops[0] has one"},
         {"spec_path only after the first op",
          kernel_map({R"("name": "k")",
@@ -339,9 +340,10 @@ TEST_CASE("origins: errors at their line:col") {
                      R"({"opfunc": "add", "buffer": "b1", "origins": [], "spec_path": [1]}])"}),
          7, 65, "kernels[0].ops[1] has 'spec_path' but kernels[0].ops[0] has none"},
         {"spec_path twice",
-         kernel_map({R"("name": "k")",
-                     R"("ops": [{"opfunc": "add", "buffer": "b0", "origins": [], "spec_path": [2]}, )"
-                     R"({"opfunc": "add", "buffer": "b1", "origins": [], "spec_path": [2]}])"}),
+         kernel_map(
+             {R"("name": "k")",
+              R"("ops": [{"opfunc": "add", "buffer": "b0", "origins": [], "spec_path": [2]}, )"
+              R"({"opfunc": "add", "buffer": "b1", "origins": [], "spec_path": [2]}])"}),
          7, 83, "kernels[0].ops[1] has the spec_path of kernels[0].ops[0]"},
     };
     for (const auto& c : cases) {
