@@ -282,6 +282,17 @@ const char* not_regular_message(mode_t mode) {
 
 } // namespace
 
+FileStamp file_stamp(const struct stat& st) {
+    return FileStamp{static_cast<std::uint64_t>(st.st_dev),
+                     static_cast<std::uint64_t>(st.st_ino),
+                     static_cast<std::uint64_t>(st.st_size),
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                     static_cast<std::uint32_t>(st.st_mode),
+                     static_cast<std::uint32_t>(st.st_uid),
+                     static_cast<std::uint32_t>(st.st_gid)};
+}
+
 struct Scanner::Impl {
     ScanOptions options;
     simdjson::dom::parser parser;
@@ -384,14 +395,7 @@ struct Scanner::Impl {
                                    std::string("cannot stat: ") + std::strerror(errno));
             return false;
         }
-        stamp = FileStamp{static_cast<std::uint64_t>(st.st_dev),
-                          static_cast<std::uint64_t>(st.st_ino),
-                          static_cast<std::uint64_t>(st.st_size),
-                          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                              st.st_mtim.tv_nsec,
-                          static_cast<std::uint32_t>(st.st_mode),
-                          static_cast<std::uint32_t>(st.st_uid),
-                          static_cast<std::uint32_t>(st.st_gid)};
+        stamp = file_stamp(st);
         if (!S_ISREG(st.st_mode)) {
             problem = make_problem(path, {}, ProblemCode::not_regular_file,
                                    not_regular_message(st.st_mode));

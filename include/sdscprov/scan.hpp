@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+struct stat;
+
 namespace sdscprov {
 
 enum class HandleState { absent, null, populated, malformed };
@@ -53,11 +55,15 @@ struct FileStamp {
     std::uint64_t inode = 0;
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0; // moves with any change of mode, owner or extended attributes
     std::uint32_t mode = 0;
     std::uint32_t uid = 0;
     std::uint32_t gid = 0;
     bool operator==(const FileStamp&) const = default;
 };
+
+// The stamp of what fstat/lstat gave.
+FileStamp file_stamp(const struct stat& st);
 
 struct ScanResult {
     SdscFile file;
@@ -108,10 +114,10 @@ public:
 
     // Opens `files` ahead in groups, one system call per group instead of one per file to open
     // and one to close (io_uring); each is then read (and with ScanOptions::stamp, fstat'ed
-    // through its descriptor) as usual. scan_file() takes each file from there as long as it is asked for them in
-    // this order; any other file, or one that could not be opened there, is opened the ordinary
-    // way, with the same results. The pointed-to files must stay in place until scanned. A no-op
-    // where io_uring is not available.
+    // through its descriptor) as usual. scan_file() takes each file from there as long as it is
+    // asked for them in this order; any other file, or one that could not be opened there, is
+    // opened the ordinary way, with the same results. The pointed-to files must stay in place until
+    // scanned. A no-op where io_uring is not available.
     void prefetch(std::vector<const SdscFile*> files);
 
     // Scans bytes already in memory (tests, fuzzers, the writer's read-back check).

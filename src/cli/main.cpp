@@ -641,6 +641,8 @@ int run_merge(const std::vector<std::string>& paths) {
 
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
+    // Ctrl-C, kill, a closed terminal or a closed report pipe: our temporaries go with us.
+    sdscprov::remove_temps_on_signals();
     CLI::App app{"sdscprov: provenance for torch-spyre SuperDSC kernel files"};
     app.set_version_flag("--version", std::string("sdscprov ") + SDSCPROV_VERSION);
     app.require_subcommand(1);
