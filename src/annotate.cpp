@@ -153,7 +153,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
 
     std::optional<BundleOrder> bundle;
     if (dir.has_bundle) {
-        auto read = read_bundle(dir.path + "/bundle.mlir");
+        auto read = read_bundle(dir.path + "/bundle.mlir", scanner.options().max_file_size);
         report.problems.insert(report.problems.end(), read.problems.begin(), read.problems.end());
         bundle = std::move(read.order);
     }

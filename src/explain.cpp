@@ -1,10 +1,10 @@
 #include "sdscprov/explain.hpp"
 
 #include "json_out.hpp"
+#include "read_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
-#include <fcntl.h>
 #include <map>
 #include <ostream>
 #include <rapidjson/prettywriter.h>
@@ -12,7 +12,6 @@
 #include <simdjson.h>
 #include <sys/stat.h>
 #include <system_error>
-#include <unistd.h>
 
 namespace sdscprov {
 
@@ -65,38 +64,13 @@ struct SourceText {
     std::vector<std::size_t> line_starts;
 };
 
-// Reads a regular file of at most max_source_file_size bytes; nullopt on any failure. O_NONBLOCK
-// so that a fifo named in a handle cannot block the open; the fstat then refuses it.
+// A source file of at most max_source_file_size bytes; nullopt on any failure (a fifo named in a
+// handle is refused unopened, as in the tree).
 std::optional<std::string> read_small_file(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        return std::nullopt;
-    }
-    struct stat st {};
-    std::optional<std::string> result;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        static_cast<std::uint64_t>(st.st_size) <= max_source_file_size) {
-        std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-        std::size_t done = 0;
-        bool ok = true;
-        while (done < bytes.size()) {
-            ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n <= 0) {
-                ok = n == 0; // shrunk meanwhile: keep what was read
-                break;
-            }
-            done += static_cast<std::size_t>(n);
-        }
-        if (ok) {
-            bytes.resize(done);
-            result = std::move(bytes);
-        }
-    }
-    ::close(fd);
-    return result;
+    Problem ignored;
+    auto bytes = detail::read_whole_file(path, max_source_file_size, "source file", ignored);
+    return bytes ? std::optional<std::string>(std::in_place, bytes->data(), bytes->size())
+                 : std::nullopt;
 }
 
 // The source lines handles point at, each file read at most once.

@@ -992,9 +992,9 @@ SpyreReadResult parse_spyre_provenance(const std::string& path, std::string_view
     return parse_padded(path, std::string_view(padded.data(), padded.size()));
 }
 
-SpyreReadResult read_spyre_provenance(const std::string& path) {
+SpyreReadResult read_spyre_provenance(const std::string& path, std::uint64_t max_size) {
     SpyreReadResult result;
-    auto content = detail::load_padded(path, "spyre_provenance.json", result.problems);
+    auto content = detail::load_padded(path, "spyre_provenance.json", max_size, result.problems);
     if (!content) {
         return result;
     }

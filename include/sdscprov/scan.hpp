@@ -5,6 +5,7 @@
 
 #include "sdscprov/debug_handle.hpp"
 #include "sdscprov/discover.hpp"
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/problem.hpp"
 
 #include <array>
@@ -93,7 +94,7 @@ struct ScanResult {
 };
 
 struct ScanOptions {
-    std::uint64_t max_file_size = std::uint64_t{1} << 30; // larger files are not read
+    std::uint64_t max_file_size = default_max_file_size; // larger files are not read
     // fstat every file before reading it, filling ScanResult::stamp (annotate's change check).
     // Off, a file discovery saw as regular is read without it (stamp: size only) unless it turns
     // out larger than the read buffer.
@@ -125,6 +126,8 @@ public:
 
     // The bytes of the file last read by scan_file().
     std::string_view bytes() const;
+
+    const ScanOptions& options() const;
 
 private:
     struct Impl;
