@@ -2,6 +2,7 @@
 // the work is done in the library (include/sdscprov/).
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
+#include "sdscprov/display.hpp"
 #include "sdscprov/explain.hpp"
 #include "sdscprov/file_size.hpp"
 #include "sdscprov/merge.hpp"
@@ -193,12 +194,9 @@ void print_problems(const std::vector<sdscprov::Problem>& problems) {
         if (quiet_mode && p.severity != sdscprov::Severity::error) {
             continue;
         }
-        std::cerr << p.path;
-        if (p.pos.line > 0) {
-            std::cerr << ':' << p.pos.line << ':' << p.pos.col;
-        }
-        std::cerr << ": " << sdscprov::to_string(p.severity) << ": " << p.message << " ["
-                  << sdscprov::to_string(p.code) << "]\n";
+        std::cerr << sdscprov::quoted_location(p.path, p.pos) << ": "
+                  << sdscprov::to_string(p.severity) << ": " << sdscprov::printable_text(p.message)
+                  << " [" << sdscprov::to_string(p.code) << "]\n";
     }
 }
 
@@ -567,8 +565,9 @@ int run_check(const CheckCli& cli) {
             return;
         }
         for (const auto& f : kernel.findings) {
-            std::cout << f.path << ':' << f.pos.line << ':' << f.pos.col << ": " << f.message
-                      << " [" << sdscprov::to_string(f.rule) << "]\n";
+            std::cout << sdscprov::quoted_location(f.path, f.pos) << ": "
+                      << sdscprov::printable_text(f.message) << " [" << sdscprov::to_string(f.rule)
+                      << "]\n";
         }
     };
     std::vector<sdscprov::Problem> map_problems;
