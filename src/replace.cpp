@@ -413,10 +413,11 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
         }
     }
     int fd = pending.fd_;
-    auto fail = [&](const std::string& what) {
+    // "<what>: <errno's text><tail> (the file is unchanged)"
+    auto fail = [&](const std::string& what, const char* tail = "") {
         int err = errno;
         pending.release();
-        return refuse(what + ": " + errno_text(err));
+        return refuse(what + ": " + errno_text(err) + tail);
     };
     if (!write_all(fd, bytes)) {
         return fail("cannot write the temporary file");
@@ -427,7 +428,8 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
         if (::fchown(fd, st.st_uid == original.uid ? static_cast<uid_t>(-1) : original.uid,
                      st.st_gid == original.gid ? static_cast<gid_t>(-1) : original.gid) != 0) {
             return fail("cannot give the new file its owner (uid " + std::to_string(original.uid) +
-                        ", gid " + std::to_string(original.gid) + "): not written");
+                            ", gid " + std::to_string(original.gid) + ")",
+                        ": not written");
         }
     }
     if (std::string wrong = copy_xattrs(fd, xattrs); !wrong.empty()) {
@@ -435,7 +437,7 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
         return refuse(wrong + ": not written");
     }
     if (::fchmod(fd, mode) != 0) {
-        return fail("cannot give the new file its mode " + octal_mode(mode) + ": not written");
+        return fail("cannot give the new file its mode " + octal_mode(mode), ": not written");
     }
     // The kernel clears bits it does not let this user set (setgid for a group it is not in)
     // without an error: what the new file has is checked, not assumed.
