@@ -485,8 +485,8 @@ void write_check_junit(std::ostream& out, const CheckResult& result) {
         << "  <testsuite name=\"sdscprov check\" tests=\"" << tests << "\" failures=\"" << failures
         << "\" errors=\"" << errors << "\">\n";
     for (const auto& k : result.kernels) {
-        out << "    <testcase classname=\"sdscprov.check\" name=\"" << xml_escaped(quote_path(k.dir))
-            << "\"";
+        out << "    <testcase classname=\"sdscprov.check\" name=\""
+            << xml_escaped(quote_path(k.dir)) << "\"";
         if (k.findings.empty() && k.problems.empty()) {
             out << "/>\n";
             continue;

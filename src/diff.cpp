@@ -65,8 +65,7 @@ std::string unified_diff(const std::string& path, std::string_view before, std::
     std::size_t b_count = lead + (b.size() - prefix - suffix) + trail;
     // The names quoted as git quotes them in a diff's header lines.
     std::string out = "--- " + quote_path("a/" + path) + "\n+++ " + quote_path("b/" + path) +
-                      "\n@@ -" + range(a_start, a_count) +
-                      " +" + range(a_start, b_count) + " @@\n";
+                      "\n@@ -" + range(a_start, a_count) + " +" + range(a_start, b_count) + " @@\n";
     for (std::size_t i = a_start; i < prefix; ++i) {
         emit(out, ' ', a[i]);
     }

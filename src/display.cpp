@@ -9,7 +9,11 @@ namespace {
 // The length of the valid UTF-8 sequence starting at s[i], 0 when there is none.
 std::size_t sequence_at(std::string_view s, std::size_t i) {
     auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    std::size_t len = c < 0x80           ? 1
+                      : (c >> 5) == 0x6  ? 2
+                      : (c >> 4) == 0xE  ? 3
+                      : (c >> 3) == 0x1E ? 4
+                                         : 0;
     if (len <= 1) {
         return len;
     }
@@ -21,14 +25,29 @@ void escape_into(std::string& out, std::string_view s, bool quotes) {
     static const char* octal = "01234567";
     auto byte = [&](unsigned char c) {
         switch (c) {
-        case '\a': out += "\\a"; return;
-        case '\b': out += "\\b"; return;
-        case '\t': out += "\\t"; return;
-        case '\n': out += "\\n"; return;
-        case '\v': out += "\\v"; return;
-        case '\f': out += "\\f"; return;
-        case '\r': out += "\\r"; return;
-        default: break;
+        case '\a':
+            out += "\\a";
+            return;
+        case '\b':
+            out += "\\b";
+            return;
+        case '\t':
+            out += "\\t";
+            return;
+        case '\n':
+            out += "\\n";
+            return;
+        case '\v':
+            out += "\\v";
+            return;
+        case '\f':
+            out += "\\f";
+            return;
+        case '\r':
+            out += "\\r";
+            return;
+        default:
+            break;
         }
         out.push_back('\\');
         out.push_back(octal[c >> 6]);

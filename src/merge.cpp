@@ -1,7 +1,6 @@
 #include "sdscprov/merge.hpp"
 
 #include "sdscprov/display.hpp"
-
 #include "sdscprov/report.hpp"
 #include "sdscprov/shard.hpp"
 

@@ -224,8 +224,9 @@ public:
                  << " de-duplicated OpSpec(s) share a file with an earlier one; their handles are "
                     "held only in the sidecar:\n";
             for (const auto& l : a.lost) {
-                out_ << "         OpSpec " << l.op << " (" << quote_path(base_name(l.file)) << "): handle "
-                     << l.handle.id << " " << l.handle.aten_op.value_or("-") << '\n';
+                out_ << "         OpSpec " << l.op << " (" << quote_path(base_name(l.file))
+                     << "): handle " << l.handle.id << " " << l.handle.aten_op.value_or("-")
+                     << '\n';
             }
         }
         if (a.upstream) {
@@ -783,8 +784,7 @@ public:
             out_ << "### Problems\n\n";
             for (const auto& p : problems) {
                 out_ << "- `" << location(p) << "`: " << to_string(p.severity) << ": "
-                     << printable_text(p.message)
-                     << " (`" << to_string(p.code) << "`)\n";
+                     << printable_text(p.message) << " (`" << to_string(p.code) << "`)\n";
             }
             out_ << '\n';
         }

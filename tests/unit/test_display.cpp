@@ -25,8 +25,10 @@ TEST_CASE("display: quote_path quotes as git does, keeping valid UTF-8") {
         {"c/bell\a\b\v\f", "\"c/bell\\a\\b\\v\\f\""},
         {"c/del\x7F", "\"c/del\\177\""},
         {"c/\xFF\xFE.json", "\"c/\\377\\376.json\""},
-        {"c/\xC3(", "\"c/\\303(\""},              // a lead byte without its continuation
-        {"c/\xC2\x9B" "2J", "\"c/\\302\\2332J\""}, // C1 CSI, a terminal escape
+        {"c/\xC3(", "\"c/\\303(\""}, // a lead byte without its continuation
+        {"c/\xC2\x9B"
+         "2J",
+         "\"c/\\302\\2332J\""}, // C1 CSI, a terminal escape
         {"c/say \"hi\"\\", "\"c/say \\\"hi\\\"\\\\\""},
         {"", ""},
     };
@@ -42,15 +44,22 @@ TEST_CASE("display: quote_path quotes as git does, keeping valid UTF-8") {
 
 TEST_CASE("display: valid_utf8 and base64") {
     CHECK(valid_utf8("ok \xC3\xA9") == "ok \xC3\xA9");
-    CHECK(valid_utf8("a\xFF" "b\xC3") == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+    CHECK(valid_utf8("a\xFF"
+                     "b\xC3") == "a\xEF\xBF\xBD"
+                                 "b\xEF\xBF\xBD");
     CHECK(valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"); // a surrogate
     CHECK(is_valid_utf8("ok \xC3\xA9"));
     CHECK_FALSE(is_valid_utf8("\xC0\xAF"));
     // RFC 4648's test vectors, and bytes that are not text.
     const std::pair<std::string, std::string> vectors[] = {
-        {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
-        {"foo", "Zm9v"},  {"foob", "Zm9vYg=="},  {"fooba", "Zm9vYmE="},
-        {"foobar", "Zm9vYmFy"}, {"c/\xFF\xFE\n", "Yy///go="},
+        {"", ""},
+        {"f", "Zg=="},
+        {"fo", "Zm8="},
+        {"foo", "Zm9v"},
+        {"foob", "Zm9vYg=="},
+        {"fooba", "Zm9vYmE="},
+        {"foobar", "Zm9vYmFy"},
+        {"c/\xFF\xFE\n", "Yy///go="},
     };
     for (const auto& [bytes, text] : vectors) {
         CAPTURE(text);
@@ -65,7 +74,7 @@ TEST_CASE("display: valid_utf8 and base64") {
 
 namespace {
 
-const std::string bad_dir = "cache/sdsc_k\xFF_0_aaaaaaaa";    // not UTF-8
+const std::string bad_dir = "cache/sdsc_k\xFF_0_aaaaaaaa";       // not UTF-8
 const std::string escape_dir = "cache/sdsc_k\x1B[2J_0_aaaaaaaa"; // a terminal escape
 
 KernelReport kernel_at(const std::string& dir) {
@@ -79,7 +88,8 @@ KernelReport kernel_at(const std::string& dir) {
     return k;
 }
 
-std::string print(ReportFormat format, const KernelReport& k, const std::vector<Problem>& problems) {
+std::string print(ReportFormat format, const KernelReport& k,
+                  const std::vector<Problem>& problems) {
     std::ostringstream out;
     PrinterOptions options;
     options.command = "scan";
@@ -96,8 +106,8 @@ std::string print(ReportFormat format, const KernelReport& k, const std::vector<
 
 TEST_CASE("display: a JSON report of a non-UTF-8 name is JSON and keeps the name's bytes") {
     KernelReport k = kernel_at(bad_dir);
-    std::vector<Problem> problems{make_problem(
-        bad_dir + "/sdsc_0.json", {1, 2}, ProblemCode::parse_error, "message \xFF of bytes")};
+    std::vector<Problem> problems{make_problem(bad_dir + "/sdsc_0.json", {1, 2},
+                                               ProblemCode::parse_error, "message \xFF of bytes")};
     const std::string json = print(ReportFormat::json, k, problems);
     CHECK(is_valid_utf8(json));
     simdjson::dom::parser parser;
