@@ -1,6 +1,7 @@
 // Showing names and texts that come from the tree. A file name is any bytes but '/' and NUL: it
 // may hold a newline, a terminal escape or bytes that are not UTF-8, and each output format has
-// one documented way to show it (README, "Names in reports"; docs/report-json.md):
+// one documented way to show it (docs/report-json.md, "Paths and texts that are not UTF-8";
+// docs/bad-input.md, "Names that are not text"):
 //  - text, Markdown and GitHub output: a name that needs it is quoted as git quotes paths
 //    (`core.quotePath`), but valid UTF-8 is kept as it is: quote_path();
 //  - JSON: a path that is not valid UTF-8 is {"bytes": "<base64 of the name's bytes>"}, as

@@ -3,7 +3,8 @@
 Every case is made here, at run time, in a temporary directory: small SDSC documents in the
 styles under test, kernel directories named like torch-spyre's, and an origins map that gives
 each of them a handle. The handle a file should get is derived here, independently of the tool
-(FORMATS section 3 and 3.1), so that the bytes annotate writes are checked, not just parsed.
+(torch-spyre's handle layout and its version-2 id), so that the bytes annotate writes are
+checked, not just parsed.
 Each test names the catalogue rows it backs; a row's output, exit status and what happens to the
 file are asserted, so a change of behaviour fails here before the catalogue goes stale.
 """
@@ -69,7 +70,7 @@ def write_map(path, cases, ops=None):
 
 
 def expected_handle(buffer="buf0"):
-    """The handle torch-spyre derives for an op made from node `add` (FORMATS 3, id version 2)."""
+    """The handle torch-spyre derives for an op made from node `add` (id version 2)."""
     source = {"file": "/w/model.py", "start_line": 7, "start_col": 0, "end_line": None, "end_col": None}
     hashed = {"aten_op": "aten.add.Tensor", "fused_from": [], "ir_chain": ["add", buffer],
               "source": source, "version": 2}

@@ -63,6 +63,18 @@ def states(pid):
     return out
 
 
+def tools(tmp, pid_namespaces=False):
+    """(the LD_PRELOAD library, the pid-namespace prefix or None, None), or (.., .., the reason a
+    test cannot run here)."""
+    shim = build_enospc_shim(tmp)
+    if shim is None:
+        return None, None, "no C compiler for the LD_PRELOAD library"
+    prefix = unshare_pid() if pid_namespaces else None
+    if pid_namespaces and prefix is None:
+        return shim, None, "unshare --pid --fork is not available here (needs root or user namespaces)"
+    return shim, prefix, None
+
+
 class StoppedWriter:
     """A writing run stopped at its first batch's syncfs: its temporaries written, none renamed."""
 
@@ -145,13 +157,10 @@ def test_a_live_run_in_another_pid_namespace_keeps_its_temporaries():
     """Catalogue: 'A run in another pid namespace'. A writer is stopped with its temporaries on
     disk; runs in a new pid namespace (where its pid does not exist) and on the host sweep the
     tree: its temporaries stay (its lock is held), and it then finishes its work."""
-    prefix = unshare_pid()
-    if prefix is None:
-        return skip("unshare --pid --fork is not available here (needs root or user namespaces)")
     with TempDir() as tmp:
-        shim = build_enospc_shim(tmp)
-        if shim is None:
-            return skip("no C compiler for the LD_PRELOAD library")
+        shim, prefix, missing = tools(tmp, pid_namespaces=True)
+        if missing:
+            return skip(missing)
         cache, origins = annotatable_tree(tmp)
         writer = StoppedWriter(shim, tmp, ["annotate", "--origins", origins, cache])
         temps = temporaries(cache)
@@ -175,14 +184,11 @@ def test_a_live_run_in_another_pid_namespace_keeps_its_temporaries():
 def test_a_run_killed_in_a_container_leaves_temporaries_the_next_run_removes():
     """Catalogue: 'A run killed in another pid namespace'. Its temporaries are removed by the next
     run, on the host (where its pid may well be alive) or in another new pid namespace (where a run
-    gets the same pid 1, and used to meet the same temporary names: "File exists")."""
-    prefix = unshare_pid()
-    if prefix is None:
-        return skip("unshare --pid --fork is not available here (needs root or user namespaces)")
+    gets the same pid, and used to meet the same temporary names: "File exists")."""
     with TempDir() as tmp:
-        shim = build_enospc_shim(tmp)
-        if shim is None:
-            return skip("no C compiler for the LD_PRELOAD library")
+        shim, prefix, missing = tools(tmp, pid_namespaces=True)
+        if missing:
+            return skip(missing)
         for where, next_prefix in (("on the host", None), ("in another pid namespace", prefix)):
             cache, origins = annotatable_tree(os.path.join(tmp, where.replace(" ", "-")))
             writer = StoppedWriter(shim, tmp, ["annotate", "--origins", origins, cache], prefix=prefix,
@@ -208,13 +214,13 @@ def test_a_run_killed_in_a_container_leaves_temporaries_the_next_run_removes():
 # ---- Signals ---------------------------------------------------------------------------------
 
 def test_sigint_sigterm_sighup_remove_our_temporaries_and_end_by_the_signal():
-    """Catalogue: 'SIGINT, SIGTERM, SIGHUP'. Sent while a batch's temporaries are written: they are
-    removed, the files stay as they were, and the exit status is the signal's."""
+    """Catalogue: 'SIGINT, SIGTERM, SIGHUP (and SIGPIPE)'. Sent while a batch's temporaries are
+    written: they are removed, the files stay as they were, and the exit status is the signal's."""
     with TempDir() as tmp:
-        shim = build_enospc_shim(tmp)
-        if shim is None:
-            return skip("no C compiler for the LD_PRELOAD library")
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        shim, _, missing = tools(tmp)
+        if missing:
+            return skip(missing)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
             cache, origins = annotatable_tree(os.path.join(tmp, sig.name))
             before = snapshot(cache)
             writer = StoppedWriter(shim, tmp, ["annotate", "--origins", origins, cache], name=sig.name)
@@ -361,9 +367,9 @@ def test_a_batch_over_two_file_systems_syncs_each():
     """Catalogue: 'A batch over several file systems' (--durability batch). Every file system of a
     batch is synced before its first rename; when the second one is full, no file is replaced."""
     with TempDir() as tmp:
-        shim = build_enospc_shim(tmp)
-        if shim is None:
-            return skip("no C compiler for the LD_PRELOAD library")
+        shim, _, missing = tools(tmp)
+        if missing:
+            return skip(missing)
         other = second_file_system(tmp)
         if other is None:
             return skip("no writable directory on a second file system (/dev/shm, $XDG_RUNTIME_DIR, .)")
