@@ -246,17 +246,18 @@ std::string copy_xattrs(int fd, const Xattrs& wanted) {
     if (!fd_xattrs(fd, have)) {
         return "cannot list the new file's extended attributes: " + errno_text();
     }
-    for (const auto& [name, value] : have) {
-        bool kept = std::any_of(wanted.begin(), wanted.end(),
-                                [&](const auto& w) { return w.first == name; });
-        if (!kept && ::fremovexattr(fd, name.c_str()) != 0) {
+    auto named = [](const Xattrs& in, const std::string& name) {
+        return std::find_if(in.begin(), in.end(), [&](const auto& a) { return a.first == name; });
+    };
+    for (const auto& attribute : have) {
+        const std::string& name = attribute.first;
+        if (named(wanted, name) == wanted.end() && ::fremovexattr(fd, name.c_str()) != 0) {
             return "cannot remove the extended attribute '" + name +
                    "' the new file got from its directory: " + errno_text();
         }
     }
     for (const auto& [name, value] : wanted) {
-        auto it =
-            std::find_if(have.begin(), have.end(), [&](const auto& h) { return h.first == name; });
+        auto it = named(have, name);
         if (it != have.end() && it->second == value) {
             continue;
         }

@@ -61,7 +61,9 @@ TEST_CASE("display: valid_utf8 and base64") {
         {"foobar", "Zm9vYmFy"},
         {"c/\xFF\xFE\n", "Yy///go="},
     };
-    for (const auto& [bytes, text] : vectors) {
+    for (const auto& vector : vectors) {
+        const std::string& bytes = vector.first;
+        const std::string& text = vector.second;
         CAPTURE(text);
         CHECK(base64_encode(bytes) == text);
         CHECK(base64_decode(text) == bytes);
