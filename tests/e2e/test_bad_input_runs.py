@@ -85,7 +85,16 @@ class StoppedWriter:
         self.p = subprocess.Popen(prefix(BIN, *args) if prefix else [BIN, *args], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
         deadline = time.monotonic() + 60
-        while not (os.path.exists(self.marker) and "T" in states(self.p.pid)):
+        # Without /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN) a process's children are
+        # not found: the marker, then a moment for the raise(SIGSTOP) that follows it, must do.
+        children = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+        marked = None
+        while True:
+            if marked is None and os.path.exists(self.marker):
+                marked = time.monotonic()
+            if marked is not None and ("T" in states(self.p.pid) or
+                                       (not children and time.monotonic() - marked > 1)):
+                break
             assert self.p.poll() is None, ("the writer ended before its first syncfs", self.p.communicate())
             assert time.monotonic() < deadline, "the writer did not stop at its first syncfs"
             time.sleep(0.02)
