@@ -371,6 +371,26 @@ inline std::uint64_t require_expansion(const SpyreProvenance& doc, const std::st
 
 // A document the reader returned: its handles expand (no cycle, a bounded size, faithfully), and
 // it converts to origins map entries and upstream mappings that say what the document says.
+// A handle a sidecar reader accepted can be written into an SDSC file and reads back as written:
+// whatever would make annotate's write impossible is refused when the sidecar is read, before the
+// first file is written.
+inline void require_writable(const DebugHandle& handle, const std::string& what) {
+    static Scanner scanner;
+    static const std::string doc = "{\"0_add\": {\"x\": 1}}";
+    static const SdscFile file{"fuzz/sdsc_0.json", SdscName{FileNaming::indexed, 0, ""}, false};
+    ScanResult before = scanner.scan_bytes(file, doc);
+    std::string written;
+    try {
+        written = set_handle(doc, before, handle);
+    } catch (const std::invalid_argument& e) {
+        throw PropertyViolation(what + " cannot be written: " + e.what());
+    }
+    ScanResult after = scanner.scan_bytes(file, written);
+    require(after.status == FileStatus::ok && after.handle_state == HandleState::populated &&
+                after.handle == handle,
+            what + " does not read back as written");
+}
+
 inline void require_spyre_document(std::string_view bytes, const std::string& path,
                                    const SpyreProvenance& doc) {
     require(doc.path == path, "parse_spyre_provenance: the document's path");
@@ -418,6 +438,7 @@ inline void require_spyre_document(std::string_view bytes, const std::string& pa
             require(op.handle->id == identity.bindings[i].handle_id &&
                         op.spec_path == identity.bindings[i].spec_path,
                     "spyre_origins: an op of kernel " + kernel.name + " is not its binding");
+            require_writable(*op.handle, "spyre_origins: the handle of an op of " + kernel.name);
         }
     }
     require(upstream.size() == doc.projections.size(),

@@ -6,11 +6,8 @@
 #include "sdscprov/writer.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
 #include <functional>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace sdscprov {
 
@@ -110,19 +107,39 @@ std::string_view base_name(std::string_view path) {
 
 void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems) {
     for (const auto& temp : dir.temps) {
-        long pid = temp_file_pid(base_name(temp));
-        if (pid <= 0 || pid == static_cast<long>(::getpid())) {
+        auto name = parse_temp_file_name(base_name(temp));
+        std::string_view parent =
+            std::string_view(temp).substr(0, temp.size() - base_name(temp).size());
+        // Named after a file of this directory that this run may write: nothing else is touched.
+        bool beside_its_file =
+            name && std::any_of(dir.files.begin(), dir.files.end(), [&](const SdscFile& f) {
+                std::string_view file_name = base_name(f.path);
+                return !f.outside_roots &&
+                       std::string_view(f.path).substr(0, f.path.size() - file_name.size()) ==
+                           parent &&
+                       temp_embedded_name(file_name) == name->embedded;
+            });
+        if (!beside_its_file) {
             continue;
         }
-        // A run still alive (ours to see, or another user's: EPERM) keeps its temporaries.
-        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) {
-            continue;
-        }
-        if (::unlink(temp.c_str()) == 0) {
+        std::string detail;
+        switch (remove_if_abandoned(temp, detail)) {
+        case TempFate::removed:
             problems.push_back(make_problem(temp, {}, ProblemCode::leftover_temp,
                                             "removed a temporary file left by an interrupted "
-                                            "sdscprov run (pid " +
-                                                std::to_string(pid) + ")"));
+                                            "sdscprov run (its lock was free: the run is gone)"));
+            break;
+        case TempFate::other_host:
+            problems.push_back(make_problem(
+                temp, {}, ProblemCode::leftover_temp,
+                "left as it is: a temporary file of an sdscprov run on another machine (or before "
+                "a reboot) on a network file system, where a free lock does not prove that run "
+                "gone; remove it once no sdscprov run writes here"));
+            break;
+        case TempFate::alive:
+        case TempFate::ours:
+        case TempFate::kept:
+            break;
         }
     }
 }
@@ -136,7 +153,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
 
     std::optional<BundleOrder> bundle;
     if (dir.has_bundle) {
-        auto read = read_bundle(dir.path + "/bundle.mlir");
+        auto read = read_bundle(dir.path + "/bundle.mlir", scanner.options().max_file_size);
         report.problems.insert(report.problems.end(), read.problems.begin(), read.problems.end());
         bundle = std::move(read.order);
     }

@@ -1,10 +1,8 @@
 #include "sdscprov/bundle.hpp"
 
+#include "read_file.hpp"
+
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace sdscprov {
 
@@ -111,17 +109,15 @@ BundleReadResult parse_bundle(const std::string& path, std::string_view text) {
     return result;
 }
 
-BundleReadResult read_bundle(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+BundleReadResult read_bundle(const std::string& path, std::uint64_t max_size) {
+    Problem problem;
+    auto text = detail::read_whole_file(path, max_size, "bundle.mlir", problem);
+    if (!text) {
         BundleReadResult result;
-        result.problems.push_back(make_problem(
-            path, {}, ProblemCode::io_error, std::string("cannot read: ") + std::strerror(errno)));
+        result.problems.push_back(std::move(problem));
         return result;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_bundle(path, text.str());
+    return parse_bundle(path, std::string_view(text->data(), text->size()));
 }
 
 } // namespace sdscprov

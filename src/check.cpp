@@ -1,6 +1,7 @@
 #include "sdscprov/check.hpp"
 
 #include "json_out.hpp"
+#include "sdscprov/display.hpp"
 
 #include <map>
 #include <rapidjson/prettywriter.h>
@@ -69,9 +70,7 @@ void write_check_document(std::ostream& out, const std::vector<Finding>& finding
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
     w.SetIndent(' ', 2);
-    auto string = [&](std::string_view s) {
-        w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-    };
+    auto string = [&](std::string_view s) { json_out::string(w, s); };
     auto position = [&](const TextPosition& pos) {
         w.Key("line");
         json_out::position(w, pos.line);
@@ -89,7 +88,7 @@ void write_check_document(std::ostream& out, const std::vector<Finding>& finding
         const auto& f = findings[i];
         w.StartObject();
         w.Key("path");
-        string(f.path);
+        json_out::path(w, f.path);
         position(f.pos);
         w.Key("rule");
         string(to_string(f.rule));
@@ -277,16 +276,30 @@ std::string github_property(std::string_view s) {
     return out;
 }
 
+// The path quoted as in text output (a name with a newline or an escape cannot be a file GitHub
+// knows anyway), the message with its control characters escaped.
 void github_line(std::ostream& out, std::string_view level, const std::string& path,
                  const TextPosition& pos, std::string_view title, std::string_view message) {
-    out << "::" << level << " file=" << github_property(path);
+    out << "::" << level << " file=" << github_property(quote_path(path));
     if (pos.line > 0) {
         out << ",line=" << pos.line << ",col=" << pos.col;
     }
-    out << ",title=" << github_property(title) << "::" << github_data(message) << '\n';
+    // Line breaks stay (GitHub shows %0A as one); any other control character is escaped.
+    std::string shown;
+    for (std::size_t at = 0; at <= message.size();) {
+        std::size_t nl = std::min(message.find('\n', at), message.size());
+        shown += printable_text(message.substr(at, nl - at));
+        if (nl < message.size()) {
+            shown.push_back('\n');
+        }
+        at = nl + 1;
+    }
+    out << ",title=" << github_property(title) << "::" << github_data(shown) << '\n';
 }
 
-std::string xml_escaped(std::string_view s) {
+// Valid UTF-8 (each invalid byte replaced by U+FFFD), escaped for XML text and attributes.
+std::string xml_escaped(std::string_view text) {
+    const std::string s = valid_utf8(text);
     std::string out;
     for (char c : s) {
         switch (c) {
@@ -313,8 +326,7 @@ std::string xml_escaped(std::string_view s) {
 }
 
 std::string location(const std::string& path, const TextPosition& pos) {
-    return pos.line > 0 ? path + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.col)
-                        : path;
+    return quoted_location(path, pos);
 }
 
 } // namespace
@@ -433,7 +445,7 @@ void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
                 out << "- ... and " << (result.findings() - max_rows) << " more\n";
                 return;
             }
-            out << "- `" << location(f.path, f.pos) << "`: " << f.message << '\n';
+            out << "- `" << location(f.path, f.pos) << "`: " << printable_text(f.message) << '\n';
         }
     }
 }
@@ -473,7 +485,8 @@ void write_check_junit(std::ostream& out, const CheckResult& result) {
         << "  <testsuite name=\"sdscprov check\" tests=\"" << tests << "\" failures=\"" << failures
         << "\" errors=\"" << errors << "\">\n";
     for (const auto& k : result.kernels) {
-        out << "    <testcase classname=\"sdscprov.check\" name=\"" << xml_escaped(k.dir) << "\"";
+        out << "    <testcase classname=\"sdscprov.check\" name=\""
+            << xml_escaped(quote_path(k.dir)) << "\"";
         if (k.findings.empty() && k.problems.empty()) {
             out << "/>\n";
             continue;

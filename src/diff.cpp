@@ -1,5 +1,7 @@
 #include "sdscprov/diff.hpp"
 
+#include "sdscprov/display.hpp"
+
 #include <vector>
 
 namespace sdscprov {
@@ -61,8 +63,9 @@ std::string unified_diff(const std::string& path, std::string_view before, std::
     std::size_t a_start = prefix - lead;
     std::size_t a_count = lead + (a.size() - prefix - suffix) + trail;
     std::size_t b_count = lead + (b.size() - prefix - suffix) + trail;
-    std::string out = "--- a/" + path + "\n+++ b/" + path + "\n@@ -" + range(a_start, a_count) +
-                      " +" + range(a_start, b_count) + " @@\n";
+    // The names quoted as git quotes them in a diff's header lines.
+    std::string out = "--- " + quote_path("a/" + path) + "\n+++ " + quote_path("b/" + path) +
+                      "\n@@ -" + range(a_start, a_count) + " +" + range(a_start, b_count) + " @@\n";
     for (std::size_t i = a_start; i < prefix; ++i) {
         emit(out, ' ', a[i]);
     }

@@ -1,7 +1,10 @@
 #include "sdscprov/discover.hpp"
 
+#include "sdscprov/shard.hpp"
+
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -464,9 +467,65 @@ void drop_context_files(KernelDir& dir) {
     std::erase_if(dir.files, [](const SdscFile& f) { return f.context; });
 }
 
+namespace {
+
+// `count` lowercase hex digits ending at `end` (exclusive) of `s`.
+bool lower_hex_before(std::string_view s, std::size_t end, std::size_t count) {
+    return end >= count && std::all_of(s.begin() + static_cast<std::ptrdiff_t>(end - count),
+                                       s.begin() + static_cast<std::ptrdiff_t>(end), is_lower_hex);
+}
+
+} // namespace
+
+std::optional<TempFileName> parse_temp_file_name(std::string_view name) {
+    // Read from the end: the embedded name may hold anything, even ".sdscprov-".
+    constexpr std::string_view suffix = ".tmp";
+    constexpr std::string_view marker = ".sdscprov-b";
+    if (name.size() < 2 || name[0] != '.' || !name.ends_with(suffix)) {
+        return std::nullopt;
+    }
+    std::size_t end = name.size() - suffix.size();
+    std::size_t digits = 0;
+    while (digits < end && digits <= 20 && is_digit(name[end - 1 - digits])) {
+        ++digits;
+    }
+    if (digits == 0 || digits > 20) {
+        return std::nullopt;
+    }
+    end -= digits;
+    if (end < 1 || name[end - 1] != '-' || !lower_hex_before(name, end - 1, 16)) {
+        return std::nullopt;
+    }
+    std::size_t run = end - 1 - 16;
+    if (run < 1 || name[run - 1] != '-' || !lower_hex_before(name, run - 1, 8)) {
+        return std::nullopt;
+    }
+    std::size_t boot = run - 1 - 8;
+    if (boot < marker.size() + 2 || name.substr(boot - marker.size(), marker.size()) != marker) {
+        return std::nullopt;
+    }
+    return TempFileName{name.substr(1, boot - marker.size() - 1), name.substr(boot, 8),
+                        name.substr(run, 16)};
+}
+
 bool is_temp_file_name(std::string_view name) {
-    return name.size() > 1 && name[0] == '.' && name.ends_with(".tmp") &&
-           name.find(".sdscprov-") != std::string_view::npos;
+    return parse_temp_file_name(name).has_value();
+}
+
+std::string temp_embedded_name(std::string_view file_name) {
+    constexpr std::size_t longest = 180;
+    if (file_name.size() <= longest) {
+        return std::string(file_name);
+    }
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx",
+                  static_cast<unsigned long long>(fnv1a64(file_name)));
+    std::size_t keep = longest - 1 - 16;
+    // Not inside a UTF-8 sequence: the name is shown in notes.
+    while (keep > 0 && (static_cast<unsigned char>(file_name[keep]) & 0xC0) == 0x80) {
+        --keep;
+    }
+    return std::string(file_name.substr(0, keep)) + "~" + hash;
 }
 
 std::optional<SdscName> match_sdsc_file_name(std::string_view name) {

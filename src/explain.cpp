@@ -2,18 +2,17 @@
 
 #include "json_out.hpp"
 #include "sdscprov/derive.hpp"
+#include "read_file.hpp"
+#include "sdscprov/display.hpp"
 
 #include <algorithm>
 #include <cerrno>
-#include <fcntl.h>
 #include <map>
 #include <ostream>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
-#include <simdjson.h>
 #include <sys/stat.h>
 #include <system_error>
-#include <unistd.h>
 
 namespace sdscprov {
 
@@ -32,72 +31,19 @@ std::string_view base_name(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-// `s` with every byte that does not start a valid UTF-8 sequence replaced by U+FFFD: source
-// files may be in another encoding, and both printers must write valid UTF-8.
-std::string valid_utf8(std::string_view s) {
-    if (simdjson::validate_utf8(s.data(), s.size())) {
-        return std::string(s);
-    }
-    std::string out;
-    out.reserve(s.size() + 8);
-    std::size_t i = 0;
-    while (i < s.size()) {
-        auto c = static_cast<unsigned char>(s[i]);
-        std::size_t len = c < 0x80           ? 1
-                          : (c >> 5) == 0x6  ? 2
-                          : (c >> 4) == 0xE  ? 3
-                          : (c >> 3) == 0x1E ? 4
-                                             : 0;
-        if (len == 1 ||
-            (len > 1 && i + len <= s.size() && simdjson::validate_utf8(s.data() + i, len))) {
-            out.append(s.substr(i, len));
-            i += len;
-        } else {
-            out += "\xEF\xBF\xBD";
-            ++i;
-        }
-    }
-    return out;
-}
-
 // A source file's bytes and line starts, read once.
 struct SourceText {
     std::string bytes;
     std::vector<std::size_t> line_starts;
 };
 
-// Reads a regular file of at most max_source_file_size bytes; nullopt on any failure. O_NONBLOCK
-// so that a fifo named in a handle cannot block the open; the fstat then refuses it.
+// A source file of at most max_source_file_size bytes; nullopt on any failure (a fifo named in a
+// handle is refused unopened, as in the tree).
 std::optional<std::string> read_small_file(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        return std::nullopt;
-    }
-    struct stat st {};
-    std::optional<std::string> result;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        static_cast<std::uint64_t>(st.st_size) <= max_source_file_size) {
-        std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-        std::size_t done = 0;
-        bool ok = true;
-        while (done < bytes.size()) {
-            ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n <= 0) {
-                ok = n == 0; // shrunk meanwhile: keep what was read
-                break;
-            }
-            done += static_cast<std::size_t>(n);
-        }
-        if (ok) {
-            bytes.resize(done);
-            result = std::move(bytes);
-        }
-    }
-    ::close(fd);
-    return result;
+    Problem ignored;
+    auto bytes = detail::read_whole_file(path, max_source_file_size, "source file", ignored);
+    return bytes ? std::optional<std::string>(std::in_place, bytes->data(), bytes->size())
+                 : std::nullopt;
 }
 
 // The source lines handles point at, each file read at most once.
@@ -301,7 +247,7 @@ public:
 
     void kernel(const ExplainKernel& k) {
         out_ << paint(bold, "kernel " + (k.kernel ? *k.kernel : std::string("?"))) << "  "
-             << paint(dim, k.dir) << '\n';
+             << paint(dim, quote_path(k.dir)) << '\n';
         std::size_t populated = static_cast<std::size_t>(std::count_if(
             k.ops.begin(), k.ops.end(), [](const ExplainOp& op) { return op.handle.has_value(); }));
         out_ << k.ops.size() << " SDSC file" << (k.ops.size() == 1 ? "" : "s") << ", " << populated
@@ -350,7 +296,7 @@ private:
     }
 
     void op_block(const ExplainKernel& k, const ExplainOp& op) {
-        std::string head(short_path(k, op.file));
+        std::string head = quote_path(short_path(k, op.file));
         if (op.status != FileStatus::ok) {
             out_ << paint(bold, head) << "  " << paint(red, std::string(to_string(op.status)))
                  << '\n';
@@ -485,7 +431,7 @@ public:
     void kernel(const ExplainKernel& k) {
         w_.StartObject();
         key("dir");
-        string(k.dir);
+        path(k.dir);
         key("kernel");
         optional_string(k.kernel);
         key("ops");
@@ -518,9 +464,8 @@ public:
 
 private:
     void key(std::string_view k) { w_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
-    void string(std::string_view s) {
-        w_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-    }
+    void string(std::string_view s) { json_out::string(w_, s); }
+    void path(std::string_view p) { json_out::path(w_, p); }
     void optional_string(const std::optional<std::string>& s) {
         if (s) {
             string(*s);
@@ -540,7 +485,7 @@ private:
         bool ok = op.status == FileStatus::ok;
         w_.StartObject();
         key("file");
-        string(op.file);
+        path(op.file);
         key("status");
         string(to_string(op.status));
         key("op");

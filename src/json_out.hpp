@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sdscprov/debug_handle.hpp"
+#include "sdscprov/display.hpp"
 #include "sdscprov/problem.hpp"
 #include "sdscprov/shard.hpp"
 
@@ -19,8 +20,29 @@ template <class W> void key(W& w, std::string_view k) {
     w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
 }
 
+// A text: valid UTF-8 as it is, else each invalid byte replaced by U+FFFD (RapidJSON would write
+// the bytes as they are, and the report would not be JSON).
 template <class W> void string(W& w, std::string_view s) {
-    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    if (is_valid_utf8(s)) {
+        w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+        return;
+    }
+    std::string text = valid_utf8(s);
+    w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+// A path: a string when it is valid UTF-8, else {"bytes": "<base64 of its bytes>"}: nothing of a
+// file name is lost, and the report stays JSON (docs/report-json.md, "Paths").
+template <class W> void path(W& w, std::string_view p) {
+    if (is_valid_utf8(p)) {
+        w.String(p.data(), static_cast<rapidjson::SizeType>(p.size()));
+        return;
+    }
+    w.StartObject();
+    key(w, "bytes");
+    std::string encoded = base64_encode(p);
+    w.String(encoded.data(), static_cast<rapidjson::SizeType>(encoded.size()));
+    w.EndObject();
 }
 
 template <class W> void optional_string(W& w, const std::optional<std::string>& s) {
@@ -114,7 +136,7 @@ template <class W> void handle(W& w, const DebugHandle& h) {
 template <class W> void problem(W& w, const Problem& p, const ProblemPlace* place = nullptr) {
     w.StartObject();
     key(w, "path");
-    string(w, p.path);
+    path(w, p.path);
     key(w, "line");
     position(w, p.pos.line);
     key(w, "col");

@@ -1,18 +1,17 @@
 #include "located_json.hpp"
 
+#include "read_file.hpp"
 #include "sdscprov/json_error.hpp"
 
 namespace sdscprov::detail {
 
 std::optional<simdjson::padded_string> load_padded(const std::string& path, std::string_view what,
+                                                   std::uint64_t max_size,
                                                    std::vector<Problem>& problems) {
-    simdjson::padded_string content;
-    auto error = simdjson::padded_string::load(path).get(content);
-    if (error != simdjson::SUCCESS) {
-        problems.push_back(make_problem(path, {}, ProblemCode::io_error,
-                                        "cannot read " + std::string(what) + ": " +
-                                            simdjson::error_message(error)));
-        return std::nullopt;
+    Problem problem;
+    auto content = read_whole_file(path, max_size, what, problem);
+    if (!content) {
+        problems.push_back(std::move(problem));
     }
     return content;
 }

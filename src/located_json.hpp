@@ -139,9 +139,11 @@ protected:
     ProblemCode code_;
 };
 
-// Loads `path` into a padded buffer (a sidecar can be megabytes: read once, parse in place).
-// On failure, returns nullopt with an io-error problem in `problems`.
+// Loads `path` into a padded buffer (a sidecar can be megabytes: read once, parse in place): a
+// regular file of at most `max_size` bytes (read_file.hpp). On failure, returns nullopt with an
+// io-error, not-a-regular-file or file-too-large problem in `problems`.
 std::optional<simdjson::padded_string> load_padded(const std::string& path, std::string_view what,
+                                                   std::uint64_t max_size,
                                                    std::vector<Problem>& problems);
 
 // Parses `bytes` (followed by SIMDJSON_PADDING readable bytes) into `root`; on invalid JSON adds a

@@ -1,5 +1,6 @@
 #include "sdscprov/merge.hpp"
 
+#include "sdscprov/display.hpp"
 #include "sdscprov/report.hpp"
 #include "sdscprov/shard.hpp"
 
@@ -87,6 +88,22 @@ struct Input {
             not_ours(std::string(where) + "." + std::string(name) + " is not a string");
         }
         return text_of(v);
+    }
+    // A path as the reports write it: a string, or {"bytes": base64} for one that is not UTF-8.
+    std::string path(const Value& object, std::string_view name, std::string_view where) const {
+        const Value& v = need(object, name, where);
+        if (v.IsString()) {
+            return std::string(text_of(v));
+        }
+        const Value* bytes = member(v, "bytes");
+        std::optional<std::string> decoded;
+        if (bytes != nullptr && bytes->IsString() && v.MemberCount() == 1) {
+            decoded = base64_decode(text_of(*bytes));
+        }
+        if (!decoded) {
+            not_ours(std::string(where) + "." + std::string(name) + " is not a path");
+        }
+        return *decoded;
     }
     Value& array(std::string_view name) {
         Value* v = member(doc, name);
@@ -257,9 +274,9 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
                 in.not_ours(where + ".position is past the walk's end");
             }
             if (report) {
-                std::string_view dir = in.string(e, "dir", where);
+                std::string dir = in.path(e, "dir", where);
                 if (shard_of(dir, in.shard.count) != in.shard.index) {
-                    refuse(in.source + ": kernel directory '" + std::string(dir) +
+                    refuse(in.source + ": kernel directory " + quote_path(dir) +
                            "' belongs to shard " +
                            to_string(Shard{shard_of(dir, in.shard.count), in.shard.count}) +
                            ", not " + in.shard_name());
@@ -297,10 +314,10 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
                     in.not_ours(where + ".position is past the walk's end");
                 }
                 if (scope == "walk") {
-                    std::string_view path = in.string(p, "path", where);
+                    std::string path = in.path(p, "path", where);
                     if (shard_of(path, in.shard.count) != in.shard.index) {
-                        refuse(in.source + ": the walk problem at '" + std::string(path) +
-                               "' belongs to another shard than " + in.shard_name());
+                        refuse(in.source + ": the walk problem at " + quote_path(path) +
+                               " belongs to another shard than " + in.shard_name());
                     }
                     events.emplace_back(position, i);
                     ++held;

@@ -319,9 +319,9 @@ OriginsReadResult parse_origins_map(const std::string& path, std::string_view by
     return parse_padded(path, std::string_view(padded.data(), padded.size()));
 }
 
-OriginsReadResult read_origins_map(const std::string& path) {
+OriginsReadResult read_origins_map(const std::string& path, std::uint64_t max_size) {
     OriginsReadResult result;
-    auto content = detail::load_padded(path, "origins map", result.problems);
+    auto content = detail::load_padded(path, "origins map", max_size, result.problems);
     if (!content) {
         return result;
     }

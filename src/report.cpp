@@ -1,6 +1,7 @@
 #include "sdscprov/report.hpp"
 
 #include "json_out.hpp"
+#include "sdscprov/display.hpp"
 
 #include <algorithm>
 #include <map>
@@ -155,11 +156,7 @@ std::string plural(std::uint64_t n, std::string_view noun) {
 }
 
 std::string location(const Problem& p) {
-    std::string s = p.path;
-    if (p.pos.line > 0) {
-        s += ':' + std::to_string(p.pos.line) + ':' + std::to_string(p.pos.col);
-    }
-    return s;
+    return quoted_location(p.path, p.pos);
 }
 
 // Files in which any provenance member is populated.
@@ -196,7 +193,7 @@ public:
             static_cast<unsigned long long>(c.errors + c.warnings));
         const char* tone = c.errors > 0 ? red : c.populated == c.sdsc_documents() ? green : yellow;
         out_ << paint(tone, line) << (k.dir.kernel ? *k.dir.kernel : std::string("?")) << "  "
-             << paint(dim, k.dir.path) << '\n';
+             << paint(dim, quote_path(k.dir.path)) << '\n';
     }
 
     void annotate_row(const KernelReport& k) {
@@ -226,7 +223,7 @@ public:
             static_cast<unsigned long long>(c.lacking));
         const char* tone = c.lacking == 0 && c.differs == 0 ? green : yellow;
         out_ << paint(tone, line) << (k.dir.kernel ? *k.dir.kernel : std::string("?")) << "  "
-             << paint(dim, k.dir.path) << '\n';
+             << paint(dim, quote_path(k.dir.path)) << '\n';
         std::string why = lacking_reasons(k);
         if (!why.empty()) {
             out_ << "       " << paint(yellow, "lacking: " + why) << '\n';
@@ -236,8 +233,9 @@ public:
                  << " de-duplicated OpSpec(s) share a file with an earlier one; their handles are "
                     "held only in the sidecar:\n";
             for (const auto& l : a.lost) {
-                out_ << "         OpSpec " << l.op << " (" << base_name(l.file) << "): handle "
-                     << l.handle.id << " " << l.handle.aten_op.value_or("-") << '\n';
+                out_ << "         OpSpec " << l.op << " (" << quote_path(base_name(l.file))
+                     << "): handle " << l.handle.id << " " << l.handle.aten_op.value_or("-")
+                     << '\n';
             }
         }
         if (a.upstream) {
@@ -414,7 +412,7 @@ public:
     void kernel(const KernelReport& k) override {
         writer_.StartObject();
         key("dir");
-        string(k.dir.path);
+        path(k.dir.path);
         key("kernel");
         optional_string(k.dir.kernel);
         key("bundle");
@@ -450,7 +448,7 @@ public:
                 }
                 writer_.EndArray();
                 key("file");
-                string(l.file);
+                path(l.file);
                 key("handle");
                 json_out::handle(writer_, l.handle);
                 writer_.EndObject();
@@ -611,9 +609,8 @@ private:
     void key(std::string_view k) {
         writer_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
     }
-    void string(std::string_view s) {
-        writer_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-    }
+    void string(std::string_view s) { json_out::string(writer_, s); }
+    void path(std::string_view p) { json_out::path(writer_, p); }
     void optional_string(const std::optional<std::string>& s) {
         if (s) {
             string(*s);
@@ -659,7 +656,7 @@ private:
     void file(const ScanResult& f, const FileOutcome* outcome) {
         writer_.StartObject();
         key("path");
-        string(f.file.path);
+        path(f.file.path);
         key("naming");
         string(to_string(f.file.name.naming));
         key("status");
@@ -750,7 +747,7 @@ public:
         const auto& c = k.counts;
         body_ << "### `" << (k.dir.kernel ? *k.dir.kernel : std::string("(unknown kernel)"))
               << "`\n\n";
-        body_ << "- directory: `" << k.dir.path << "`\n";
+        body_ << "- directory: `" << quote_path(k.dir.path) << "`\n";
         body_ << "- ops (" << c.sdsc_documents() << "): ";
         bool first = true;
         for (const auto& f : k.files) {
@@ -868,8 +865,8 @@ public:
         if (!problems.empty()) {
             out_ << "### Problems\n\n";
             for (const auto& p : problems) {
-                out_ << "- `" << location(p) << "`: " << to_string(p.severity) << ": " << p.message
-                     << " (`" << to_string(p.code) << "`)\n";
+                out_ << "- `" << location(p) << "`: " << to_string(p.severity) << ": "
+                     << printable_text(p.message) << " (`" << to_string(p.code) << "`)\n";
             }
             out_ << '\n';
         }

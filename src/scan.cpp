@@ -1,6 +1,7 @@
 #include "sdscprov/scan.hpp"
 
 #include "batch_open.hpp"
+#include "read_file.hpp"
 #include "sdscprov/json_error.hpp"
 #include "sdscprov/json_layout.hpp"
 
@@ -273,14 +274,18 @@ std::string in_quotes(std::string_view s) {
     return out;
 }
 
-const char* not_regular_message(mode_t mode) {
-    return S_ISFIFO(mode)   ? "is a fifo, not a regular file"
-           : S_ISSOCK(mode) ? "is a socket, not a regular file"
-           : S_ISDIR(mode)  ? "is a directory, not a file"
-                            : "is not a regular file";
-}
-
 } // namespace
+
+FileStamp file_stamp(const struct stat& st) {
+    return FileStamp{static_cast<std::uint64_t>(st.st_dev),
+                     static_cast<std::uint64_t>(st.st_ino),
+                     static_cast<std::uint64_t>(st.st_size),
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                     static_cast<std::uint32_t>(st.st_mode),
+                     static_cast<std::uint32_t>(st.st_uid),
+                     static_cast<std::uint32_t>(st.st_gid)};
+}
 
 struct Scanner::Impl {
     ScanOptions options;
@@ -350,7 +355,7 @@ struct Scanner::Impl {
             struct stat st {};
             if (err == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
                 problem = make_problem(path, {}, ProblemCode::not_regular_file,
-                                       not_regular_message(st.st_mode));
+                                       detail::not_regular_message(st.st_mode));
                 return false;
             }
             problem = make_problem(path, {}, ProblemCode::io_error,
@@ -384,17 +389,10 @@ struct Scanner::Impl {
                                    std::string("cannot stat: ") + std::strerror(errno));
             return false;
         }
-        stamp = FileStamp{static_cast<std::uint64_t>(st.st_dev),
-                          static_cast<std::uint64_t>(st.st_ino),
-                          static_cast<std::uint64_t>(st.st_size),
-                          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                              st.st_mtim.tv_nsec,
-                          static_cast<std::uint32_t>(st.st_mode),
-                          static_cast<std::uint32_t>(st.st_uid),
-                          static_cast<std::uint32_t>(st.st_gid)};
+        stamp = file_stamp(st);
         if (!S_ISREG(st.st_mode)) {
             problem = make_problem(path, {}, ProblemCode::not_regular_file,
-                                   not_regular_message(st.st_mode));
+                                   detail::not_regular_message(st.st_mode));
             return false;
         }
         auto size = static_cast<std::uint64_t>(st.st_size);
@@ -630,6 +628,10 @@ ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
 
 std::string_view Scanner::bytes() const {
     return {impl_->buffer.data(), impl_->length};
+}
+
+const ScanOptions& Scanner::options() const {
+    return impl_->options;
 }
 
 } // namespace sdscprov

@@ -80,10 +80,11 @@ SidecarKind sidecar_kind(std::string_view json) {
     return kind_of_padded(std::string_view(padded.data(), padded.size()), object);
 }
 
-Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems) {
+Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems,
+                       std::uint64_t max_size) {
     Sidecars out;
     for (const auto& path : paths) {
-        auto content = detail::load_padded(path, "origins file", problems);
+        auto content = detail::load_padded(path, "origins file", max_size, problems);
         if (!content) {
             continue;
         }
@@ -107,7 +108,7 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
         content.reset();
         switch (kind) {
         case SidecarKind::spyre_provenance: {
-            auto read = read_spyre_provenance(path);
+            auto read = read_spyre_provenance(path, max_size);
             problems.insert(problems.end(), read.problems.begin(), read.problems.end());
             if (read.doc) {
                 out.maps.push_back(spyre_origins(*read.doc));
@@ -118,7 +119,7 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
             break;
         }
         case SidecarKind::upstream_mappings: {
-            auto read = read_upstream_mappings(path);
+            auto read = read_upstream_mappings(path, max_size);
             problems.insert(problems.end(), read.problems.begin(), read.problems.end());
             if (read.mappings) {
                 out.upstream.push_back(std::move(*read.mappings));
@@ -128,7 +129,7 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
         case SidecarKind::origins_map:
         case SidecarKind::unknown: {
             // The origins map reader says why a text that is no JSON object cannot be read.
-            auto read = read_origins_map(path);
+            auto read = read_origins_map(path, max_size);
             problems.insert(problems.end(), read.problems.begin(), read.problems.end());
             if (read.map) {
                 out.maps.push_back(std::move(*read.map));

@@ -1,6 +1,7 @@
 #include "sdscprov/spyre_provenance.hpp"
 
 #include "located_json.hpp"
+#include "sdscprov/writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -753,11 +754,17 @@ private:
             }
         }
         // Nor expand to more handles than a caller can build: constituents shared in the fused_from
-        // DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N. Sizes
-        // are computed constituents first (the graph has no cycle now), capped past the limit.
-        std::map<std::string, std::uint64_t> sizes;
+        // DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N. Nor nest
+        // deeper than an SDSC file can hold (writer.hpp): found here, a chain a few hundred
+        // handles deep stops the run before its first write, not halfway. Sizes and nestings are
+        // computed constituents first (the graph has no cycle now), sizes capped past the limit.
+        struct Expansion {
+            std::uint64_t size = 1;
+            std::size_t nesting = 0;
+        };
+        std::map<std::string, Expansion> expansions;
         for (const auto& [root, h] : doc.handles) {
-            if (sizes.count(root) != 0) {
+            if (expansions.count(root) != 0) {
                 continue;
             }
             path.push_back({&root, &h});
@@ -766,23 +773,36 @@ private:
                 if (top.next < top.handle->fused_ids.size()) {
                     const std::string& child = top.handle->fused_ids[top.next++];
                     auto it = doc.handles.find(child);
-                    if (it != doc.handles.end() && sizes.count(child) == 0) {
+                    if (it != doc.handles.end() && expansions.count(child) == 0) {
                         path.push_back({&it->first, &it->second});
                     }
                     continue;
                 }
-                std::uint64_t n = 1;
+                Expansion e;
+                e.nesting = own_nesting(top.handle->handle);
                 for (const auto& child : top.handle->fused_ids) {
-                    auto known = sizes.find(child);
-                    n = std::min(n + (known == sizes.end() ? 1 : known->second),
-                                 max_expanded_handles + 1);
+                    auto known = expansions.find(child);
+                    e.size = std::min(e.size + (known == expansions.end() ? 1 : known->second.size),
+                                      max_expanded_handles + 1);
+                    if (known != expansions.end()) {
+                        e.nesting = std::max(e.nesting, known->second.nesting + 2);
+                    }
                 }
-                sizes[*top.id] = n;
+                expansions[*top.id] = e;
                 path.pop_back();
             }
-            if (sizes[root] > max_expanded_handles) {
+            const Expansion& e = expansions[root];
+            if (e.size > max_expanded_handles) {
                 semantic(h.pos, "handle '" + root + "' expands through fused_from to more than " +
                                     std::to_string(max_expanded_handles) + " nested handles");
+                return;
+            }
+            if (e.nesting > max_handle_nesting) {
+                semantic(h.pos, "handle '" + root + "' nests " + std::to_string(e.nesting) +
+                                    " levels deep through fused_from: an SDSC file holds at most " +
+                                    std::to_string(max_handle_nesting) + " (JSON nests at most " +
+                                    std::to_string(max_json_depth) +
+                                    " levels, and the handle is 2 levels in)");
                 return;
             }
         }
@@ -992,9 +1012,9 @@ SpyreReadResult parse_spyre_provenance(const std::string& path, std::string_view
     return parse_padded(path, std::string_view(padded.data(), padded.size()));
 }
 
-SpyreReadResult read_spyre_provenance(const std::string& path) {
+SpyreReadResult read_spyre_provenance(const std::string& path, std::uint64_t max_size) {
     SpyreReadResult result;
-    auto content = detail::load_padded(path, "spyre_provenance.json", result.problems);
+    auto content = detail::load_padded(path, "spyre_provenance.json", max_size, result.problems);
     if (!content) {
         return result;
     }

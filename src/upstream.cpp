@@ -160,9 +160,9 @@ UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_
     return result;
 }
 
-UpstreamReadResult read_upstream_mappings(const std::string& path) {
+UpstreamReadResult read_upstream_mappings(const std::string& path, std::uint64_t max_size) {
     UpstreamReadResult result;
-    auto content = detail::load_padded(path, "mappings", result.problems);
+    auto content = detail::load_padded(path, "mappings", max_size, result.problems);
     if (!content) {
         return result;
     }

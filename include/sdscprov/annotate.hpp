@@ -54,9 +54,11 @@ private:
     std::vector<UpstreamMappings> upstream_;
 };
 
-// Removes the directory's temporary files left by sdscprov runs that are no longer alive (killed
-// mid-write: their originals are intact), each reported as a note (leftover-temp). A temporary
-// of a live run, of this run, or whose pid cannot be read is kept.
+// Removes the directory's temporary files left by sdscprov runs that are gone (killed mid-write:
+// their originals are intact), each reported as a note (leftover-temp). Only a file named exactly
+// as our temporaries are, after a file of the directory that this run may write, is looked at,
+// and it goes only when remove_if_abandoned() (replace.hpp) proves its writer gone; a temporary
+// of another kernel on a network file system is kept with a note.
 void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems);
 
 // The per-batch work of a rewriting command: rename the batch's temporary files over the

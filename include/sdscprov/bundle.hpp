@@ -1,6 +1,7 @@
 // bundle.mlir (FORMATS section 4): the only record of which OpSpec position runs which SDSC file.
 #pragma once
 
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/problem.hpp"
 
 #include <cstdint>
@@ -27,6 +28,9 @@ struct BundleReadResult {
 };
 
 BundleReadResult parse_bundle(const std::string& path, std::string_view text);
-BundleReadResult read_bundle(const std::string& path);
+// Reads a regular file of at most `max_size` bytes (--max-file-size): a fifo, a device or a huge
+// sparse file named bundle.mlir is refused before a byte of it is read.
+BundleReadResult read_bundle(const std::string& path,
+                             std::uint64_t max_size = default_max_file_size);
 
 } // namespace sdscprov

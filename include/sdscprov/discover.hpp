@@ -55,8 +55,8 @@ struct KernelDir {
     std::optional<std::string> kernel; // from the directory's name
     bool has_bundle = false;           // bundle.mlir beside the files
     std::vector<SdscFile> files;       // by N, then by name
-    // sdscprov's own temporary files beside them (".<name>.sdscprov-<pid>-<n>.tmp"): a run that
-    // was killed leaves them; the writing commands remove those of runs no longer alive.
+    // sdscprov's own temporary files beside them (names as parse_temp_file_name() reads them): a
+    // run that was killed leaves them; the writing commands remove those whose writer is gone.
     std::vector<std::string> temps;
     // In a sharded run (shard.hpp): the directory's place in the whole walk's order.
     std::optional<std::uint64_t> position;
@@ -65,8 +65,25 @@ struct KernelDir {
 // Removes the context files from `dir.files` (the named files keep their order).
 void drop_context_files(KernelDir& dir);
 
-// Temporary files are named ".<name>.sdscprov-<pid>-<n>.tmp" beside the file they replace.
+// Temporary files are named ".<name>.sdscprov-b<boot>-<run>-<n>.tmp" beside the file they
+// replace: <name> the file's name (shortened when long, see temp_embedded_name()), <boot> 8
+// lowercase hex digits naming the kernel that ran the writer (the start of its boot id, the same in
+// every pid namespace of one machine), <run> 16 random lowercase hex digits drawn once per run,
+// <n> the run's count of temporaries (decimal). Nothing else is taken for one of ours: a file
+// merely named like one ("...sdscprov-4000000-backup.tmp", or our own names before the run token)
+// is never touched.
+struct TempFileName {
+    std::string_view embedded; // <name>
+    std::string_view boot;     // <boot>
+    std::string_view run;      // <run>
+};
+std::optional<TempFileName> parse_temp_file_name(std::string_view name);
 bool is_temp_file_name(std::string_view name);
+
+// The <name> part of the temporaries of the file named `file_name`: the name itself when it has at
+// most 180 bytes, else its first bytes (cut at a UTF-8 character boundary), '~' and 16 hex digits
+// of a hash of the whole name, 180 bytes in all: the temporary of a 255-byte name fits NAME_MAX.
+std::string temp_embedded_name(std::string_view file_name);
 
 struct DiscoverOptions {
     bool include_incomplete = false; // also walk the kernel cache's *.tmp.* and failed/ entries

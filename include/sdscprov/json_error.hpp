@@ -10,6 +10,10 @@
 
 namespace sdscprov {
 
+// The deepest nesting simdjson's DOM parser takes (its default, which the scanner keeps): a value
+// inside this many non-empty containers is an error.
+inline constexpr std::size_t max_json_depth = 1024;
+
 struct JsonError {
     std::size_t offset =
         0;               // byte offset of the first offending byte (bytes.size() at end of input)
@@ -21,6 +25,7 @@ struct JsonError {
 // fit a double, invalid UTF-8 anywhere (also inside strings), control characters in strings,
 // a byte order mark, trailing content after the value, empty input. Returns nullopt when the text
 // is valid. Iterative: never recurses, whatever the nesting.
-std::optional<JsonError> locate_json_error(std::string_view bytes, std::size_t max_depth = 1024);
+std::optional<JsonError> locate_json_error(std::string_view bytes,
+                                           std::size_t max_depth = max_json_depth);
 
 } // namespace sdscprov

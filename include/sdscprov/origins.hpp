@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sdscprov/debug_handle.hpp"
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/problem.hpp"
 
 #include <cstdint>
@@ -59,7 +60,8 @@ struct OriginsReadResult {
 // Reads and validates an origins map file. Unknown members anywhere are errors, so that typos do
 // not pass silently; so are wrong types, a missing or unsupported `sdscprov_origins` version, and
 // origins that name no node in `nodes`.
-OriginsReadResult read_origins_map(const std::string& path);
+OriginsReadResult read_origins_map(const std::string& path,
+                                   std::uint64_t max_size = default_max_file_size);
 OriginsReadResult parse_origins_map(const std::string& path, std::string_view bytes);
 
 } // namespace sdscprov

@@ -5,6 +5,7 @@
 
 #include "sdscprov/debug_handle.hpp"
 #include "sdscprov/discover.hpp"
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/problem.hpp"
 
 #include <array>
@@ -14,6 +15,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+struct stat;
 
 namespace sdscprov {
 
@@ -53,11 +56,15 @@ struct FileStamp {
     std::uint64_t inode = 0;
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;
+    std::int64_t ctime_ns = 0; // moves with any change of mode, owner or extended attributes
     std::uint32_t mode = 0;
     std::uint32_t uid = 0;
     std::uint32_t gid = 0;
     bool operator==(const FileStamp&) const = default;
 };
+
+// The stamp of what fstat/lstat gave.
+FileStamp file_stamp(const struct stat& st);
 
 struct ScanResult {
     SdscFile file;
@@ -87,7 +94,7 @@ struct ScanResult {
 };
 
 struct ScanOptions {
-    std::uint64_t max_file_size = std::uint64_t{1} << 30; // larger files are not read
+    std::uint64_t max_file_size = default_max_file_size; // larger files are not read
     // fstat every file before reading it, filling ScanResult::stamp (annotate's change check).
     // Off, a file discovery saw as regular is read without it (stamp: size only) unless it turns
     // out larger than the read buffer.
@@ -119,6 +126,8 @@ public:
 
     // The bytes of the file last read by scan_file().
     std::string_view bytes() const;
+
+    const ScanOptions& options() const;
 
 private:
     struct Impl;

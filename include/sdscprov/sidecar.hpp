@@ -6,6 +6,7 @@
 // The kind is told from the document's top-level members, never from the file name.
 #pragma once
 
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/problem.hpp"
 #include "sdscprov/upstream.hpp"
@@ -33,7 +34,9 @@ struct Sidecars {
     std::vector<UpstreamMappings> upstream; // kernel-level mappings (files and spyre projections)
 };
 
-// Reads every file, whatever its kind, each checked whole; problems at path:line:col.
-Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems);
+// Reads every file, whatever its kind, each checked whole; problems at path:line:col. A file that
+// is not regular or has more than `max_size` bytes (--max-file-size) is refused unread.
+Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems,
+                       std::uint64_t max_size = default_max_file_size);
 
 } // namespace sdscprov

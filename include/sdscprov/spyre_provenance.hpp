@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sdscprov/debug_handle.hpp"
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/problem.hpp"
 #include "sdscprov/upstream.hpp"
@@ -73,7 +74,8 @@ struct SpyreReadResult {
     std::vector<Problem> problems;
 };
 
-SpyreReadResult read_spyre_provenance(const std::string& path);
+SpyreReadResult read_spyre_provenance(const std::string& path,
+                                      std::uint64_t max_size = default_max_file_size);
 SpyreReadResult parse_spyre_provenance(const std::string& path, std::string_view bytes);
 
 // Handle `id` with its fused_from ids expanded into nested handles, as SDSC files hold them. The

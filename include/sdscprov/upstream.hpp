@@ -5,6 +5,7 @@
 // kernel came from, never which op; sdscprov uses them in reports, not to make handles.
 #pragma once
 
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/problem.hpp"
 
 #include <map>
@@ -42,7 +43,8 @@ struct UpstreamReadResult {
 // name -> list of strings is a kernel stack traces file; any other object is neither
 // (unknown-sidecar). A file of either kind that names no kernel (`{}`, `{"version": 2.0}`) is
 // read, with an empty-sidecar warning.
-UpstreamReadResult read_upstream_mappings(const std::string& path);
+UpstreamReadResult read_upstream_mappings(const std::string& path,
+                                          std::uint64_t max_size = default_max_file_size);
 UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_view bytes);
 
 // What the mappings say about one kernel: the keys that name it (`kernel`, or `kernel:<N>` for

@@ -3,7 +3,9 @@
 #include "help.hpp"
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
+#include "sdscprov/display.hpp"
 #include "sdscprov/explain.hpp"
+#include "sdscprov/file_size.hpp"
 #include "sdscprov/merge.hpp"
 #include "sdscprov/origins.hpp"
 #include "sdscprov/pipeline.hpp"
@@ -13,9 +15,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <fcntl.h>
 #include <fstream>
 #include <functional>
 #include <future>
@@ -41,7 +46,7 @@ struct CommonOptions {
     unsigned jobs = 0;
     bool include_incomplete = false;
     bool follow_symlinks = false;
-    std::uint64_t max_file_size = std::uint64_t{1} << 30;
+    std::uint64_t max_file_size = sdscprov::default_max_file_size;
     std::string color = "auto";
     bool quiet = false;
     std::string shard; // --shard I/N (shard.hpp); empty: every kernel directory
@@ -110,6 +115,18 @@ void add_shard_option(CLI::App& cmd, std::string& shard) {
             ""));
 }
 
+// --max-file-size: digits only, within 63 bits (file_size.hpp): "-1" would wrap to no limit.
+void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::string& what) {
+    cmd.add_option("--max-file-size", value, what)
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                std::string error;
+                return sdscprov::parse_max_file_size(text, error) ? std::string() : error;
+            },
+            "BYTES"))
+        ->capture_default_str();
+}
+
 void add_common_options(CLI::App& cmd, CommonOptions& o,
                         const std::vector<std::string>& formats = {"text", "json", "markdown"}) {
     cmd.add_option("paths", o.paths, "Kernel cache directories, kernel directories or SDSC files")
@@ -123,9 +140,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o,
                  "Also scan the kernel cache's temporary (*.tmp.*) and failed/ entries");
     cmd.add_flag("--follow-symlinks", o.follow_symlinks,
                  "Follow symbolic links to directories (loops are detected)");
-    cmd.add_option("--max-file-size", o.max_file_size,
-                   "Larger files are reported, not read (bytes)")
-        ->capture_default_str();
+    add_max_file_size_option(cmd, o.max_file_size,
+                             "Larger files (SDSC files, bundle.mlir, sidecars) are reported, not "
+                             "read (bytes)");
     cmd.add_flag("-q,--quiet", o.quiet,
                  "Print nothing but findings (check) and errors; no report, no progress line");
     cmd.add_option("--color", o.color, "Colour in text reports")
@@ -179,12 +196,9 @@ void print_problems(const std::vector<sdscprov::Problem>& problems) {
         if (quiet_mode && p.severity != sdscprov::Severity::error) {
             continue;
         }
-        std::cerr << p.path;
-        if (p.pos.line > 0) {
-            std::cerr << ':' << p.pos.line << ':' << p.pos.col;
-        }
-        std::cerr << ": " << sdscprov::to_string(p.severity) << ": " << p.message << " ["
-                  << sdscprov::to_string(p.code) << "]\n";
+        std::cerr << sdscprov::quoted_location(p.path, p.pos) << ": "
+                  << sdscprov::to_string(p.severity) << ": " << sdscprov::printable_text(p.message)
+                  << " [" << sdscprov::to_string(p.code) << "]\n";
     }
 }
 
@@ -274,7 +288,8 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
     options.discover.find_temps = annotate_options.mode == sdscprov::AnnotateMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(common.paths),
                            std::cref(options.discover));
-    sdscprov::Sidecars sidecars = sdscprov::read_sidecars(origins, map_problems);
+    sdscprov::Sidecars sidecars =
+        sdscprov::read_sidecars(origins, map_problems, common.max_file_size);
     print_problems(map_problems);
     if (any_error(map_problems)) {
         walk.wait();
@@ -480,7 +495,7 @@ struct ExplainCli {
     std::string color = "auto";
     bool include_incomplete = false;
     bool follow_symlinks = false;
-    std::uint64_t max_file_size = std::uint64_t{1} << 30;
+    std::uint64_t max_file_size = sdscprov::default_max_file_size;
 };
 
 // Where explain looks for a kernel named on the command line: $TORCHINDUCTOR_CACHE_DIR, else
@@ -506,7 +521,7 @@ int run_explain(const ExplainCli& cli) {
     std::vector<sdscprov::Problem> problems;
     std::vector<sdscprov::UpstreamMappings> mappings;
     for (const auto& path : cli.mappings) {
-        auto read = sdscprov::read_upstream_mappings(path);
+        auto read = sdscprov::read_upstream_mappings(path, cli.max_file_size);
         problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         if (read.mappings) {
             mappings.push_back(std::move(*read.mappings));
@@ -571,14 +586,14 @@ int run_check(const CheckCli& cli) {
             return;
         }
         for (const auto& f : kernel.findings) {
-            std::string where =
-                f.path + ':' + std::to_string(f.pos.line) + ':' + std::to_string(f.pos.col) + ':';
+            std::string where = sdscprov::quoted_location(f.path, f.pos) + ':';
             std::string rule = "[" + std::string(sdscprov::to_string(f.rule)) + "]";
             if (color) { // the location bold, the rule yellow, as compilers show warnings
                 where = "\x1b[1m" + where + "\x1b[0m";
                 rule = "\x1b[33m" + rule + "\x1b[0m";
             }
-            std::cout << where << ' ' << f.message << ' ' << rule << '\n';
+            std::cout << where << ' ' << sdscprov::printable_text(f.message) << ' ' << rule
+                      << '\n';
         }
     };
     std::vector<sdscprov::Problem> map_problems;
@@ -706,8 +721,7 @@ std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
             }
             std::cout << command->help(app.get_name());
         }
-        std::cout.flush();
-        return std::cout ? exit_ok : exit_internal;
+        return exit_ok;
     }
     try {
         app.get_subcommand(argv[1]);
@@ -717,10 +731,35 @@ std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
     return std::nullopt;
 }
 
+// The report reached standard output, or the run fails: a full disk (`> /dev/full`) or a closed
+// descriptor must not turn into a lost report and exit 0. The stream keeps no errno: one byte more
+// is written directly to learn it (the report is broken already).
+int with_report_written(int status) {
+    std::cout.flush();
+    if (std::cout) {
+        return status;
+    }
+    int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
+    std::cerr << "sdscprov: cannot write the report to standard output"
+              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << '\n';
+    return status == exit_internal ? exit_internal : exit_bad_input;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
+    // A closed standard descriptor would be taken by the next file opened, a temporary perhaps,
+    // and the report written into it: each is held by /dev/null, read-only, so that writing the
+    // report fails (with_report_written()) instead.
+    for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+        if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+            ::open("/dev/null", O_RDONLY | O_NOCTTY) != fd) {
+            return exit_internal;
+        }
+    }
+    // Ctrl-C, kill, a closed terminal or a closed report pipe: our temporaries go with us.
+    sdscprov::remove_temps_on_signals();
     CLI::App app{"provenance for torch-spyre SuperDSC kernel files", "sdscprov"};
     app.set_version_flag("--version", std::string("sdscprov ") + SDSCPROV_VERSION);
     app.require_subcommand(1);
@@ -823,10 +862,8 @@ int main(int argc, char** argv) {
                       "Also look in the kernel cache's temporary (*.tmp.*) and failed/ entries");
     explain->add_flag("--follow-symlinks", explain_options.follow_symlinks,
                       "Follow symbolic links to directories");
-    explain
-        ->add_option("--max-file-size", explain_options.max_file_size,
-                     "Larger SDSC files are reported, not read (bytes)")
-        ->capture_default_str();
+    add_max_file_size_option(*explain, explain_options.max_file_size,
+                             "Larger files (SDSC files, mappings) are reported, not read (bytes)");
     explain->footer("Example:\n  sdscprov explain sdsc_fused_addmm_1\n"
                     "  sdscprov explain --format json "
                     "cache/inductor-spyre/sdsc_fused_addmm_1_b9d3wz0e\n"
@@ -874,7 +911,7 @@ int main(int argc, char** argv) {
                        "completions/sdscprov");
 
     if (auto early = before_parsing(app, argc, argv)) {
-        return *early;
+        return with_report_written(*early);
     }
     try {
         app.parse(argc, argv);
@@ -884,31 +921,30 @@ int main(int argc, char** argv) {
         }
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
-        return rc == 0 ? exit_ok : exit_bad_input;
+        return with_report_written(rc == 0 ? exit_ok : exit_bad_input);
     }
     try {
         if (scan->parsed()) {
-            return run_scan(scan_options);
+            return with_report_written(run_scan(scan_options));
         }
         if (annotate->parsed()) {
-            return run_annotate(annotate_options);
+            return with_report_written(run_annotate(annotate_options));
         }
         if (check->parsed()) {
-            return run_check(check_options);
+            return with_report_written(run_check(check_options));
         }
         if (strip->parsed()) {
-            return run_strip(strip_options);
+            return with_report_written(run_strip(strip_options));
         }
         if (explain->parsed()) {
-            return run_explain(explain_options);
+            return with_report_written(run_explain(explain_options));
         }
         if (merge->parsed()) {
-            return run_merge(merge_reports);
+            return with_report_written(run_merge(merge_reports));
         }
         if (completion->parsed()) {
             sdscprov::cli::write_bash_completion(std::cout, app);
-            std::cout.flush();
-            return std::cout ? exit_ok : exit_internal;
+            return with_report_written(exit_ok);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';

@@ -3,7 +3,8 @@
 Every case is made here, at run time, in a temporary directory: small SDSC documents in the
 styles under test, kernel directories named like torch-spyre's, and an origins map that gives
 each of them a handle. The handle a file should get is derived here, independently of the tool
-(FORMATS section 3 and 3.1), so that the bytes annotate writes are checked, not just parsed.
+(torch-spyre's handle layout and its version-2 id), so that the bytes annotate writes are
+checked, not just parsed.
 Each test names the catalogue rows it backs; a row's output, exit status and what happens to the
 file are asserted, so a change of behaviour fails here before the catalogue goes stale.
 """
@@ -69,7 +70,7 @@ def write_map(path, cases, ops=None):
 
 
 def expected_handle(buffer="buf0"):
-    """The handle torch-spyre derives for an op made from node `add` (FORMATS 3, id version 2)."""
+    """The handle torch-spyre derives for an op made from node `add` (id version 2)."""
     source = {"file": "/w/model.py", "start_line": 7, "start_col": 0, "end_line": None, "end_col": None}
     hashed = {"aten_op": "aten.add.Tensor", "fused_from": [], "ir_chain": ["add", buffer],
               "source": source, "version": 2}
@@ -716,6 +717,196 @@ def test_two_gigabyte_file_is_not_read():
                                      f"file is {size} bytes, more than --max-file-size (100)")]
 
 
+# ---- Special files and sizes beyond the SDSC files ------------------------------------------
+
+def test_special_and_huge_bundles_and_sidecars_are_refused_unread():
+    """Catalogue: 'bundle.mlir: a fifo, a device, a huge sparse file', 'A sidecar that is not a
+    regular file or too large'. No hang (every run under a 20 s timeout), no huge allocation; the
+    kernel is unusable, exit 2, nothing written there; the other kernels are annotated."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        fifo = os.path.join(make_kernel(cache, "fifo", {"sdsc_0.json": sdsc()}), "bundle.mlir")
+        os.mkfifo(fifo)
+        zero = os.path.join(make_kernel(cache, "zero", {"sdsc_0.json": sdsc()}), "bundle.mlir")
+        os.symlink("/dev/zero", zero)
+        sparse = os.path.join(make_kernel(cache, "sparse", {"sdsc_0.json": sdsc()}), "bundle.mlir")
+        with open(sparse, "wb") as f:
+            f.truncate(3 * 1024 ** 3)
+        good = os.path.join(make_kernel(cache, "good", {"sdsc_0.json": sdsc()}), "sdsc_0.json")
+        origins = write_map(os.path.join(tmp, "origins.json"), ["fifo", "zero", "sparse", "good"])
+        expected = sorted([
+            (fifo, None, None, "not-a-regular-file", "is a fifo, not a regular file"),
+            (zero, None, None, "not-a-regular-file", "is a character device, not a regular file"),
+            (sparse, None, None, "file-too-large",
+             "file is 3221225472 bytes, more than --max-file-size (1073741824)"),
+        ])
+        bad = [os.path.join(kernel_dir(cache, c), "sdsc_0.json") for c in ("fifo", "zero", "sparse")]
+        before = {p: state(p, read=p != sparse) for p in bad + [fifo, zero, sparse]}
+        for args, rc in ((["annotate", "--dry-run"], 2), (["check"], 2), (["annotate"], 2)):
+            rep_args = [*args, "--origins", origins, cache]
+            code, out, err = sdscprov(*rep_args, "--format", "json", timeout=20)
+            assert code == rc, (args, code, err[-2000:])
+            problems = [q for q in json.loads(out)["problems"] if q["code"] != "kernel-without-dir"]
+            assert sorted((q["path"], q["line"], q["col"], q["code"], q["message"]) for q in problems) == \
+                expected, (args, problems)
+            assert {p: state(p, read=p != sparse) for p in before} == before, args
+            # Peak memory stays small: the 3 GB bundle is never read (the sanitizer build's shadow
+            # memory needs more room).
+            code, rss_kib = run_measured([*rep_args, "--format", "json"], os.path.join(tmp, "out.json"))
+            assert code == rc and rss_kib < (512 if sanitized() else 64) * 1024, (args, code, rss_kib)
+        with open(good, "rb") as f:
+            assert f.read() == annotated(sdsc())
+        code, out, err = sdscprov("annotate", "--origins", origins, cache, timeout=20)
+        assert text_line(fifo, "not-a-regular-file", "is a fifo, not a regular file") in err.splitlines(), err
+
+        # Sidecars named on the command line: a fifo, a device, a file past --max-file-size.
+        fifo_map = os.path.join(tmp, "fifo.json")
+        os.mkfifo(fifo_map)
+        for path, message, code_name, extra in (
+                (fifo_map, "is a fifo, not a regular file", "not-a-regular-file", []),
+                ("/dev/zero", "is a character device, not a regular file", "not-a-regular-file", []),
+                (origins, f"file is {os.path.getsize(origins)} bytes, more than --max-file-size (100)",
+                 "file-too-large", ["--max-file-size", "100"])):
+            for command in ("annotate", "check"):
+                code, out, err = sdscprov(command, *extra, "--origins", path, cache, timeout=20)
+                assert code == 2, (command, path, code, err)
+                assert text_line(path, code_name, message) in err.splitlines(), (command, path, err)
+        assert {p: state(p, read=p != sparse) for p in before} == before
+
+
+def test_max_file_size_takes_a_number_of_bytes_only():
+    """Catalogue: '--max-file-size -1'. A negative or overflowing value used to wrap around to no
+    limit at all."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        make_kernel(cache, "one", {"sdsc_0.json": sdsc()})
+        for value in ("-1", "18446744073709551616", "99999999999999999999", "9223372036854775808",
+                      "1e9", "0x10", "+5", ""):
+            for command in (["scan"], ["strip", "--dry-run"], ["check"]):
+                code, out, err = sdscprov(*command, "--max-file-size", value, cache)
+                assert code == 2 and out == "", (command, value, code, out, err)
+                assert err.startswith(f"--max-file-size: a number of bytes from 0 to 9223372036854775807 "
+                                      f"is needed, not '{value}'"), (value, err)
+        code, _, err = sdscprov("explain", "--max-file-size", "-1", kernel_dir(cache, "one"))
+        assert code == 2 and "--max-file-size: a number of bytes" in err, err
+        for value in ("0", "100", "9223372036854775807"):
+            code, _, err = sdscprov("scan", "--max-file-size", value, cache)
+            assert code == (2 if value == "0" else 0), (value, code, err)
+
+
+def test_a_report_that_cannot_be_written_is_an_error():
+    """Catalogue: 'A report that cannot be written'. `> /dev/full` and a closed standard output."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        make_kernel(cache, "one", {"sdsc_0.json": sdsc()})
+        origins = write_map(os.path.join(tmp, "origins.json"), ["one"])
+        full = "sdscprov: cannot write the report to standard output: No space left on device"
+        closed = "sdscprov: cannot write the report to standard output: Bad file descriptor"
+        for args in (["scan", "--format", "json", cache], ["scan", cache],
+                     ["check", "--format", "sarif", cache], ["check", "--format", "junit", cache],
+                     ["check", cache], ["annotate", "--dry-run", "--origins", origins, cache]):
+            with open("/dev/full", "w") as dev_full:
+                p = subprocess.run([BIN, *args], stdout=dev_full, stderr=subprocess.PIPE, text=True, timeout=60)
+            assert p.returncode == 2 and full in p.stderr.splitlines(), (args, p.returncode, p.stderr)
+            p = subprocess.run([BIN, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               timeout=60, pass_fds=(), close_fds=True,
+                               preexec_fn=lambda: os.close(1))
+            assert p.returncode == 2 and closed in p.stderr.splitlines(), (args, p.returncode, p.stderr)
+        # --quiet writes no report: nothing is lost.
+        with open("/dev/full", "w") as dev_full:
+            assert subprocess.run([BIN, "scan", "-q", cache], stdout=dev_full, timeout=60).returncode == 0
+
+
+# ---- Names --------------------------------------------------------------------------------------
+
+def test_names_that_are_not_text_are_shown_in_each_format_s_own_escape():
+    """Catalogue: 'Names that are not text'. A directory whose name holds a byte that is not UTF-8,
+    a newline and a terminal escape: JSON stays UTF-8 JSON ({"bytes": base64} for the path),
+    JUnit well-formed XML, text and GitHub output quote it as git does; nothing raw reaches a
+    terminal."""
+    import base64
+    import xml.etree.ElementTree as ET
+    with TempDir() as tmp:
+        name = b"odd\xff\n\x1b[31m"
+        parent = os.path.join(os.fsencode(tmp), b"cache", name)
+        os.makedirs(parent)
+        k = make_kernel(os.fsdecode(parent), "named", {"sdsc_0.json": sdsc(), "sdsc_1.json": b"{"})
+        kdir = os.fsencode(k)
+        cache = os.path.join(os.fsencode(tmp), b"cache")
+        # Quoted as a whole: the directory ends a row's path, a file's path goes on after it.
+        quoted = b'"' + os.fsencode(tmp) + b'/cache/odd\\377\\n\\033[31m/sdsc_named_0_aaaaaaaa'
+
+        def run_bytes(*args):
+            p = subprocess.run([os.fsencode(BIN), *args], capture_output=True, timeout=60)
+            return p.returncode, p.stdout, p.stderr
+
+        rc, out, err = run_bytes(b"scan", b"--format", b"json", cache)
+        assert rc == 2, (rc, err)
+        text = out.decode("utf-8")  # strict: raises on anything that is not UTF-8
+        rep = json.loads(text)
+        assert base64.b64decode(rep["kernels"][0]["dir"]["bytes"]) == kdir, rep["kernels"][0]["dir"]
+        assert base64.b64decode(rep["kernels"][0]["files"][1]["path"]["bytes"]) == kdir + b"/sdsc_1.json"
+        assert base64.b64decode(rep["problems"][0]["path"]["bytes"]) == kdir + b"/sdsc_1.json"
+
+        rc, out, err = run_bytes(b"check", b"--format", b"junit", cache)
+        assert rc == 2, (rc, err)
+        out.decode("utf-8")
+        suite = ET.fromstring(out)  # well-formed XML, or this raises
+        names = [t.get("name") for t in suite.iter("testcase")]
+        assert os.fsdecode(quoted) + '"' in names, names
+
+        for args in ([b"scan", cache], [b"check", cache], [b"check", b"--format", b"github", cache],
+                     [b"scan", b"--format", b"markdown", cache]):
+            rc, out, err = run_bytes(*args)
+            assert rc == 2, (args, rc, err)
+            assert b"\x1b" not in out + err and name not in out + err, (args, out, err)
+            assert quoted in out + err, (args, out, err)
+            out.decode("utf-8")
+            err.decode("utf-8")
+        rc, out, err = run_bytes(b"check", b"--format", b"sarif", cache)
+        assert rc == 2 and json.loads(out.decode("utf-8"))["runs"], (rc, err)
+
+        # A sharded run's reports merge, the path's bytes carried through.
+        shards = []
+        for i in (1, 2):
+            rc, out, err = run_bytes(b"scan", b"--format", b"json", b"--shard", f"{i}/2".encode(), cache)
+            path = os.path.join(tmp, f"shard-{i}.json")
+            with open(path, "wb") as f:
+                f.write(out)
+            shards.append(path)
+        rc, out, err = run_bytes(b"merge", *[os.fsencode(p) for p in shards])
+        assert rc == 0, err
+        rep = json.loads(out.decode("utf-8"))
+        assert base64.b64decode(rep["kernels"][0]["dir"]["bytes"]) == kdir
+
+
+def test_a_255_byte_file_name_is_annotated():
+    """Catalogue: 'A 255-byte SDSC file name'. Its temporary's name is shortened (a hash of the whole
+    name keeps it unique) to fit NAME_MAX."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        opfunc = "a" * 243
+        name = f"sdsc_0_{opfunc}.json"
+        assert len(name) == 255
+        doc = sdsc(op=f"0_{opfunc}")
+        path = os.path.join(make_kernel(cache, "long", {name: doc}), name)
+        origins = os.path.join(tmp, "origins.json")
+        with open(origins, "w") as f:
+            json.dump({"sdscprov_origins": 1,
+                       "nodes": {"add": {"original_aten": "aten.add.Tensor", "stack_trace": TRACE}},
+                       "kernels": [{"name": "sdsc_long_0", "dir": os.path.basename(kernel_dir("", "long")),
+                                    "ops": [{"opfunc": opfunc, "buffer": "buf0", "origins": ["add"],
+                                             "origin_node": "add"}]}]}, f)
+        rep = report("annotate", "--origins", origins, cache, rc=0)
+        assert rep["totals"]["annotate"]["written"] == 1 and problems_of(rep) == [], rep["problems"]
+        with open(path, "rb") as f:
+            assert f.read() == annotated(doc)
+        assert temporaries(tmp) == []
+        rep = report("strip", "--remove", cache, rc=0)
+        with open(path, "rb") as f:
+            assert f.read() == doc
+
+
 if __name__ == "__main__":
     main([test_full_disk_leaves_every_file_unchanged_and_no_temporary,
           test_directory_symlinks_and_loops_end,
@@ -724,4 +915,9 @@ if __name__ == "__main__":
           test_read_only_file_is_not_written, test_read_only_directory_as_root,
           test_read_only_directory_as_a_user, test_fifo_and_socket_named_sdsc_0_do_not_hang,
           test_two_gigabyte_file_is_not_read,
-          test_hostile_bytes_are_reported_at_their_position_and_never_written])
+          test_hostile_bytes_are_reported_at_their_position_and_never_written,
+          test_special_and_huge_bundles_and_sidecars_are_refused_unread,
+          test_max_file_size_takes_a_number_of_bytes_only,
+          test_a_report_that_cannot_be_written_is_an_error,
+          test_names_that_are_not_text_are_shown_in_each_format_s_own_escape,
+          test_a_255_byte_file_name_is_annotated])

@@ -336,6 +336,60 @@ def test_spyre_cli_corpus_handles_verify_as_version_2():
         assert not [p for p in report["problems"] if p["code"] == "inconsistent-handle-id"], report["problems"]
 
 
+def deepened(doc, hid, links):
+    """`doc` with handle `hid` fused from a chain of `links` new handles (ATen op null, so that the
+    identities' ATen ops stay as they are); the new handles come first in the text."""
+    chain = {}
+    below = []
+    for i in range(links):
+        key = str(9000000000000000000 + i)
+        chain[key] = {"id": key, "source": None, "aten_op": None, "ir_chain": [],
+                      "fused_from": below, "transform_history": []}
+        below = [key]
+    doc["handles"][hid]["fused_from"] = doc["handles"][hid]["fused_from"] + below
+    doc["handles"] = {**chain, **doc["handles"]}
+    return doc
+
+
+def test_a_fused_from_chain_too_deep_for_a_file_stops_the_run_before_any_write():
+    """Catalogue: 'A fused_from chain too deep to write'. The handle of the last op of the second
+    kernel directory is fused from a chain 600 handles deep: valid as a sidecar, but written into
+    an SDSC file it nests past the 1024 levels a JSON parser takes. It is found when the sidecar is
+    read: no file is written, not even those of the kernel directory walked first."""
+    with TempDir() as tmp:
+        cache = with_demo(tmp)
+        doc = deepened(json.load(open(SIDECAR)), "8096268329099866000", 600)
+        path = os.path.join(tmp, "deep.json")
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+        before = snapshot(cache)
+        text = open(path).read()
+        at = text.index('"8096268329099866000": {') + len('"8096268329099866000": ')
+        line, col = text[:at].count("\n") + 1, at - text.rfind("\n", 0, at)  # at its '{'
+        # 2 levels more per handle below it, the last of which nests 1 level of its own.
+        message = ("handle '8096268329099866000' nests 1201 levels deep through fused_from: an SDSC "
+                   "file holds at most 1021 (JSON nests at most 1024 levels, and the handle is 2 "
+                   "levels in)")
+        for args in (["annotate"], ["annotate", "--dry-run"], ["check"]):
+            rc, out, err = run(*args, "--origins", path, cache)
+            assert rc == 2, (args, rc, err[-2000:])
+            assert f"{path}:{line}:{col}: error: {message} [semantic-validation-failure]" in err.splitlines(), err
+            assert snapshot(cache) == before, args
+        # 510 handles deep (1021 levels, the most there is room for) is written, and reads back.
+        doc = deepened(json.load(open(SIDECAR)), "8096268329099866000", 510)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        report, _ = annotate_json("--origins", path, cache)
+        assert report["totals"]["annotate"]["written"] == 5, report["totals"]
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(10000)  # Python's json reads nesting by recursion
+        try:
+            got = file_handle(os.path.join(cache, MAIN_DIR, "sdsc_3.json"))
+            assert got == expanded(doc, "8096268329099866000")
+        finally:
+            sys.setrecursionlimit(limit)
+
+
 if __name__ == "__main__":
     main([
         test_each_bound_op_gets_its_handle_and_the_report_names_what_does_not_join,
@@ -350,4 +404,5 @@ if __name__ == "__main__":
         test_shards_merge_to_the_single_run_with_the_sidecar_notes,
         test_upstream_mappings_are_kernel_level_only,
         test_spyre_cli_corpus_handles_verify_as_version_2,
+        test_a_fused_from_chain_too_deep_for_a_file_stops_the_run_before_any_write,
     ])

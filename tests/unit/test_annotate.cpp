@@ -3,8 +3,10 @@
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,54 +86,91 @@ TEST_CASE("strip: in write mode the change lands at commit, and only the handle 
     CHECK(read(batch[0].dir.files[0].path) == "{\"0_add\": {\"debug_handle_\": null, \"x\": 1}}");
 }
 
-TEST_CASE("strip and annotate remove only the temporaries of runs no longer alive") {
-    // A pid that certainly ended: a child that exited and was reaped.
-    pid_t child = ::fork();
-    REQUIRE(child >= 0);
-    if (child == 0) {
-        ::_exit(0);
-    }
-    int status = 0;
-    REQUIRE(::waitpid(child, &status, 0) == child);
-
+TEST_CASE("strip and annotate remove only our temporaries whose writer is gone") {
     test::TempDir t;
-    t.file("k_abcdefgh/sdsc_0.json", "{\"0_add\": {\"x\": 1}}");
-    const std::string dead = ".sdsc_0.json.sdscprov-" + std::to_string(child) + "-0.tmp";
-    const std::string alive = ".sdsc_0.json.sdscprov-" + std::to_string(::getppid()) + "-0.tmp";
-    const std::string ours = ".sdsc_0.json.sdscprov-" + std::to_string(::getpid()) + "-0.tmp";
-    for (const auto& name : {dead, alive, ours}) {
-        t.file("k_abcdefgh/" + name, "partial");
+    const std::string k = "k_abcdefgh/";
+    t.file(k + "sdsc_0.json", "{\"0_add\": {\"x\": 1}}");
+    std::string boot = "00000000";
+    {
+        std::ifstream in("/proc/sys/kernel/random/boot_id");
+        std::string id;
+        if (in >> id && id.size() >= 8) {
+            boot = id.substr(0, 8);
+        }
     }
+    auto temp_name = [&](const std::string& of, const std::string& run) {
+        return "." + of + ".sdscprov-b" + boot + "-" + run + "-0.tmp";
+    };
+    const std::string dead = temp_name("sdsc_0.json", "00000000000000d1");
+    const std::string alive = temp_name("sdsc_0.json", "00000000000000a1");
+    const std::string two_links = temp_name("sdsc_0.json", "0000000000000021");
+    const std::string of_no_file = temp_name("sdsc_9.json", "00000000000000d2");
+    // Named merely like ours: an older sdscprov's name (whose pid proves nothing), someone's
+    // backup.
+    const std::string old_style = ".sdsc_0.json.sdscprov-4000000-0.tmp";
+    const std::string backup = ".notes.sdscprov-4000000-backup.tmp";
+    for (const auto& name : {dead, alive, two_links, of_no_file, old_style, backup}) {
+        t.file(k + name, "partial");
+    }
+    std::filesystem::create_hard_link(t.root / k / two_links, t.root / "elsewhere");
+    // A live writer holds its lock; here this test does (another open file description).
+    int held = ::open((t.root / k / alive).c_str(), O_WRONLY | O_CLOEXEC);
+    REQUIRE(held >= 0);
+    REQUIRE(::flock(held, LOCK_EX) == 0);
+    // One of this run, written as annotate writes it.
+    Scanner scanner;
+    ScanResult scan = scanner.scan_file(
+        SdscFile{(t.root / k / "sdsc_0.json").string(), *match_sdsc_file_name("sdsc_0.json")});
+    REQUIRE(scan.status == FileStatus::ok);
+    Problem problem;
+    auto ours = write_temp(scan.file.path, "{}", scan.stamp, Durability::none, problem);
+    REQUIRE(ours.has_value());
+
     std::vector<KernelDir> dirs;
     std::vector<Problem> walk_problems;
     discover(
         {t.root.string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); },
         [&](Problem&& p) { walk_problems.push_back(std::move(p)); });
     REQUIRE(dirs.size() == 1);
-    CHECK(dirs[0].temps.size() == 3);
+    CHECK(dirs[0].temps.size() == 5); // ours, dead, alive, two_links, of_no_file
     CHECK(dirs[0].files.size() == 1); // temporaries are never taken for SDSC files
 
     std::vector<Problem> problems;
     remove_leftover_temps(dirs[0], problems);
-    CHECK_FALSE(std::filesystem::exists(t.root / "k_abcdefgh" / dead));
-    CHECK(std::filesystem::exists(t.root / "k_abcdefgh" / alive));
-    CHECK(std::filesystem::exists(t.root / "k_abcdefgh" / ours));
+    CHECK_FALSE(std::filesystem::exists(t.root / k / dead));
+    for (const auto& name : {alive, two_links, of_no_file, old_style, backup}) {
+        CAPTURE(name);
+        CHECK(std::filesystem::exists(t.root / k / name));
+        CHECK(read(t.root / k / name) == "partial");
+    }
+    CHECK(std::filesystem::exists(ours->temp));
     REQUIRE(problems.size() == 1);
+    CHECK(problems[0].path == (t.root / k / dead).string());
     CHECK(problems[0].code == ProblemCode::leftover_temp);
     CHECK(problems[0].severity == Severity::note);
 
+    // Once its writer lets go, the lock is free: the next sweep removes it.
+    ::close(held);
+    problems.clear();
+    remove_leftover_temps(dirs[0], problems);
+    CHECK_FALSE(std::filesystem::exists(t.root / k / alive));
+    CHECK(problems.size() == 1);
+    ours->release();
+    CHECK_FALSE(std::filesystem::exists(ours->temp));
+
     // In a dry run nothing is removed.
-    t.file("k_abcdefgh/" + dead, "partial");
-    KernelReport k;
-    k.dir = dirs[0];
-    Scanner scanner;
+    t.file(k + dead, "partial");
+    KernelReport report;
+    report.dir = dirs[0];
     StripOptions options;
     options.write.mode = AnnotateMode::dry_run;
-    strip_kernel(k, scanner, options);
-    CHECK(std::filesystem::exists(t.root / "k_abcdefgh" / dead));
+    strip_kernel(report, scanner, options);
+    CHECK(std::filesystem::exists(t.root / k / dead));
     options.write.mode = AnnotateMode::write;
     KernelReport again;
     again.dir = dirs[0];
     strip_kernel(again, scanner, options);
-    CHECK_FALSE(std::filesystem::exists(t.root / "k_abcdefgh" / dead));
+    CHECK_FALSE(std::filesystem::exists(t.root / k / dead));
+    CHECK(std::filesystem::exists(t.root / k / backup));
+    CHECK(std::filesystem::exists(t.root / k / old_style));
 }

@@ -52,7 +52,7 @@ TEST_CASE("check: with an annotation, a handle other than the map's is stale") {
     a.files.resize(2);
     a.files[0].action = FileAction::keep;
     a.files[1].action = FileAction::differs;
-    k.annotation = a;
+    k.annotation = std::move(a);
     auto findings = check_kernel(k);
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].rule == CheckRule::stale_handle);

@@ -87,27 +87,39 @@ PendingReplace must_write_temp(const fs::path& path, const std::string& bytes,
     auto pending = write_temp(path.string(), bytes, stamp, durability, problem);
     INFO(problem.message);
     REQUIRE(pending.has_value());
-    return *pending;
+    return std::move(*pending);
 }
 
 } // namespace
 
-TEST_CASE("replace: is_temp_file_name") {
+TEST_CASE("replace: is_temp_file_name takes our exact names only") {
     struct Case {
         const char* name;
         bool temp;
     };
     const Case cases[] = {
-        {".sdsc_0.json.sdscprov-1234-0.tmp", true},
-        {".sdsc_12_add.json.sdscprov-99-17.tmp", true},
-        {".sdsc.json.sdscprov-1-2.tmp", true},
+        {".sdsc_0.json.sdscprov-b903fea4d-0123456789abcdef-0.tmp", true},
+        {".sdsc_12_add.json.sdscprov-b00000000-ffffffffffffffff-17.tmp", true},
+        {".sdsc.json.sdscprov-b903fea4d-0123456789abcdef-18446744073709551615.tmp", true},
+        // The embedded name may hold anything, even our marker.
+        {".x.sdscprov-b1-2.tmp.sdscprov-b903fea4d-0123456789abcdef-3.tmp", true},
+        // Our names before the run token, and names merely like ours: never touched.
+        {".sdsc_0.json.sdscprov-1234-0.tmp", false},
+        {".notes.sdscprov-4000000-backup.tmp", false},
+        {".sdsc_0.json.sdscprov-b903fea4-0123456789abcdef-0.tmp", false},  // boot: 7 digits
+        {".sdsc_0.json.sdscprov-b903fea4d-0123456789abcde-0.tmp", false},  // run: 15 digits
+        {".sdsc_0.json.sdscprov-b903FEA4d-0123456789abcdef-0.tmp", false}, // uppercase
+        {".sdsc_0.json.sdscprov-903fea4d-0123456789abcdef-0.tmp", false},  // no 'b'
+        {".sdsc_0.json.sdscprov-b903fea4d-0123456789abcdef-.tmp", false},  // no count
+        {".sdsc_0.json.sdscprov-b903fea4d-0123456789abcdef-x.tmp", false},
+        {".sdsc_0.json.sdscprov-b903fea4d-0123456789abcdef-123456789012345678901.tmp", false},
+        {"..sdscprov-b903fea4d-0123456789abcdef-0.tmp", false},           // no embedded name
+        {"sdsc_0.json.sdscprov-b903fea4d-0123456789abcdef-0.tmp", false}, // no leading dot
+        {".sdsc_0.json.sdscprov-b903fea4d-0123456789abcdef-0.tmp.bak", false},
+        {".sdsc_0.json.sdscprov-b903fea4d-0123456789abcdef-0", false},
+        {".sdsc_0.json.tmp.abc123", false}, // the kernel cache's own temporaries
         {"sdsc_0.json", false},
         {".hidden.tmp", false},
-        {".sdsc_0.json", false},
-        {"sdsc_0.json.sdscprov-1234-0.tmp", false}, // no leading dot
-        {".sdsc_0.json.sdscprov-1234-0.tmp.bak", false},
-        {".sdsc_0.json.sdscprov-1234-0", false},
-        {".sdsc_0.json.tmp.abc123", false}, // the kernel cache's own temporaries
         {"", false},
         {".", false},
     };
@@ -115,14 +127,41 @@ TEST_CASE("replace: is_temp_file_name") {
         CAPTURE(c.name);
         CHECK(is_temp_file_name(c.name) == c.temp);
     }
+    auto parsed =
+        parse_temp_file_name(".sdsc_3_add.json.sdscprov-b903fea4d-0123456789abcdef-12.tmp");
+    REQUIRE(parsed.has_value());
+    CHECK(parsed->embedded == "sdsc_3_add.json");
+    CHECK(parsed->boot == "903fea4d");
+    CHECK(parsed->run == "0123456789abcdef");
 }
 
-TEST_CASE("replace: temp_file_pid") {
-    CHECK(temp_file_pid(".sdsc_0.json.sdscprov-1234-0.tmp") == 1234);
-    CHECK(temp_file_pid(".sdsc_3_add.json.sdscprov-7-12.tmp") == 7);
-    CHECK(temp_file_pid(".sdsc_0.json.sdscprov-x-0.tmp") == 0);
-    CHECK(temp_file_pid("sdsc_0.json") == 0);
-    CHECK(temp_file_pid(".sdsc_0.json.sdscprov-99999999999999-0.tmp") == 0); // no such pid
+TEST_CASE("replace: the temporary of a 255-byte name fits NAME_MAX and stays its own") {
+    const std::string a = "sdsc_0_" + std::string(243, 'a') + ".json";
+    const std::string b = "sdsc_0_" + std::string(242, 'a') + "b.json";
+    REQUIRE(a.size() == 255);
+    REQUIRE(b.size() == 255);
+    CHECK(temp_embedded_name("sdsc_0.json") == "sdsc_0.json");
+    CHECK(temp_embedded_name(std::string(180, 'x')) == std::string(180, 'x'));
+    CHECK(temp_embedded_name(a).size() == 180);
+    CHECK(temp_embedded_name(a) != temp_embedded_name(b)); // a hash of the whole name
+    CHECK(temp_embedded_name(a).substr(0, 163) == a.substr(0, 163));
+    // Not cut inside a UTF-8 sequence (here a 2-byte one across the cut).
+    const std::string utf8 = std::string(162, 'x') + "\xC3\xA9" + std::string(100, 'y');
+    CHECK(temp_embedded_name(utf8).substr(0, 163) == std::string(162, 'x') + "~");
+
+    TempDir dir;
+    const fs::path path = dir.root / a;
+    write_file(path, original_bytes);
+    Scanner scanner;
+    ScanResult r = scanner.scan_file(SdscFile{path.string(), *match_sdsc_file_name(a)});
+    REQUIRE(r.status == FileStatus::ok);
+    std::vector<PendingReplace> pending;
+    pending.push_back(must_write_temp(path, new_bytes, r.stamp, Durability::none));
+    CHECK(fs::path(pending[0].temp).filename().string().size() <= 255);
+    CHECK(parse_temp_file_name(fs::path(pending[0].temp).filename().string())->embedded ==
+          temp_embedded_name(a));
+    CHECK(commit(pending, Durability::none).empty());
+    CHECK(read_file(path) == new_bytes);
 }
 
 TEST_CASE("replace: write_temp and commit replace the file, keep its mode, leave no temp") {
@@ -149,7 +188,8 @@ TEST_CASE("replace: write_temp and commit replace the file, keep its mode, leave
         CHECK(read_file(path) == original_bytes);
         CHECK(list(dir.root) == std::vector<std::string>{temp_name, "sdsc_0.json"});
 
-        std::vector<PendingReplace> pending{p};
+        std::vector<PendingReplace> pending;
+        pending.push_back(std::move(p));
         auto problems = commit(pending, durability);
         CHECK(problems.empty());
         CHECK(pending[0].done);
@@ -166,8 +206,8 @@ TEST_CASE("replace: other modes are kept too") {
         TempDir dir;
         const fs::path path = dir.root / "sdsc_3.json";
         const FileStamp stamp = make_sdsc(path, original_bytes, mode);
-        std::vector<PendingReplace> pending{
-            must_write_temp(path, new_bytes, stamp, Durability::none)};
+        std::vector<PendingReplace> pending;
+        pending.push_back(must_write_temp(path, new_bytes, stamp, Durability::none));
         CHECK(commit(pending, Durability::none).empty());
         CHECK(read_file(path) == new_bytes);
         CHECK(mode_of(path) == mode);
@@ -236,7 +276,8 @@ TEST_CASE("replace: a file changed after its scan is not replaced") {
                 fs::rename(side, path);
             }
 
-            std::vector<PendingReplace> pending{p};
+            std::vector<PendingReplace> pending;
+            pending.push_back(std::move(p));
             auto problems = commit(pending, durability);
             REQUIRE(problems.size() == 1);
             CHECK(problems[0].code == ProblemCode::changed_on_disk);
@@ -257,8 +298,9 @@ TEST_CASE("replace: one changed file does not stop the others") {
     const fs::path b = dir.root / "k_b" / "sdsc_1.json";
     const FileStamp stamp_a = make_sdsc(a);
     const FileStamp stamp_b = make_sdsc(b);
-    std::vector<PendingReplace> pending{must_write_temp(a, new_bytes, stamp_a, Durability::batch),
-                                        must_write_temp(b, new_bytes, stamp_b, Durability::batch)};
+    std::vector<PendingReplace> pending;
+    pending.push_back(must_write_temp(a, new_bytes, stamp_a, Durability::batch));
+    pending.push_back(must_write_temp(b, new_bytes, stamp_b, Durability::batch));
     write_file(a, other_writer_bytes);
     set_mtime(a, 1000000000);
 
@@ -285,7 +327,8 @@ TEST_CASE("replace: a file replaced by a symlink is not written through") {
     fs::rename(path, moved);
     fs::create_symlink("real.json", path);
 
-    std::vector<PendingReplace> pending{p};
+    std::vector<PendingReplace> pending;
+    pending.push_back(std::move(p));
     auto problems = commit(pending, Durability::full);
     REQUIRE(problems.size() == 1);
     // A link is refused as such (links are never written), whatever it points at.
@@ -302,7 +345,8 @@ TEST_CASE("replace: a deleted file is not recreated") {
     TempDir dir;
     const fs::path path = dir.root / "sdsc_0.json";
     const FileStamp stamp = make_sdsc(path);
-    std::vector<PendingReplace> pending{must_write_temp(path, new_bytes, stamp, Durability::none)};
+    std::vector<PendingReplace> pending;
+    pending.push_back(must_write_temp(path, new_bytes, stamp, Durability::none));
     fs::remove(path);
     auto problems = commit(pending, Durability::none);
     REQUIRE(problems.size() == 1);
@@ -336,8 +380,9 @@ TEST_CASE("replace: discard removes the temps and leaves the files") {
     const fs::path b = dir.root / "sdsc_1.json";
     const FileStamp stamp_a = make_sdsc(a);
     const FileStamp stamp_b = make_sdsc(b);
-    std::vector<PendingReplace> pending{must_write_temp(a, new_bytes, stamp_a, Durability::none),
-                                        must_write_temp(b, new_bytes, stamp_b, Durability::none)};
+    std::vector<PendingReplace> pending;
+    pending.push_back(must_write_temp(a, new_bytes, stamp_a, Durability::none));
+    pending.push_back(must_write_temp(b, new_bytes, stamp_b, Durability::none));
     CHECK(pending[0].temp != pending[1].temp);
     CHECK(list(dir.root).size() == 4);
     discard(pending);
@@ -350,7 +395,8 @@ TEST_CASE("replace: discard after a commit keeps the committed files") {
     TempDir dir;
     const fs::path a = dir.root / "sdsc_0.json";
     const FileStamp stamp_a = make_sdsc(a);
-    std::vector<PendingReplace> pending{must_write_temp(a, new_bytes, stamp_a, Durability::none)};
+    std::vector<PendingReplace> pending;
+    pending.push_back(must_write_temp(a, new_bytes, stamp_a, Durability::none));
     REQUIRE(commit(pending, Durability::none).empty());
     discard(pending);
     CHECK(read_file(a) == new_bytes);

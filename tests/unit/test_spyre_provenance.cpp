@@ -4,6 +4,7 @@
 #include "sdscprov/sidecar.hpp"
 #include "sdscprov/spyre_provenance.hpp"
 #include "temp_dir.hpp"
+#include "sdscprov/writer.hpp"
 
 #include <doctest/doctest.h>
 #include <fstream>
@@ -276,14 +277,41 @@ TEST_CASE("spyre_provenance: shared constituents are walked once, expansions are
           std::string::npos);
 }
 
+TEST_CASE("spyre_provenance: a fused_from chain deeper than an SDSC file can hold is refused") {
+    // In fused_document each handle is its own scalars (nesting 1) fused from the one before:
+    // handle i nests 2 i + 1 levels. 511 handles: the top one nests 1021, the most a file holds.
+    auto deepest = parse_spyre_provenance("p", fused_document(511, false));
+    CHECK(deepest.problems.empty());
+    REQUIRE(deepest.doc);
+    DebugHandle top = expand_handle(*deepest.doc, "510");
+    CHECK(handle_nesting(top) == max_handle_nesting);
+    Scanner scanner;
+    const std::string doc = "{\"0_add\": {\"x\": 1}}";
+    ScanResult before = scanner.scan_bytes(SdscFile{"sdsc_0.json", {}}, doc);
+    ScanResult after =
+        scanner.scan_bytes(SdscFile{"sdsc_0.json", {}}, set_handle(doc, before, top));
+    CHECK(after.status == FileStatus::ok);
+    CHECK(after.handle == top);
+
+    auto deeper = parse_spyre_provenance("p", fused_document(512, false));
+    CHECK_FALSE(deeper.doc);
+    REQUIRE(deeper.problems.size() == 1);
+    CHECK(deeper.problems[0].code == ProblemCode::semantic_validation_failure);
+    CHECK(deeper.problems[0].message ==
+          "handle '511' nests 1023 levels deep through fused_from: an SDSC file holds at most 1021 "
+          "(JSON nests at most 1024 levels, and the handle is 2 levels in)");
+    CHECK(deeper.problems[0].pos.line == 1); // the handle's key
+    CHECK(deeper.problems[0].pos.col > 1);
+}
+
 TEST_CASE("spyre_provenance: a fused_from chain as deep as the file allows") {
     // 200,000 handles (27 MB), each fused from the one before: the checks walk it with their own
-    // stacks (recursion this deep overflows the call stack), and it is rejected by its size.
+    // stacks (recursion this deep overflows the call stack), and it is rejected by its depth, at
+    // the first handle in id order that nests too deep ('1000': 2001 levels, 1001 handles).
     auto deep = parse_spyre_provenance("p", fused_document(200000, false));
     CHECK(only_code(deep) == ProblemCode::semantic_validation_failure);
     REQUIRE(deep.problems.size() == 1);
-    CHECK(deep.problems[0].message.find("expands through fused_from to more than 4096") !=
-          std::string::npos);
+    CHECK(deep.problems[0].message.find("handle '1000' nests 2001 levels deep") == 0);
     auto cyclic = parse_spyre_provenance("p", fused_document(200000, false, true));
     REQUIRE(cyclic.problems.size() == 1);
     CHECK(cyclic.problems[0].message == "handle '0' is fused, directly or not, from itself");

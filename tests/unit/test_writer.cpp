@@ -1120,3 +1120,47 @@ TEST_CASE("writer: torch-spyre's own files come back byte for byte") {
                                    render_handle(handle, FileStyle{}, 2) + ",\n    \""));
     }
 }
+
+TEST_CASE("writer: max_handle_nesting is the depth the parser really takes") {
+    // A chain of `links` handles below the top one, the last with `leaf` own nesting (1: scalars
+    // only, 2: a source, 3: a transform step).
+    auto chain = [](std::size_t links, int leaf) {
+        DebugHandle h{"1", std::nullopt, std::nullopt, {}, {}};
+        if (leaf >= 2) {
+            h.source = HandleSource{"/m.py", 1, 0, std::nullopt, std::nullopt};
+        }
+        if (leaf >= 3) {
+            h.transform_history.push_back({"fuse", "p", std::nullopt});
+        }
+        CHECK(own_nesting(h) == static_cast<std::size_t>(leaf));
+        for (std::size_t i = 0; i < links; ++i) {
+            DebugHandle parent{"1", std::nullopt, std::nullopt, {}, {}};
+            parent.fused_from.push_back(std::move(h));
+            h = std::move(parent);
+        }
+        return h;
+    };
+    struct Case {
+        std::size_t links;
+        int leaf;
+        std::size_t nesting;
+    };
+    const Case cases[] = {
+        {0, 1, 1}, {510, 1, 1021}, {510, 2, 1022}, {509, 3, 1021}, {510, 3, 1023}};
+    const std::string doc = "{\"0_add\": {\"x\": 1}}";
+    for (const auto& c : cases) {
+        CAPTURE(c.links);
+        CAPTURE(c.leaf);
+        DebugHandle h = chain(c.links, c.leaf);
+        CHECK(handle_nesting(h) == c.nesting);
+        std::string written = set_handle(doc, scan(doc), h);
+        ScanResult back = scan(written);
+        if (c.nesting <= max_handle_nesting) {
+            REQUIRE(back.status == FileStatus::ok);
+            CHECK(back.handle_state == HandleState::populated);
+            CHECK(back.handle == h);
+        } else {
+            CHECK(back.status == FileStatus::invalid_json);
+        }
+    }
+}
