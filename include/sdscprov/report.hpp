@@ -135,6 +135,10 @@ struct PrinterOptions {
     bool color = false; // ANSI colour (the CLI enables it on a terminal without NO_COLOR)
     std::string command = "scan";
     bool dry_run = false; // annotate --dry-run / --check
+    // Text: one row per directory (--all), instead of the kernels that need attention; and the
+    // width every line fits in.
+    bool all = false;
+    std::size_t width = 100;
 };
 
 class ReportPrinter {

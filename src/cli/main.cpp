@@ -29,6 +29,7 @@
 #include <optional>
 #include <pwd.h>
 #include <sstream>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@ struct CommonOptions {
     std::uint64_t max_file_size = sdscprov::default_max_file_size;
     std::string color = "auto";
     bool quiet = false;
+    bool all = false; // text: one row per directory
     std::string shard; // --shard I/N (shard.hpp); empty: every kernel directory
 };
 
@@ -145,13 +147,18 @@ void add_common_options(CLI::App& cmd, CommonOptions& o,
                              "read (bytes)");
     cmd.add_flag("-q,--quiet", o.quiet,
                  "Print nothing but findings (check) and errors; no report, no progress line");
+    cmd.add_flag("-v,--all", o.all,
+                 "Text report: one row per kernel directory (by default: the totals and the "
+                 "kernels that need attention, on one screen)");
     cmd.add_option("--color", o.color, "Colour in text reports")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
     add_shard_option(cmd, o.shard);
 }
 
-bool use_color(const std::string& mode) {
+// Colour for a report written to `fd`: --color always / never, else only on a terminal and
+// without NO_COLOR (no-color.org: the command-line flag wins over the variable).
+bool use_color(const std::string& mode, int fd = STDOUT_FILENO) {
     if (mode == "always") {
         return true;
     }
@@ -159,7 +166,35 @@ bool use_color(const std::string& mode) {
         return false;
     }
     const char* no_color = std::getenv("NO_COLOR");
-    return ::isatty(STDOUT_FILENO) != 0 && (no_color == nullptr || *no_color == '\0');
+    return ::isatty(fd) != 0 && (no_color == nullptr || *no_color == '\0');
+}
+
+// The width text reports fit in: $COLUMNS, else the terminal's, else 100.
+std::size_t text_width(int fd) {
+    if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && *columns != '\0') {
+        char* end = nullptr;
+        unsigned long n = std::strtoul(columns, &end, 10);
+        if (*end == '\0' && n >= 20 && n <= 10000) {
+            return n;
+        }
+    }
+    winsize size{};
+    if (::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) {
+        return size.ws_col;
+    }
+    return 100;
+}
+
+// Printer options shared by the commands: colour and width for the stream the report goes to.
+sdscprov::PrinterOptions printer_options_for(const CommonOptions& o, std::string command,
+                                             bool to_stderr = false) {
+    sdscprov::PrinterOptions p;
+    int fd = to_stderr ? STDERR_FILENO : STDOUT_FILENO;
+    p.color = use_color(o.color, fd);
+    p.command = std::move(command);
+    p.all = o.all;
+    p.width = text_width(fd);
+    return p;
 }
 
 sdscprov::ReportFormat report_format(const std::string& name) {
@@ -220,9 +255,7 @@ void finish_report(sdscprov::ReportPrinter* printer, const sdscprov::PipelineRes
 int run_scan(const CommonOptions& o) {
     auto options = pipeline_options(o);
     options.scan.stamp = false; // nothing is written: no change check, no fstat per file
-    sdscprov::PrinterOptions printer_options;
-    printer_options.color = use_color(o.color);
-    printer_options.command = "scan";
+    sdscprov::PrinterOptions printer_options = printer_options_for(o, "scan");
     auto printer =
         quiet_mode ? nullptr
                    : sdscprov::make_printer(report_format(o.format), std::cout, printer_options);
@@ -364,12 +397,15 @@ int run_annotate(const AnnotateCli& cli) {
     annotate_options.durability = durability_of(cli.durability);
     annotate_options.diff = cli.diff;
 
-    sdscprov::PrinterOptions printer_options;
-    printer_options.color = use_color(cli.common.color);
-    printer_options.command = "annotate";
+    // With --diff the diffs are the output (`annotate --diff ... | git apply`, as black does):
+    // the text report goes to standard error.
+    const bool diffs_out = cli.diff && cli.common.format == "text";
+    std::ostream& report_out = diffs_out ? std::cerr : std::cout;
+    sdscprov::PrinterOptions printer_options =
+        printer_options_for(cli.common, "annotate", diffs_out);
     printer_options.dry_run = annotate_options.mode != sdscprov::AnnotateMode::write;
     auto printer = quiet_mode ? nullptr
-                              : sdscprov::make_printer(report_format(cli.common.format), std::cout,
+                              : sdscprov::make_printer(report_format(cli.common.format), report_out,
                                                        printer_options);
     std::vector<sdscprov::Problem> map_problems;
     std::optional<sdscprov::PipelineResult> result;
@@ -380,6 +416,11 @@ int run_annotate(const AnnotateCli& cli) {
             cli.common, cli.origins, annotate_options,
             [&](const sdscprov::KernelReport& k) {
                 progress.kernel(k.files.size());
+                if (diffs_out) {
+                    for (const auto& f : k.annotation->files) {
+                        std::cout << f.diff;
+                    }
+                }
                 if (printer) {
                     printer->kernel(k);
                 }
@@ -442,15 +483,14 @@ int run_strip(const StripCli& cli) {
         },
         [&](const sdscprov::KernelReport& k) {
             progress.kernel(k.files.size());
-            if (quiet_mode) {
-                return;
-            }
             if (printer) {
-                printer->kernel(k);
+                if (!quiet_mode) {
+                    printer->kernel(k);
+                }
                 return;
             }
             for (const auto& f : k.annotation->files) {
-                std::cout << f.diff;
+                std::cout << f.diff; // with --diff, even with -q: the diffs are the output
             }
         },
         [&](std::vector<sdscprov::KernelReport>& batch) {
@@ -461,17 +501,18 @@ int run_strip(const StripCli& cli) {
     if (printer && !quiet_mode) {
         printer->finish(result.totals, result.problems);
     } else if (!quiet_mode) {
+        // With --diff the diffs are the output and the summary goes to standard error.
+        std::ostream& out = cli.diff ? std::cerr : std::cout;
         const auto& a = result.totals.annotate;
         std::uint64_t done = dry ? a.stripped : a.written;
-        std::cout << (dry ? "would strip: " : "stripped: ") << done << " file"
-                  << (done == 1 ? "" : "s") << (cli.remove ? " (member removed)" : " (set to null)")
-                  << "; " << a.kept << " without "
-                  << (cli.remove ? "a handle" : "a populated handle") << ", of "
-                  << result.totals.counts.files << " SDSC files";
+        out << (dry ? "would strip: " : "stripped: ") << done << " file" << (done == 1 ? "" : "s")
+            << (cli.remove ? " (member removed)" : " (set to null)") << "; " << a.kept
+            << " without " << (cli.remove ? "a handle" : "a populated handle") << ", of "
+            << result.totals.counts.files << " SDSC files";
         if (a.failed > 0) {
-            std::cout << "; " << a.failed << " could not be written";
+            out << "; " << a.failed << " could not be written";
         }
-        std::cout << '\n';
+        out << '\n';
     }
     std::cout.flush();
     if (any_internal_error(result.problems)) {

@@ -235,9 +235,13 @@ def test_ambiguous_unmatched_and_mismatched_kernels_are_left_alone():
         codes = sorted(p["code"] for p in report["problems"])
         assert codes == ["ambiguous-kernel", "ambiguous-kernel"], codes
         assert snapshot(cache) == before
+        rc, text, _ = run("annotate", "--all", "--origins", mp, cache, check_rc=0)
+        assert "  lacking: 4 x 2 directories carry this kernel name" in text, text
+        assert "  lacking: 1 x opfunc differs from the map's op" in text, text
+        # By default: the kernels, each once, with why their files still lack provenance.
         rc, text, _ = run("annotate", "--origins", mp, cache, check_rc=0)
-        assert "lacking: 2 directories carry this kernel name" in text, text
-        assert "lacking: 1 x opfunc differs from the map's op" in text, text
+        assert "Still lacking provenance: 2 kernels in 3 directories" in text, text
+        assert "       8 x 2 directories carry this kernel name" in text, text
 
 
 def test_stale_handle_reported_then_refreshed_and_mode_kept():

@@ -48,8 +48,12 @@ def test_dry_run_check_and_json_write_nothing():
         copy_tree(DEMO, cache)
         run("annotate", "--origins", DEMO_MAP, cache, check_rc=0)
         before = snapshot(cache)
-        rc, out, _ = run("strip", "--dry-run", "--diff", cache, check_rc=0)
-        assert "would strip: 5 files" in out and out.count('-    "debug_handle_": {') == 5, out
+        # With --diff the diffs are the output; the summary goes to standard error.
+        rc, out, err = run("strip", "--dry-run", "--diff", cache, check_rc=0)
+        assert "would strip: 5 files" in err and out.count('-    "debug_handle_": {') == 5, out
+        assert "would strip" not in out, out
+        rc, out, err = run("strip", "-q", "--dry-run", "--diff", cache, check_rc=0)
+        assert out.count('-    "debug_handle_": {') == 5 and err == "", (out, err)
         run("strip", "--check", cache, check_rc=1)
         rc, out, _ = run("strip", "--dry-run", "--format", "json", "--remove", cache, check_rc=0)
         report = json.loads(out)

@@ -90,11 +90,12 @@ KernelReport kernel_at(const std::string& dir) {
     return k;
 }
 
-std::string print(ReportFormat format, const KernelReport& k,
-                  const std::vector<Problem>& problems) {
+std::string print(ReportFormat format, const KernelReport& k, const std::vector<Problem>& problems,
+                  bool all = true) {
     std::ostringstream out;
     PrinterOptions options;
     options.command = "scan";
+    options.all = all; // text: one row per directory, named by its path
     auto printer = make_printer(format, out, options);
     printer->kernel(k);
     Totals totals;
@@ -154,6 +155,11 @@ TEST_CASE("display: text and Markdown quote names, JUnit stays well-formed UTF-8
         KernelReport k = kernel_at(dir);
         std::vector<Problem> problems{make_problem(dir + "/sdsc_0.json", {1, 2},
                                                    ProblemCode::parse_error, "bad \x1B[1m here")};
+        // The default text report names the kernel (here: the directory's name), escaped.
+        const std::string summary = print(ReportFormat::text, k, problems, false);
+        CHECK(summary.find(dir) == std::string::npos);
+        CHECK(summary.find('\x1B') == std::string::npos);
+        CHECK(summary.find(printable_text(dir.substr(dir.rfind('/') + 1))) != std::string::npos);
         for (ReportFormat format : {ReportFormat::text, ReportFormat::markdown}) {
             const std::string text = print(format, k, problems);
             CHECK(text.find(dir) == std::string::npos);

@@ -1,0 +1,109 @@
+"""End-to-end: the default text report fits one screen on a 20,000-file cache (at most 60 lines,
+none wider than COLUMNS), `--all` lists every directory, and `--diff` keeps standard output for
+the diffs. The cache is made here: small SDSC files, many directories per kernel name, long
+names, every handle state, and an origins map for a part of the kernels."""
+import json
+import os
+import random
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import TempDir, main, run  # noqa: E402
+
+FILES = 20000
+
+
+def make_cache(root, files=FILES):
+    """Writes the cache and its origins map; returns (map path, directories)."""
+    rng = random.Random(16)
+    names = [f"sdsc_fused_{'_'.join(rng.sample(['add', 'mm', 'relu', 'softmax', 'mean', 'silu', 'neg'], 2))}_{i}"
+             for i in range(1500)]
+    names[7] = "sdsc_fused_" + "_".join(["layer_norm_native_layer_norm"] * 7) + "_7"  # over 200 bytes
+    nodes = {"n": {"original_aten": "aten.add.Tensor", "stack_trace": '  File "/w/m.py", line 3, in f\n'}}
+    kernels, dirs, written = [], [], 0
+    d = 0
+    while written < files:
+        name = names[rng.randrange(len(names))]
+        directory = os.path.join(root, "inductor-spyre", f"{name}_{d:08d}")
+        os.makedirs(directory)
+        count = min(rng.randint(1, 9), files - written)
+        for i in range(count):
+            state = rng.choice(['"debug_handle_": null, ', '', '', '"debug_handle_": 7, '])
+            with open(os.path.join(directory, f"sdsc_{i}.json"), "w") as f:
+                f.write(f'{{"{i}_add": {{{state}"numCoresUsed_": 32}}}}')
+        if rng.random() < 0.6:  # the map knows this directory
+            kernels.append({"name": name, "dir": os.path.basename(directory),
+                            "ops": [{"opfunc": "add", "buffer": f"buf{i}", "origins": ["n"]}
+                                    for i in range(count)]})
+        dirs.append(directory)
+        written += count
+        d += 1
+    origins = os.path.join(root, "origins.json")
+    with open(origins, "w") as f:
+        json.dump({"sdscprov_origins": 1, "nodes": nodes, "kernels": kernels}, f)
+    return origins, dirs
+
+
+def screen_check(text, width):
+    lines = text.splitlines()
+    assert len(lines) <= 60, (len(lines), text)
+    wide = [line for line in lines if len(line) > width]  # characters, the ellipsis is one
+    assert not wide, wide
+    return lines
+
+
+def test_twenty_thousand_files_on_one_screen():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        origins, dirs = make_cache(cache)
+        env = {"COLUMNS": "100"}
+        rc, out, err = run("scan", cache, env=env)
+        lines = screen_check(out, 100)
+        assert "total: %d kernel directories, %d SDSC files" % (len(dirs), FILES) in out, out
+        assert re.search(r"^Needs attention: \d+ kernels in \d+ directories, the worst first$", out, re.M), out
+        assert re.search(r"^\u2026 \d+ more \(--all lists every directory\)$", out, re.M), out
+        # No row names a kernel twice: the rows give kernel names, not directories.
+        assert "inductor-spyre/" not in out, out
+        # The long name is shortened in its middle, never wrapped.
+        assert any(line.startswith("    ") and "layer_norm_native" in line and "\u2026" in line
+                   for line in lines) or "layer_norm_native" not in out, out
+        # annotate, dry run and real run: one screen too, the same column names.
+        rc, dry, _ = run("annotate", "--dry-run", "--origins", origins, cache, env=env)
+        dry_lines = screen_check(dry, 100)
+        # The same column names as a real run (a small one: writing 20,000 files is slow here).
+        rc, real, _ = run("annotate", "--durability", "none", "--origins", origins, dirs[0], dirs[1], env=env)
+        real_lines = screen_check(real, 100)
+        header = " dirs  files  added  filled  refreshed  kept  lacking  kernel"
+        assert header in dry_lines and (header in real_lines or "Every file" in real), (dry, real)
+        # A narrower terminal: narrower lines.
+        rc, out, _ = run("scan", cache, env={"COLUMNS": "72"})
+        screen_check(out, 72)
+
+        # --all: every directory, one row each, in the width.
+        rc, out, _ = run("scan", "--all", cache, env={"COLUMNS": "400"})
+        rows = [line for line in out.splitlines() if "/inductor-spyre/sdsc_fused_" in line]
+        assert len(rows) == len(dirs), (len(rows), len(dirs))
+        assert [r.split()[-1] for r in rows] == sorted(dirs), "every directory, in the walk's order"
+        rc, out, _ = run("scan", "--all", cache, env={"COLUMNS": "100"})
+        assert not [line for line in out.splitlines() if len(line) > 100]
+        # The machine formats keep every directory.
+        report = json.loads(run("scan", "--format", "json", cache)[1])
+        assert len(report["kernels"]) == len(dirs)
+
+
+def test_diff_goes_to_standard_output_and_the_report_to_standard_error():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        origins, dirs = make_cache(cache, 200)
+        small = dirs[0]
+        rc, out, err = run("annotate", "--dry-run", "--diff", "--origins", origins, small)
+        assert out.startswith("--- a/") and "+++ b/" in out, out[:500]
+        assert "would write:" in err and "would write:" not in out, err
+        rc, quiet_out, quiet_err = run("annotate", "-q", "--dry-run", "--diff", "--origins", origins, small)
+        assert quiet_out == out and "would write" not in quiet_err, quiet_err
+
+
+if __name__ == "__main__":
+    main([test_twenty_thousand_files_on_one_screen,
+          test_diff_goes_to_standard_output_and_the_report_to_standard_error])
