@@ -3,6 +3,8 @@
 #include "json_out.hpp"
 #include "sdscprov/display.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -527,6 +529,92 @@ void write_check_junit(std::ostream& out, const CheckResult& result) {
         out << "</error>\n    </testcase>\n";
     }
     out << "  </testsuite>\n</testsuites>\n";
+}
+
+// ---- text ---------------------------------------------------------------------------------------
+
+CheckTextPrinter::CheckTextPrinter(std::ostream& out, bool color, bool all, std::size_t width)
+    : out_(out), color_(color), all_(all), width_(width) {}
+
+void CheckTextPrinter::print(const Finding& f) {
+    std::string where = quoted_location(f.path, f.pos) + ':';
+    std::string rule = "[" + std::string(to_string(f.rule)) + "]";
+    if (color_) { // the location bold, the rule yellow, as compilers show warnings
+        where = "\x1b[1m" + where + "\x1b[0m";
+        rule = "\x1b[33m" + rule + "\x1b[0m";
+    }
+    out_ << where << ' ' << printable_text(f.message) << ' ' << rule << '\n';
+}
+
+void CheckTextPrinter::kernel(const CheckedKernel& k, const std::optional<std::string>& name) {
+    if (all_) {
+        for (const auto& f : k.findings) {
+            print(f);
+        }
+        return;
+    }
+    if (!k.findings.empty()) {
+        std::string key = name ? *name : k.dir.substr(k.dir.rfind('/') + 1);
+        Counts& c = groups_[key];
+        ++c.dirs;
+        c.findings += k.findings.size();
+        for (const auto& f : k.findings) {
+            ++c.by_rule[static_cast<int>(f.rule)];
+        }
+    }
+    if (grouped_) {
+        return;
+    }
+    held_.insert(held_.end(), k.findings.begin(), k.findings.end());
+    if (held_.size() > max_lines) {
+        grouped_ = true;
+        held_.clear();
+        held_.shrink_to_fit();
+    }
+}
+
+void CheckTextPrinter::finish() {
+    if (!grouped_) {
+        for (const auto& f : held_) {
+            print(f);
+        }
+        return;
+    }
+    std::vector<std::pair<const std::string*, const Counts*>> rows;
+    for (const auto& [name, c] : groups_) {
+        rows.emplace_back(&name, &c);
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        return a.second->findings != b.second->findings ? a.second->findings > b.second->findings
+                                                        : *a.first < *b.first;
+    });
+    std::uint64_t dirs = 0;
+    for (const auto& r : rows) {
+        dirs += r.second->dirs;
+    }
+    std::string title = "findings in " + std::to_string(rows.size()) + " kernel" +
+                        (rows.size() == 1 ? "" : "s") + " (" + std::to_string(dirs) +
+                        " directories), the most first; --all lists every finding";
+    out_ << (color_ ? "\x1b[1m" + title + "\x1b[0m" : title) << '\n';
+    const std::string header = "findings   dirs  missing   null  malformed  stale  kernel";
+    out_ << (color_ ? "\x1b[1m" + header + "\x1b[0m" : header) << '\n';
+    std::size_t shown = std::min(rows.size(), max_rows);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const Counts& c = *rows[i].second;
+        auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+        char numbers[96];
+        int n = std::snprintf(numbers, sizeof numbers, "%8llu  %5llu  %7llu  %5llu  %9llu  %5llu  ",
+                              u(c.findings), u(c.dirs), u(c.by_rule[0]), u(c.by_rule[1]),
+                              u(c.by_rule[2]), u(c.by_rule[3]));
+        std::size_t used = static_cast<std::size_t>(n);
+        out_ << numbers
+             << shorten_middle(printable_text(*rows[i].first),
+                               width_ > used + 10 ? width_ - used : 10)
+             << '\n';
+    }
+    if (rows.size() > shown) {
+        out_ << "\xE2\x80\xA6 " << rows.size() - shown << " more (--all lists every finding)\n";
+    }
 }
 
 } // namespace sdscprov

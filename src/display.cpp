@@ -1,5 +1,7 @@
 #include "sdscprov/display.hpp"
 
+#include <vector>
+
 #include <simdjson.h>
 
 namespace sdscprov {
@@ -193,6 +195,24 @@ std::optional<std::string> base64_decode(std::string_view text) {
         }
     }
     return out;
+}
+
+// `text` in at most `width` columns (code points): too long, its middle gives way to "...".
+std::string shorten_middle(std::string_view text, std::size_t width) {
+    std::vector<std::size_t> starts; // where each code point starts
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            starts.push_back(i);
+        }
+    }
+    if (starts.size() <= width || width < 5) {
+        return std::string(text);
+    }
+    std::size_t keep = width - 1; // a column for the ellipsis
+    std::size_t head = (keep + 1) / 2;
+    std::size_t tail = keep - head;
+    return std::string(text.substr(0, starts[head])) + "\xE2\x80\xA6" +
+           std::string(text.substr(starts[starts.size() - tail]));
 }
 
 } // namespace sdscprov

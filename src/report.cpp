@@ -196,23 +196,6 @@ void lacking_reasons(const KernelReport& k, std::map<std::string, std::uint64_t>
     }
 }
 
-// `text` in at most `width` columns (code points): too long, its middle gives way to "...".
-std::string fit(const std::string& text, std::size_t width) {
-    std::vector<std::size_t> starts; // where each code point starts
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-            starts.push_back(i);
-        }
-    }
-    if (starts.size() <= width || width < 5) {
-        return text;
-    }
-    std::size_t keep = width - 1; // a column for the ellipsis
-    std::size_t head = (keep + 1) / 2;
-    std::size_t tail = keep - head;
-    return text.substr(0, starts[head]) + "\xE2\x80\xA6" + text.substr(starts[starts.size() - tail]);
-}
-
 std::string location(const Problem& p) {
     return quoted_location(p.path, p.pos);
 }
@@ -400,7 +383,7 @@ private:
              const char* last_tone = nullptr) {
         std::string n = numbers(g, annotating, dirs);
         std::size_t left = options_.width > n.size() + 10 ? options_.width - n.size() : 10;
-        std::string cell = fit(last, left);
+        std::string cell = shorten_middle(last, left);
         out_ << paint(tone_of(g, annotating), n)
              << (last_tone != nullptr ? paint(last_tone, cell) : cell) << '\n';
     }
@@ -544,7 +527,7 @@ private:
 
     // A line of names, shortened in the middle to the width.
     void line(const std::string& text, const char* tone = nullptr) {
-        std::string s = fit(text, options_.width);
+        std::string s = shorten_middle(text, options_.width);
         out_ << (tone != nullptr ? paint(tone, s) : s) << '\n';
     }
 

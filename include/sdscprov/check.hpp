@@ -5,6 +5,8 @@
 
 #include "sdscprov/report.hpp"
 
+#include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -61,6 +63,36 @@ struct CheckResult {
 // with its place in the whole run and a "shard" member, for `sdscprov merge`
 // (docs/report-json.md, "Shards").
 void write_check_json(std::ostream& out, const CheckResult& result, const ShardWalk& walk);
+
+// check's text output. Findings are `path:line:col: message [rule]` lines, as a compiler gives
+// them, when there are at most `max_lines` of them (or with `all`); past that, a cache-wide run
+// gets the findings counted per kernel name instead, the worst first, at most `max_rows` rows,
+// so that it fits one screen. Memory: the first `max_lines` findings and one count per name.
+class CheckTextPrinter {
+public:
+    static constexpr std::size_t max_lines = 40;
+    static constexpr std::size_t max_rows = 20;
+
+    CheckTextPrinter(std::ostream& out, bool color, bool all, std::size_t width);
+    void kernel(const CheckedKernel& kernel, const std::optional<std::string>& kernel_name);
+    void finish();
+
+private:
+    struct Counts {
+        std::uint64_t dirs = 0;
+        std::uint64_t findings = 0;
+        std::uint64_t by_rule[4] = {};
+    };
+    void print(const Finding& f);
+
+    std::ostream& out_;
+    bool color_;
+    bool all_;
+    std::size_t width_;
+    std::vector<Finding> held_; // until there are more than max_lines
+    bool grouped_ = false;
+    std::map<std::string, Counts> groups_;
+};
 
 // SARIF 2.1.0: one result per finding (rule ids: the CheckRule names) and per problem (rule ids:
 // the problem codes, e.g. parse-error), with the file as a relative or absolute URI reference

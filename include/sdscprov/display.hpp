@@ -32,6 +32,10 @@ std::string quote_path(std::string_view path);
 // escapes them, without quotes: nothing in it can move the cursor or start a terminal escape.
 std::string printable_text(std::string_view text);
 
+// `text` in at most `width` columns (code points; text reports): when longer, its middle gives
+// way to one "…", so that both ends of a long path or kernel name stay readable.
+std::string shorten_middle(std::string_view text, std::size_t width);
+
 // "path:line:col", or "path" for a problem without a position, the path as quote_path() gives it.
 std::string quoted_location(std::string_view path, TextPosition pos);
 

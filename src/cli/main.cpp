@@ -615,7 +615,8 @@ int run_check(const CheckCli& cli) {
     sdscprov::CheckResult checked; // kept whole only for the formats written at the end
     std::uint64_t findings = 0;
     std::uint64_t files = 0;
-    const bool color = use_color(cli.common.color);
+    sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
+                                    text_width(STDOUT_FILENO));
     Progress progress("checked");
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
@@ -626,16 +627,7 @@ int run_check(const CheckCli& cli) {
             checked.kernels.push_back(std::move(kernel));
             return;
         }
-        for (const auto& f : kernel.findings) {
-            std::string where = sdscprov::quoted_location(f.path, f.pos) + ':';
-            std::string rule = "[" + std::string(sdscprov::to_string(f.rule)) + "]";
-            if (color) { // the location bold, the rule yellow, as compilers show warnings
-                where = "\x1b[1m" + where + "\x1b[0m";
-                rule = "\x1b[33m" + rule + "\x1b[0m";
-            }
-            std::cout << where << ' ' << sdscprov::printable_text(f.message) << ' ' << rule
-                      << '\n';
-        }
+        text.kernel(kernel, k.dir.kernel);
     };
     std::vector<sdscprov::Problem> map_problems;
     std::optional<sdscprov::PipelineResult> result;
@@ -662,7 +654,9 @@ int run_check(const CheckCli& cli) {
         }
     }
     checked.problems = result->problems;
-    if (format == "json" && result->totals.shard) {
+    if (format == "text") {
+        text.finish();
+    } else if (format == "json" && result->totals.shard) {
         sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
     } else if (format == "json") {
         std::vector<sdscprov::Finding> all;

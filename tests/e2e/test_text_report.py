@@ -76,6 +76,16 @@ def test_twenty_thousand_files_on_one_screen():
         real_lines = screen_check(real, 100)
         header = " dirs  files  added  filled  refreshed  kept  lacking  kernel"
         assert header in dry_lines and (header in real_lines or "Every file" in real), (dry, real)
+        # check: a finding a line while they fit, counted per kernel name past that.
+        rc, out, err = run("check", cache, env=env)
+        assert rc == 1 and out.startswith("findings in "), out[:300]
+        screen_check(out, 100)
+        assert re.search(r"^\u2026 \d+ more \(--all lists every finding\)$", out, re.M), out
+        rc, out, err = run("check", "--all", cache, env=env)
+        findings = int(re.search(r"sdscprov check: (\d+) findings", err).group(1))
+        assert findings > 40 and len(out.splitlines()) == findings, (findings, len(out.splitlines()))
+        rc, out, err = run("check", dirs[0], env=env)
+        assert all(re.match(r"^\S+:\d+:\d+: .* \[[a-z-]+\]$", line) for line in out.splitlines()), out
         # A narrower terminal: narrower lines.
         rc, out, _ = run("scan", cache, env={"COLUMNS": "72"})
         screen_check(out, 72)
