@@ -190,6 +190,21 @@ def test_a_live_run_in_another_pid_namespace_keeps_its_temporaries():
         assert all_annotated(cache)
 
 
+def wait_until_locks_are_free(paths, seconds=30):
+    import fcntl
+    deadline = time.monotonic() + seconds
+    for path in paths:
+        with open(path, "rb") as f:
+            while True:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    fcntl.flock(f, fcntl.LOCK_UN)
+                    break
+                except BlockingIOError:
+                    assert time.monotonic() < deadline, f"{path}: its writer still holds its lock"
+                    time.sleep(0.05)
+
+
 def test_a_run_killed_in_a_container_leaves_temporaries_the_next_run_removes():
     """Catalogue: 'A run killed in another pid namespace'. Its temporaries are removed by the next
     run, on the host (where its pid may well be alive) or in another new pid namespace (where a run
@@ -205,6 +220,9 @@ def test_a_run_killed_in_a_container_leaves_temporaries_the_next_run_removes():
             writer.signal(signal.SIGKILL)
             writer.p.wait(timeout=60)
             left = temporaries(cache)
+            # In a pid namespace the run dies with the namespace's init, a moment after the
+            # unshare process that was waited for: until then it still holds its locks.
+            wait_until_locks_are_free(left)
             assert left, "the killed run left no temporary"
             untouched_or_annotated(cache)
             args = [BIN, "annotate", "--format", "json", "--origins", origins, cache]
