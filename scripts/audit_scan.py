@@ -1,22 +1,22 @@
 #!/usr/bin/env python3
-"""Python baseline of the provenance audit's Stage 6 reader: count SDSC files and their provenance.
+"""Python baseline of a provenance review's SuperDSC reader: count SDSC files and their provenance.
 
     audit_scan.py [--json] PATH...
 
-Written from FORMATS.md alone and sharing no code with the C++ scanner, so it can serve both as
+Written from docs/formats.md alone and sharing no code with the C++ scanner, so it can serve both as
 the benchmark baseline and as an independent cross-check of the scanner's totals.
 
 - Walk every PATH (os.walk, sorted, directory symlinks not followed). Directories below a PATH
   whose name contains ".tmp." or is "failed" (kernel-cache temporaries and failed compiles,
-  FORMATS 1) are skipped.
+  docs/formats.md) are skipped.
 - Candidate files: sdsc_<N>.json, sdsc_<N>_<opfunc>.json (N decimal digits, opfunc
   [A-Za-z0-9_]+), and sdsc.json in a directory whose parent is named "execute".
 - json.load each candidate. An SDSC document is an object with exactly one member, whose key
   matches ^[0-9]+_[A-Za-z0-9_]+$ (any key for execute/*/sdsc.json), holding an object: the op
-  object (FORMATS 2). Anything else is counted as not_sdsc; unreadable JSON as parse_errors.
+  object (docs/formats.md). Anything else is counted as not_sdsc; unreadable JSON as parse_errors.
 - debug_handle_ of the op object: absent (no member), null, populated (an object), malformed
   (anything else).
-- provenance: per FORMATS 6 member name, the number of SDSC files with such a member, at any
+- provenance: per docs/formats.md member name, the number of SDSC files with such a member, at any
   depth, whose value is populated (not null, "", [] or {}; 0 counts).
 - Kernel directory: the file's directory, or for execute/<x>/sdsc.json the parent of execute.
   "kernels" and "files" count SDSC documents only.
@@ -78,7 +78,7 @@ def _populated(value):
 
 
 def provenance_members(doc):
-    """Names of FORMATS 6 members that occur populated anywhere in doc."""
+    """Names of docs/formats.md members that occur populated anywhere in doc."""
     found = set()
     stack = [doc]
     while stack:

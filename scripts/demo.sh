@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on the bundled demo: install what is missing, build (Release), report the
-# provenance of the SimpleMLP demo kernel cache (testdata/demo, the compile of the audit), annotate
+# provenance of the SimpleMLP demo kernel cache (testdata/demo), annotate
 # a temporary copy of it from the compile's origins map, and show the coverage before and after.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -12,7 +12,7 @@ cp -r "$root/testdata/demo/inductor-spyre" "$work/"
 cd "$work"
 
 echo
-echo "\$ sdscprov scan inductor-spyre            # before: the audit's SuperDSC JSON column"
+echo "\$ sdscprov scan inductor-spyre            # before: the coverage column"
 "$bin" scan inductor-spyre
 echo
 echo "\$ sdscprov annotate --origins origins.json inductor-spyre"

@@ -2,7 +2,7 @@
 """Generate a deterministic, realistic torch-spyre SuperDSC (SDSC) kernel cache.
 
 Used for tests and benchmarks of sdscprov. Everything is synthetic: the structure follows
-docs/reference FORMATS.md (sections 1-4), the values come from a seeded random generator.
+docs/formats.md, the values come from a seeded random generator.
 The same arguments always produce the same bytes.
 
     gen_cache.py OUT_DIR --files N [--seed S] [--eras current,may2026,execute]
@@ -12,7 +12,7 @@ The same arguments always produce the same bytes.
     gen_cache.py OUT_DIR --simplemlp [--manifest PATH]
     gen_cache.py --self-test
 
-What is written (FORMATS section numbers in brackets):
+What is written (sections of docs/formats.md in brackets):
   - kernel directories [1]: OUT_DIR/inductor-spyre/[<8 hex>_]<kernel>_<8 random>/ or
     OUT_DIR/inductor-spyre-cache/<sha256 key>/, 1-12 files mostly, occasionally up to 68;
   - file naming era per directory [1]: current sdsc_<N>.json + bundle.mlir (with symbol_ids,
@@ -28,7 +28,7 @@ What is written (FORMATS section numbers in brackets):
 Origins (docs/origins-map.md): every kernel directory has a compile model of its own (FX nodes
 named k<dir index>_<name>, unique across the cache, with stack traces that sometimes hold
 /torch/ frames; one OpSpec per bundle.mlir sdsc_execute line, de-duplicated ops included), and
-every populated handle is derived from it by the FORMATS 3 rules. The model is drawn from its own
+every populated handle is derived from it by the docs/formats.md rules. The model is drawn from its own
 random stream, so the cache's bytes are the same with and without the options below.
   - --origins-map PATH: writes that model as an origins map (version 1), atomically. About 1 in
     15 kernel directories are left out of it (annotate reports them as not in the map); about 1
@@ -62,7 +62,7 @@ import sys
 import tempfile
 
 # ---------------------------------------------------------------------------------------------
-# debug_handle_ ids (FORMATS 3.1, id version 2)
+# debug_handle_ ids (docs/formats.md, id version 2)
 
 _SHORT_ESCAPES = {'"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r',
                   '\t': '\\t'}
@@ -121,7 +121,7 @@ def _source(path, line):
     return {"file": path, "start_line": line, "start_col": 0, "end_line": None, "end_col": None}
 
 
-# The four test vectors of FORMATS 3.1: (aten_op, fused_from ids, ir_chain, source, id).
+# The four test vectors of docs/formats.md: (aten_op, fused_from ids, ir_chain, source, id).
 ID_TEST_VECTORS = [
     ("aten.add.Tensor", [], ["add", "buf0"], _source("/home/senuser/compile_add.py", 11),
      "8249498605557491263"),
@@ -133,7 +133,7 @@ ID_TEST_VECTORS = [
 FIRST_VECTOR_SHA256 = "e4f8368c4eab4c7fc1d1eee82ef67227356632d224258918e27ecf6d068c5435"
 
 # ---------------------------------------------------------------------------------------------
-# Vocabulary (synthetic, shaped after FORMATS 1-3)
+# Vocabulary (synthetic, shaped after docs/formats.md)
 
 ATEN_NAMES = [
     'add', 'addmm', 'amax', 'arange', 'argmax', 'avg_pool2d', 'bitwise_and', 'bmm', 'cat',
@@ -450,7 +450,7 @@ class TemplateSet:
 
 
 # ---------------------------------------------------------------------------------------------
-# Origins (FORMATS 3, docs/origins-map.md): the FX nodes and OpSpecs of one kernel directory,
+# Origins (docs/formats.md, docs/origins-map.md): the FX nodes and OpSpecs of one kernel directory,
 # and the handle torch-spyre derives from them. Every populated handle the generator writes is
 # derived here from the same data --origins-map writes, so `sdscprov annotate` can re-derive it.
 
@@ -503,7 +503,7 @@ class OriginsModel:
     """The FX nodes and OpSpecs of one kernel directory, drawn from their own random stream.
 
     nodes: FX node name -> {"original_aten", "stack_trace"} (origins map "nodes" entries);
-    sources: node name -> the source its stack trace gives (FORMATS 3) or None. Names carry the
+    sources: node name -> the source its stack trace gives (docs/formats.md) or None. Names carry the
     directory's prefix, so they are unique across the whole map.
     """
 
@@ -578,7 +578,7 @@ class OriginsModel:
                 "transform_history": history}
 
     def handle(self, op):
-        """The debug_handle_ torch-spyre derives for op (FORMATS 3), or None without origins."""
+        """The debug_handle_ torch-spyre derives for op (docs/formats.md), or None without origins."""
         names = sorted(set(op['origins']))
         if not names:
             return None
@@ -606,7 +606,7 @@ _FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def source_of_stack_trace(trace):
-    """FORMATS 3: the innermost frame outside /torch/, else the last frame (for the self-test)."""
+    """docs/formats.md: the innermost frame outside /torch/, else the last frame (for the self-test)."""
     frames = [(p, int(l)) for p, l in _FRAME_RE.findall(trace or '')]
     user = [f for f in frames if '/torch/' not in f[0]]
     chosen = user[-1] if user else (frames[-1] if frames else None)
@@ -635,7 +635,7 @@ _DECODER = json.JSONDecoder()
 def strip_handle_text(text, to):
     """text with its populated debug_handle_ replaced by null (to='null') or removed with the
     ",\n    " after it (to='absent'): the bytes json.dump(indent=2) gives for the object
-    without provenance. The member is the op object's first (FORMATS 2)."""
+    without provenance. The member is the op object's first (docs/formats.md)."""
     head = text.index('\n', text.index('\n') + 1) + 1 + 4   # after '{\n  "<key>": {\n    '
     if not text.startswith(_HANDLE_KEY, head):
         raise ValueError('debug_handle_ is not the first member')
@@ -1127,7 +1127,7 @@ def generate(out_dir, n_files, seed, eras, handle_kinds, layout, incomplete, job
 
 
 # ---------------------------------------------------------------------------------------------
-# --simplemlp: the SimpleMLP compile of provenance-audit-SimpleMLP.md (no handles: it predates them)
+# --simplemlp: the SimpleMLP demo compile (no handles: it predates them)
 
 SIMPLEMLP_KERNELS = [
     # (kernel name, fixed mkdtemp-style suffix, [(opfunc, symbolic input)])
@@ -1309,7 +1309,7 @@ def main(argv=None):
     p.add_argument('--incomplete', action='store_true',
                    help='also write <key>.tmp.<uuid>/ and failed/ entries (not counted)')
     p.add_argument('--simplemlp', action='store_true',
-                   help='write the SimpleMLP compile of the provenance audit instead')
+                   help='write the SimpleMLP demo compile (testdata/demo) instead')
     p.add_argument('--origins-map', metavar='PATH',
                    help='also write the origins map (version 1) of the generated compile, from '
                         'which `sdscprov annotate --origins PATH` re-derives every handle')

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes testdata/spyre/: a spyre_provenance.json (schema v1, FORMATS section 5.1) for the demo
+"""Writes testdata/spyre/: a spyre_provenance.json (schema v1, docs/formats.md) for the demo
 cache in testdata/demo (the SimpleMLP compile), its cache-replay twin, and the early-draft shape.
 
 The documents are made here, not copied: two compiles of SimpleMLP, the second at provenance
 level 0; kernel sdsc_fused_addmm_linear_relu_0 has the same identity in both (a repeated bundle
 identity); one handle is fused from two constituents; one identity binds no handle; a kernel of the
 second compile has no directory in the demo cache. Handle ids are real id-version-2 hashes
-(FORMATS 3.1). Output as torch-spyre writes it: keys sorted, indent 2, trailing newline.
+(docs/formats.md). Output as torch-spyre writes it: keys sorted, indent 2, trailing newline.
 
     python3 scripts/gen_spyre_provenance.py [OUT_DIR]     # default testdata/spyre
 """

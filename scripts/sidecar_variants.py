@@ -5,7 +5,7 @@ prints one line per variant: `<name> <expected diagnostic> <file>`; valid docume
 `valid - <file>`.
 
     python3 scripts/sidecar_variants.py testdata/spyre OUT_DIR
-    python3 scripts/sidecar_variants.py ../shared/sidecars/torch-spyre-v1 OUT_DIR
+    python3 scripts/sidecar_variants.py path/to/torch-spyre-v1-fixtures OUT_DIR
 """
 import copy
 import json

@@ -83,7 +83,7 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
     }
 }
 
-// A populated handle's id must be the hash of its content (FORMATS 3.1, id version 2, else 1).
+// A populated handle's id must be the hash of its content (id version 2, else 1; docs/formats.md).
 // A mismatch is worth a warning (paths may have been rewritten after the compile), never a
 // silent rewrite.
 void check_stored_id(const ScanResult& scan, std::vector<Problem>& problems) {

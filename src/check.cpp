@@ -44,7 +44,7 @@ std::vector<Finding> check_kernel(const KernelReport& report) {
             continue;
         case HandleState::malformed:
             findings.push_back({f.file.path, f.handle_pos, CheckRule::malformed_handle,
-                                op + ": debug_handle_ is malformed (see FORMATS section 3)"});
+                                op + ": debug_handle_ is malformed (see docs/formats.md)"});
             continue;
         case HandleState::populated:
             break;
@@ -176,7 +176,7 @@ std::string_view rule_text(CheckRule r) {
     case CheckRule::null_handle:
         return "debug_handle_ is null";
     case CheckRule::malformed_handle:
-        return "debug_handle_ not of the shape of FORMATS section 3";
+        return "debug_handle_ not of the documented shape (docs/formats.md)";
     case CheckRule::stale_handle:
         return "debug_handle_ differs from the origins map's";
     }

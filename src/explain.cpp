@@ -320,7 +320,7 @@ private:
             break;
         case HandleState::malformed:
             out_ << paint(red, "malformed") << '\n'
-                 << "  not of the documented shape (FORMATS section 3): annotate never writes "
+                 << "  not of the documented shape (docs/formats.md): annotate never writes "
                     "over it; fix or remove it\n";
             break;
         }
@@ -421,7 +421,7 @@ void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& ker
 
 namespace {
 
-// The handle is written as in the scan report (src/report.cpp keeps its writer private): FORMATS
+// The handle is written as in the scan report (src/report.cpp keeps its writer private): docs/formats.md
 // section 3's members, in its order.
 class JsonExplainer {
 public:

@@ -1,4 +1,4 @@
-// Handle ids (FORMATS section 3.1), reproducing torch-spyre's `_stable_id` in
+// Handle ids (docs/formats.md, "The id"), reproducing torch-spyre's `_stable_id` in
 // torch_spyre/_inductor/provenance.py:
 //   v2: sha256(json.dumps({...}, ensure_ascii=True, sort_keys=True,
 //                         separators=(",", ":")).encode("ascii"))

@@ -1,5 +1,5 @@
 // Pieces of JSON output shared by the report, check and explain printers: a debug_handle_ as
-// FORMATS section 3 lays it out, and a problem. Internal to the library (RapidJSON stays out of
+// docs/formats.md lays it out, and a problem. Internal to the library (RapidJSON stays out of
 // the public headers); `W` is a RapidJSON writer.
 #pragma once
 

@@ -141,7 +141,7 @@ std::string coverage_text(std::uint64_t count, std::uint64_t total) {
 std::string coverage_mark(std::uint64_t count, std::uint64_t total) {
     switch (coverage(count, total)) {
     case Coverage::all:
-        return "\xE2\x9C\x85"; // check mark, as in the audit
+        return "\xE2\x9C\x85"; // check mark
     case Coverage::none:
         return "\xE2\x9D\x8C"; // cross mark
     case Coverage::some:
@@ -898,7 +898,7 @@ private:
     std::vector<PlacedKernel> placed_; // a sharded run's kernel directories, for the problems
 };
 
-// ---- Markdown: the audit's Stage 6 section, per kernel ------------------------------------------
+// ---- Markdown: the SuperDSC provenance section of a review, per kernel --------------------
 
 class MarkdownPrinter final : public ReportPrinter {
 public:
@@ -992,7 +992,7 @@ public:
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
         const auto& c = t.counts;
         std::uint64_t docs = c.sdsc_documents();
-        out_ << "## Stage 6 \xE2\x80\x94 SuperDSC: " << c.files << " `sdsc_*.json` file"
+        out_ << "## SuperDSC provenance: " << c.files << " `sdsc_*.json` file"
              << (c.files == 1 ? "" : "s") << " (" << t.kernels << " kernel"
              << (t.kernels == 1 ? "" : "s") << ")\n\n";
         out_ << "Provenance field present in any emitted `sdsc_*.json`: "

@@ -71,9 +71,9 @@ std::size_t member_key_offset(std::string_view b, std::size_t open, std::size_t 
     return i;
 }
 
-// ---- Provenance members at any depth (FORMATS section 6) --------------------------------------
+// ---- Provenance members at any depth (the coverage column) ---------------------------------------
 
-// FORMATS section 6: not null, not an empty string, array or object (0 and false count).
+// Populated: not null, not an empty string, array or object (0 and false count).
 bool is_populated(const element& e) {
     switch (e.type()) {
     case element_type::NULL_VALUE:
@@ -117,7 +117,7 @@ int provenance_member_of(std::string_view key) {
     }
 }
 
-// FORMATS section 6 asks about every member at any depth: a recursive walk over the DOM costs a
+// The coverage column asks about every member at any depth: a recursive walk over the DOM costs a
 // third of the parse itself (callgrind: 107k instructions for a 26 KB file against 312k for the
 // parse). A linear pass over simdjson's tape (layout: simdjson docs/tape.md, pinned by the Debian
 // package at 3.0.1) costs a few instructions per value. Its results are checked against a DOM walk
@@ -484,7 +484,7 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
         return r;
     }
 
-    // FORMATS section 2: exactly one top-level member "<N>_<opfunc>" holding an object.
+    // An SDSC document: exactly one top-level member "<N>_<opfunc>" holding an object.
     std::size_t root_open = json_skip_ws(doc, 0);
     auto not_sdsc = [&](std::size_t offset, std::string why) {
         r.status = FileStatus::not_sdsc;

@@ -1,4 +1,4 @@
-// bundle.mlir (FORMATS section 4): the only record of which OpSpec position runs which SDSC file.
+// bundle.mlir: the only record of which OpSpec position runs which SDSC file.
 #pragma once
 
 #include "sdscprov/file_size.hpp"

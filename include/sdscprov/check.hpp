@@ -17,7 +17,7 @@ namespace sdscprov {
 enum class CheckRule {
     missing_handle,   // no debug_handle_ member
     null_handle,      // debug_handle_ is null
-    malformed_handle, // debug_handle_ is not of the shape of FORMATS section 3
+    malformed_handle, // debug_handle_ is not of the documented shape
     stale_handle,     // populated, but not the handle the origins map gives
 };
 std::string_view to_string(CheckRule r); // "missing-handle", ...

@@ -1,4 +1,4 @@
-// The `debug_handle_` member of an SDSC op object (FORMATS section 3): what it holds and how it
+// The `debug_handle_` member of an SDSC op object (docs/formats.md): what it holds and how it
 // is read. Reading is strict: anything not of the documented shape is reported as malformed with
 // a reason, never guessed at.
 #pragma once

@@ -1,5 +1,4 @@
-// Deriving a `debug_handle_` from one op's FX origins, exactly as torch-spyre does (FORMATS
-// section 3), so that annotate writes the handle torch-spyre would have written.
+// Deriving a `debug_handle_` from one op's FX origins, exactly as torch-spyre does (docs/formats.md), so that annotate writes the handle torch-spyre would have written.
 #pragma once
 
 #include "sdscprov/debug_handle.hpp"

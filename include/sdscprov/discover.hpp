@@ -1,5 +1,5 @@
 // Discovery: from command-line paths to kernel directories and their SDSC files, in a stable
-// order. Knows file names and directory layouts (FORMATS section 1), nothing about file contents.
+// order. Knows file names and directory layouts, nothing about file contents.
 #pragma once
 
 #include "sdscprov/problem.hpp"
@@ -13,7 +13,7 @@
 
 namespace sdscprov {
 
-// How a file was recognised as an SDSC file (FORMATS section 1).
+// How a file was recognised as an SDSC file.
 enum class FileNaming {
     indexed,        // sdsc_<N>.json (since 2026-05-27)
     indexed_opfunc, // sdsc_<N>_<opfunc>.json (2026-05-06 to 2026-05-27)

@@ -1,6 +1,6 @@
 // Explain (`sdscprov explain TARGET`): one kernel's provenance, op by op, for a person looking at a
 // kernel that stalled in the profiler. Everything shown comes from the SDSC files' own
-// `debug_handle_` (FORMATS section 3), plus the text of the model source line a handle points at
+// `debug_handle_`, plus the text of the model source line a handle points at
 // when that file is readable on this machine. docs/explain.md describes the output.
 #pragma once
 

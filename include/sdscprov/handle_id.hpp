@@ -1,4 +1,4 @@
-// The handle id (FORMATS section 3.1): SHA-256 over a canonical JSON text, exactly as torch-spyre
+// The handle id: SHA-256 over a canonical JSON text, exactly as torch-spyre
 // computes it, so that a handle written by sdscprov is indistinguishable from torch-spyre's.
 #pragma once
 

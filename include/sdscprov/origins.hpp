@@ -1,5 +1,5 @@
 // The origins map (docs/origins-map.md): sdscprov's own sidecar, version 1. It carries what
-// torch-spyre knows at create_op_spec (FORMATS section 5.3): per kernel, its ordered OpSpecs with
+// torch-spyre knows at create_op_spec: per kernel, its ordered OpSpecs with
 // their FX origins; per FX node, its ATen op and stack trace.
 #pragma once
 

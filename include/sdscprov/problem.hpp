@@ -47,11 +47,11 @@ enum class ProblemCode {
     not_regular_file, // a fifo, socket or device named like an SDSC file
     file_too_large,   // larger than --max-file-size
     parse_error,      // not valid JSON
-    not_sdsc,         // valid JSON, not an SDSC document (FORMATS section 2)
+    not_sdsc,         // valid JSON, not an SDSC document
     duplicate_handle, // debug_handle_ more than once in the op object
     index_mismatch,   // N in the op key differs from N in the file name
     opfunc_mismatch,  // opfunc in the op key differs from the file name's
-    malformed_handle, // debug_handle_ present but not of the shape in FORMATS section 3
+    malformed_handle, // debug_handle_ present but not of the shape documented in docs/formats.md
     bad_argument,     // a command-line path that does not exist
     bad_origins,      // an origins map that cannot be used (syntax, unknown member, type)
     bad_bundle,       // a bundle.mlir whose sdsc_execute lines cannot be read
@@ -62,7 +62,7 @@ enum class ProblemCode {
     changed_on_disk,  // the file changed between our read and our replace: left as it is
     leftover_temp,    // a temporary file of an interrupted sdscprov run, removed (a note)
     internal_error,   // a check of our own failed (a bug): nothing was written for it
-    // spyre_provenance.json (FORMATS section 5.1), checked in this order; the names are
+    // spyre_provenance.json, checked in this order; the names are
     // torch-spyre's reader diagnostics.
     unsupported_schema_version,  // schemaVersion missing or not 1
     schema_validation_failure,   // not of the schema's structure

@@ -32,7 +32,7 @@ struct HandleCounts {
     std::uint64_t unreadable = 0;
     std::uint64_t errors = 0;   // problems of severity error
     std::uint64_t warnings = 0; // problems of severity warning
-    // FORMATS section 6: files (status ok) where each provenance member is populated.
+    // The coverage column: files (status ok) where each provenance member is populated.
     std::array<std::uint64_t, provenance_member_count> provenance{};
 
     std::uint64_t sdsc_documents() const { return populated + null + absent + malformed; }
@@ -124,7 +124,7 @@ struct Totals {
     std::optional<ShardWalk> shard;
 };
 
-// The audit's cell for one field: all / n of total / none.
+// The coverage column's cell for one member: all / n of total / none.
 enum class Coverage { all, some, none };
 Coverage coverage(std::uint64_t count, std::uint64_t total);
 std::string_view to_string(Coverage c); // "all", "some", "none" (the JSON report's names)

@@ -31,7 +31,7 @@ enum class FileStatus {
 };
 std::string_view to_string(FileStatus s);
 
-// The members the provenance audit looks for at any depth (FORMATS section 6).
+// The members the coverage column looks for at any depth (docs/formats.md).
 enum class ProvenanceMember : std::uint8_t {
     stack_trace,
     original_aten,

@@ -1,7 +1,7 @@
 // The sidecar files a compile leaves, read by kind: `--origins` takes any of them.
 //  - sdscprov's origins map (docs/origins-map.md): per-op FX origins, handles derived;
-//  - torch-spyre's spyre_provenance.json (FORMATS 5.1): per-op handles, written verbatim;
-//  - PyTorch's provenance node mappings or kernel stack traces (FORMATS 5.2): kernel level only,
+//  - torch-spyre's spyre_provenance.json: per-op handles, written verbatim;
+//  - PyTorch's provenance node mappings or kernel stack traces: kernel level only,
 //    used in reports, never to make a handle.
 // The kind is told from the document's top-level members, never from the file name.
 #pragma once

@@ -1,4 +1,4 @@
-// torch-spyre's `spyre_provenance.json` (FORMATS section 5.1, schema v1 and its early draft): the
+// torch-spyre's `spyre_provenance.json` (schema v1 and its early draft): the
 // handles of a compile, which OpSpec of which kernel holds which handle, and a filtered copy of
 // the upstream mappings per compile. Read the way torch-spyre's own reader does: `schemaVersion`
 // first (unsupported-schema-version), then the schema's structure (schema-validation-failure),

@@ -1,4 +1,4 @@
-// Upstream PyTorch's provenance tracking files (FORMATS section 5.2): the node mappings
+// Upstream PyTorch's provenance tracking files: the node mappings
 // (`inductor_provenance_tracking_node_mappings.json`, version 1 without `version` and plain
 // kernel keys, version 2 with `version: 2.0` and keys `<kernel>:<N>`) and the kernel stack traces
 // (`inductor_provenance_tracking_kernel_stack_traces.json`). Kernel level only: which FX nodes a

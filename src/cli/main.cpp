@@ -865,8 +865,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"none", "batch", "full"}))
         ->capture_default_str();
     strip->footer("For sharing kernels without private source paths, and comparing goldens "
-                  "without provenance churn.\nExample:\n  sdscprov strip shared/kernels/\n"
-                  "  sdscprov strip --remove --diff golden/\n"
+                  "without provenance churn.\nExample:\n  sdscprov strip kernels-to-share/\n"
+                  "  sdscprov strip --remove --diff kernels-to-share/\n"
                   "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable "
                   "files, 3 internal error.");
 
@@ -919,7 +919,8 @@ int main(int argc, char** argv) {
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"
-        "  sdscprov check --origins origins.json $(git diff --name-only --cached)\n"
+        "  git diff --cached --name-only -z -- ':(glob)**/sdsc_[0-9]*.json' | xargs -0 -r "
+        "sdscprov check --origins origins.json\n"
         "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
 
     std::vector<std::string> merge_reports;
@@ -942,8 +943,9 @@ int main(int argc, char** argv) {
     auto* completion = app.add_subcommand(
         "completion", "Print a shell completion script (bash), generated from these options");
     completion->add_option("shell", shell, "The shell")->required()->check(CLI::IsMember({"bash"}));
-    completion->footer("Example:\n  sdscprov completion bash > ~/.local/share/bash-completion/"
-                       "completions/sdscprov");
+    completion->footer("Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
+                       "sdscprov completion bash > ~/.local/share/bash-completion/completions/"
+                       "sdscprov");
 
     if (auto early = before_parsing(app, argc, argv)) {
         return with_report_written(*early);

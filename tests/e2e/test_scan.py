@@ -44,7 +44,7 @@ def test_demo_report():
     assert re.search(r"^\s+4\s+0\s+0\s+4\s+0\s+0\s+\S+/sdsc_fused_addmm_linear_relu_0_q7k2m_x4$", text, re.M), text
 
     rc, md, _ = run("scan", "--format", "markdown", DEMO, check_rc=0)
-    assert md.startswith("## Stage 6 \u2014 SuperDSC: 5 `sdsc_*.json` files (2 kernels)"), md[:200]
+    assert md.startswith("## SuperDSC provenance: 5 `sdsc_*.json` files (2 kernels)"), md[:200]
     assert "### `sdsc_fused_addmm_linear_relu_0`" in md
     assert "- `sdsc_*.json` files: 4 &nbsp; provenance in JSON: \u274c" in md
 

@@ -190,11 +190,11 @@ TEST_CASE("report: text groups directories by kernel name, worst first, on one s
     CHECK(all.find("Needs attention") == std::string::npos);
 }
 
-TEST_CASE("report: markdown follows the audit's Stage 6 section") {
+TEST_CASE("report: markdown gives the SuperDSC provenance section, per kernel") {
     Totals totals;
     std::vector<Problem> problems;
     std::string md = render(ReportFormat::markdown, totals, problems);
-    CHECK(md.find("## Stage 6 \xE2\x80\x94 SuperDSC: 4 `sdsc_*.json` files (1 kernel)") == 0);
+    CHECK(md.find("## SuperDSC provenance: 4 `sdsc_*.json` files (1 kernel)") == 0);
     CHECK(md.find("### `sdsc_fused_add_0`") != std::string::npos);
     CHECK(md.find("| `debug_handle_` | \xE2\x97\x90 1/3 |") != std::string::npos);
     CHECK(md.find("provenance in JSON: \xE2\x97\x90 1/3") != std::string::npos);
