@@ -89,13 +89,17 @@ long temp_file_pid(std::string_view name) {
     return pid;
 }
 
+std::string temp_path_beside(const std::string& path) {
+    static std::atomic<unsigned long> counter{0};
+    return parent_of(path) + "/." + name_of(path) + ".sdscprov-" + process_facts().pid + "-" +
+           std::to_string(counter++) + ".tmp";
+}
+
 std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
                                          const FileStamp& original, Durability durability,
                                          Problem& problem) {
-    static std::atomic<unsigned long> counter{0};
     const ProcessFacts& facts = process_facts();
-    std::string temp = parent_of(path) + "/." + name_of(path) + ".sdscprov-" + facts.pid + "-" +
-                       std::to_string(counter++) + ".tmp";
+    std::string temp = temp_path_beside(path);
     auto fail = [&](const std::string& what, int fd) {
         problem = make_problem(path, {}, ProblemCode::write_failed,
                                what + ": " + errno_text() + " (the file is unchanged)");

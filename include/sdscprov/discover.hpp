@@ -58,6 +58,10 @@ struct KernelDir {
     std::optional<std::uint64_t> position;
 };
 
+// Where Inductor keeps its cache when no path is given: $TORCHINDUCTOR_CACHE_DIR, else its
+// default /tmp/torchinductor_<user>.
+std::vector<std::string> default_cache_roots();
+
 // Temporary files are named ".<name>.sdscprov-<pid>-<n>.tmp" beside the file they replace.
 bool is_temp_file_name(std::string_view name);
 

@@ -24,6 +24,10 @@ enum class Durability {
 // The pid in a temporary file's name, 0 when it has none.
 long temp_file_pid(std::string_view name);
 
+// A new temporary file's path beside `path`: ".<name>.sdscprov-<pid>-<n>.tmp", n counting up in
+// this process (so a later run can tell a dead run's leftovers).
+std::string temp_path_beside(const std::string& path);
+
 struct PendingReplace {
     std::string path;   // the file to replace
     std::string temp;   // its new content, written
