@@ -1,5 +1,6 @@
 // sdscprov: the command-line front. It parses options and wires the library's stages together;
 // the work is done in the library (include/sdscprov/).
+#include "profile.hpp"
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
 #include "sdscprov/explain.hpp"
@@ -21,7 +22,6 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <pwd.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -464,22 +464,6 @@ struct ExplainCli {
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
 };
 
-// Where explain looks for a kernel named on the command line: $TORCHINDUCTOR_CACHE_DIR, else
-// Inductor's default /tmp/torchinductor_<user>.
-std::vector<std::string> default_cache_roots() {
-    const char* dir = std::getenv("TORCHINDUCTOR_CACHE_DIR");
-    if (dir != nullptr && *dir != '\0') {
-        return {dir};
-    }
-    const char* user = std::getenv("USER");
-    std::string name = user != nullptr && *user != '\0' ? user : "";
-    if (name.empty()) {
-        const passwd* pw = ::getpwuid(::getuid());
-        name = pw != nullptr ? pw->pw_name : "root";
-    }
-    return {"/tmp/torchinductor_" + name};
-}
-
 int run_explain(const ExplainCli& cli) {
     sdscprov::DiscoverOptions discover;
     discover.include_incomplete = cli.include_incomplete;
@@ -497,7 +481,7 @@ int run_explain(const ExplainCli& cli) {
         print_problems(problems);
         return exit_bad_input;
     }
-    auto roots = cli.roots.empty() ? default_cache_roots() : cli.roots;
+    auto roots = cli.roots.empty() ? sdscprov::default_cache_roots() : cli.roots;
     auto dirs = sdscprov::resolve_explain_target(cli.target, roots, problems, discover);
     sdscprov::ScanOptions scan;
     scan.max_file_size = cli.max_file_size;
@@ -778,6 +762,9 @@ int main(int argc, char** argv) {
                   "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
                   "versions or shardings, a shard missing or twice, not a shard report).");
 
+    sdscprov::cli::ProfileCli profile_options;
+    auto* profile = sdscprov::cli::add_profile_command(app, profile_options);
+
     try {
         app.parse(argc, argv);
         for (const auto* options : {&scan_options, &annotate_options.common, &strip_options.common,
@@ -806,6 +793,9 @@ int main(int argc, char** argv) {
         }
         if (merge->parsed()) {
             return run_merge(merge_reports);
+        }
+        if (profile->parsed()) {
+            return sdscprov::cli::run_profile(profile_options);
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';
