@@ -119,17 +119,19 @@ public:
             out_ += '\n';
             switch (ranking) {
             case ProfileRanking::line:
-                table("Source lines by device time (a bundle counts fully for each of its lines: "
-                      "the rows can add up to more than 100%)",
+                table("Source lines by device time",
+                      "a bundle counts fully for each of its lines: the rows can add up to more "
+                      "than 100%",
                       "source line", r_.by_line, "lines", true);
                 break;
             case ProfileRanking::aten:
-                table("ATen ops by device time (a bundle counts fully for each of its ops: the "
-                      "rows can add up to more than 100%)",
+                table("ATen ops by device time",
+                      "a bundle counts fully for each of its ops: the rows can add up to more "
+                      "than 100%",
                       "ATen op", r_.by_aten, "ops", false);
                 break;
             case ProfileRanking::kernel:
-                table("Kernels by device time", "kernel", r_.by_kernel, "kernels", false);
+                table("Kernels by device time", "", "kernel", r_.by_kernel, "kernels", false);
                 break;
             }
         }
@@ -164,7 +166,8 @@ private:
                 "; caches: " + (caches.empty() ? std::string("none") : caches) + "\n";
         if (c.unmeasured_events > 0) {
             out_ += "  " + thousands(c.unmeasured_events) +
-                    " kernel events without a usable dur are not in the times\n";
+                    (c.unmeasured_events == 1 ? " kernel event" : " kernel events") +
+                    " without a usable dur: not in the times\n";
         }
         if (o_.stages) {
             std::uint64_t all = 0;
@@ -181,9 +184,12 @@ private:
         }
     }
 
-    void table(const std::string& title, const std::string& what,
+    void table(const std::string& title, const std::string& note, const std::string& what,
                const std::vector<ProfileRow>& rows, const std::string& plural, bool lines) {
         out_ += paint("\x1b[1m", fit(title, o_.width, false)) + '\n';
+        if (!note.empty()) {
+            out_ += paint("\x1b[2m", fit("(" + note + ")", o_.width, false)) + '\n';
+        }
         if (rows.empty()) {
             out_ += "  no kernel events\n";
             return;
