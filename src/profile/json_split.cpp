@@ -1,8 +1,13 @@
 #include "json_split.hpp"
 
+#include <algorithm>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SDSCPROV_SPLIT_AVX2 1
 #endif
 
 namespace sdscprov::json_split {
@@ -51,6 +56,42 @@ BlockMasks classify(const char* p) {
     return m;
 }
 
+#if SDSCPROV_SPLIT_AVX2
+// The same with AVX2, two 32-byte loads a block; used when the CPU has it (checked once).
+__attribute__((target("avx2"))) BlockMasks classify_avx2(const char* p) {
+    const __m256i quote = _mm256_set1_epi8('"');
+    const __m256i backslash = _mm256_set1_epi8('\\');
+    const __m256i open = _mm256_set1_epi8(0x7B);
+    const __m256i close = _mm256_set1_epi8(0x7D);
+    const __m256i case_bit = _mm256_set1_epi8(0x20);
+    BlockMasks m;
+    for (int i = 0; i < 2; ++i) {
+        __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i));
+        __m256i folded = _mm256_or_si256(v, case_bit);
+        unsigned shift = 32U * static_cast<unsigned>(i);
+        // (a lambda would not inherit this function's target)
+        m.quote |= std::uint64_t{static_cast<std::uint32_t>(
+                       _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)))}
+                   << shift;
+        m.backslash |= std::uint64_t{static_cast<std::uint32_t>(
+                           _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)))}
+                       << shift;
+        m.open |= std::uint64_t{static_cast<std::uint32_t>(
+                      _mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, open)))}
+                  << shift;
+        m.close |= std::uint64_t{static_cast<std::uint32_t>(
+                       _mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, close)))}
+                   << shift;
+    }
+    return m;
+}
+
+bool has_avx2() {
+    static const bool yes = __builtin_cpu_supports("avx2") != 0;
+    return yes;
+}
+#endif
+
 // The characters a backslash escapes; `carry` is 1 when the previous block ended with an
 // unescaped backslash and says the same of this block on return. Backslashes are rare in traces:
 // each is looked at on its own.
@@ -89,29 +130,56 @@ std::uint64_t prefix_xor(std::uint64_t x) {
     return x;
 }
 
-} // namespace
-
-std::optional<std::uint64_t> Splitter::scan(const char* p, std::size_t blocks, std::uint64_t base,
-                                            std::vector<std::uint64_t>& ends) {
+// The scan of whole blocks, with the classification of a block given (inlined into each
+// instruction set's loop).
+template <BlockMasks (*Classify)(const char*)>
+__attribute__((always_inline)) inline std::optional<std::uint64_t>
+scan_loop(Splitter& s, const char* p, std::size_t blocks, std::uint64_t base,
+          std::vector<std::uint64_t>& ends) {
     for (std::size_t b = 0; b < blocks; ++b, p += block, base += block) {
-        BlockMasks m = classify(p);
-        std::uint64_t quotes = m.quote & ~escaped_by(m.backslash, escaped);
-        std::uint64_t strings = prefix_xor(quotes) ^ in_string;
-        in_string = static_cast<std::uint64_t>(static_cast<std::int64_t>(strings) >> 63);
+        BlockMasks m = Classify(p);
+        std::uint64_t quotes = m.quote & ~escaped_by(m.backslash, s.escaped);
+        std::uint64_t strings = prefix_xor(quotes) ^ s.in_string;
+        s.in_string = static_cast<std::uint64_t>(static_cast<std::int64_t>(strings) >> 63);
         std::uint64_t structural = (m.open | m.close) & ~strings;
         while (structural != 0) {
             int i = __builtin_ctzll(structural);
             structural &= structural - 1;
             if ((m.open >> i) & 1U) {
-                ++depth;
-            } else if (--depth == 0) {
+                ++s.depth;
+            } else if (--s.depth == 0) {
                 ends.push_back(base + static_cast<std::uint64_t>(i));
-            } else if (depth < 0) {
+            } else if (s.depth < 0) {
                 return base + static_cast<std::uint64_t>(i);
             }
         }
     }
     return std::nullopt;
+}
+
+std::optional<std::uint64_t> scan_generic(Splitter& s, const char* p, std::size_t blocks,
+                                          std::uint64_t base, std::vector<std::uint64_t>& ends) {
+    return scan_loop<classify>(s, p, blocks, base, ends);
+}
+
+#if SDSCPROV_SPLIT_AVX2
+__attribute__((target("avx2"))) std::optional<std::uint64_t>
+scan_avx2(Splitter& s, const char* p, std::size_t blocks, std::uint64_t base,
+          std::vector<std::uint64_t>& ends) {
+    return scan_loop<classify_avx2>(s, p, blocks, base, ends);
+}
+#endif
+
+} // namespace
+
+std::optional<std::uint64_t> Splitter::scan(const char* p, std::size_t blocks, std::uint64_t base,
+                                            std::vector<std::uint64_t>& ends) {
+#if SDSCPROV_SPLIT_AVX2
+    if (has_avx2()) {
+        return scan_avx2(*this, p, blocks, base, ends);
+    }
+#endif
+    return scan_generic(*this, p, blocks, base, ends);
 }
 
 std::optional<std::uint64_t> Splitter::scan_bytes(const char* p, std::size_t n, std::uint64_t base,
@@ -145,6 +213,61 @@ std::optional<std::uint64_t> Splitter::scan_bytes(const char* p, std::size_t n, 
         }
     }
     return std::nullopt;
+}
+
+namespace {
+
+#if defined(__SSE2__)
+// How many bytes of [p, p + n) `equal` marks (n a multiple of 16), 16 at a time: each
+// comparison's -1 bytes are subtracted from byte counters, which are summed (psadbw) before they
+// can overflow. No popcount: SSE2 has none.
+template <class Equal> std::size_t count_blocks(const char* p, std::size_t n, Equal equal) {
+    const __m128i zero = _mm_setzero_si128();
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < n;) {
+        __m128i counters = zero;
+        for (std::size_t stop = std::min(n, i + 255 * 16); i < stop; i += 16) {
+            __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            counters = _mm_sub_epi8(counters, equal(v));
+        }
+        __m128i sums = _mm_sad_epu8(counters, zero);
+        count += static_cast<std::size_t>(_mm_cvtsi128_si64(sums)) +
+                 static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+    }
+    return count;
+}
+#endif
+
+} // namespace
+
+std::size_t count_byte(const char* p, std::size_t n, char c) {
+    std::size_t count = 0;
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i needle = _mm_set1_epi8(c);
+    i = n / 16 * 16;
+    count = count_blocks(p, i, [&](__m128i v) { return _mm_cmpeq_epi8(v, needle); });
+#endif
+    for (; i < n; ++i) {
+        count += p[i] == c;
+    }
+    return count;
+}
+
+std::size_t count_code_points(const char* p, std::size_t n) {
+    std::size_t continuation = 0;
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i top = _mm_set1_epi8(static_cast<char>(0xC0));
+    const __m128i follow = _mm_set1_epi8(static_cast<char>(0x80));
+    i = n / 16 * 16;
+    continuation = count_blocks(
+        p, i, [&](__m128i v) { return _mm_cmpeq_epi8(_mm_and_si128(v, top), follow); });
+#endif
+    for (; i < n; ++i) {
+        continuation += (static_cast<unsigned char>(p[i]) & 0xC0U) == 0x80U;
+    }
+    return n - continuation;
 }
 
 } // namespace sdscprov::json_split

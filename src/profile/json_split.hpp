@@ -33,4 +33,9 @@ struct Splitter {
                                             std::vector<std::uint64_t>& ends);
 };
 
+// How many bytes of [p, p + n) are `c`; how many are not UTF-8 continuation bytes (code points,
+// for columns).
+std::size_t count_byte(const char* p, std::size_t n, char c);
+std::size_t count_code_points(const char* p, std::size_t n);
+
 } // namespace sdscprov::json_split

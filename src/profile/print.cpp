@@ -145,15 +145,16 @@ private:
 
     void header() {
         const auto& c = r_.coverage;
-        out_ += paint("\x1b[1m", "sdscprov profile: " + printable(r_.trace)) +
-                (r_.gzip ? " (gzip)" : "") + "\n";
+        out_ += paint("\x1b[1m",
+                      fit("sdscprov profile: " + printable(r_.trace) + (r_.gzip ? " (gzip)" : ""),
+                          o_.width, false)) +
+                "\n";
         out_ += "kernel events: " + thousands(c.kernel_events) + " of " +
                 thousands(c.trace_events) + " trace events, " + milliseconds(c.kernel_ns) +
-                " ms device time\n";
-        out_ += "paired: " + thousands(c.resolved_events) + " of " + thousands(c.kernel_events) +
-                " kernel events (" + percent(c.resolved_events, c.kernel_events) + "%), " +
-                milliseconds(c.resolved_ns) + " of " + milliseconds(c.kernel_ns) + " ms (" +
-                percent(c.resolved_ns, c.kernel_ns) + "%)\n";
+                " ms of device time\n";
+        out_ += "paired: " + thousands(c.resolved_events) + " events (" +
+                percent(c.resolved_events, c.kernel_events) + "%), " + milliseconds(c.resolved_ns) +
+                " ms (" + percent(c.resolved_ns, c.kernel_ns) + "%)\n";
         std::string through;
         for (const auto& s : r_.sidecars) {
             through += (through.empty() ? "" : ", ") + printable(s);
@@ -162,8 +163,12 @@ private:
         for (const auto& s : r_.caches) {
             caches += (caches.empty() ? "" : ", ") + printable(s);
         }
-        out_ += "  sidecars: " + (through.empty() ? std::string("none") : through) +
-                "; caches: " + (caches.empty() ? std::string("none") : caches) + "\n";
+        out_ +=
+            fit("  sidecars: " + (through.empty() ? std::string("none") : through), o_.width,
+                false) +
+            "\n" +
+            fit("  caches: " + (caches.empty() ? std::string("none") : caches), o_.width, false) +
+            "\n";
         if (c.unmeasured_events > 0) {
             out_ += "  " + thousands(c.unmeasured_events) +
                     (c.unmeasured_events == 1 ? " kernel event" : " kernel events") +

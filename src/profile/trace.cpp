@@ -27,15 +27,6 @@ bool is_ws(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-// Code points (UTF-8 lead bytes) in [p, e).
-std::size_t code_points(const char* p, const char* e) {
-    std::size_t n = 0;
-    for (; p < e; ++p) {
-        n += (static_cast<unsigned char>(*p) & 0xC0U) != 0x80U;
-    }
-    return n;
-}
-
 // Line and column at `offset`, moved forward over the text (position_at's rules: a column counts
 // code points from the start of its line; a byte order mark is skipped by the caller).
 struct TextCursor {
@@ -44,14 +35,14 @@ struct TextCursor {
     std::size_t col = 1;
 
     void advance(const char* p, std::size_t n) {
-        const char* e = p + n;
-        auto lines = static_cast<std::size_t>(std::count(p, e, '\n'));
+        std::size_t lines = json_split::count_byte(p, n, '\n');
         if (lines > 0) {
             line += lines;
             const auto* last = static_cast<const char*>(::memrchr(p, '\n', n));
-            col = 1 + code_points(last + 1, e);
+            col = 1 + json_split::count_code_points(last + 1,
+                                                    static_cast<std::size_t>(p + n - last - 1));
         } else {
-            col += code_points(p, e);
+            col += json_split::count_code_points(p, n);
         }
         offset += n;
     }
@@ -75,8 +66,16 @@ std::string_view type_name(od::json_type t) {
     return "a value";
 }
 
-// Visits every value below `v`, which makes On-Demand validate all of it.
-simdjson::error_code validate(od::value v) {
+// Values nest at most this deep (the batch's array being level 1), as in locate_json_error:
+// On-Demand does not count levels itself, and validate() recurses.
+constexpr int max_depth = 1024;
+
+// Visits every value below `v` (at nesting level `depth`), which makes On-Demand validate all
+// of it.
+simdjson::error_code validate(od::value v, int depth) {
+    if (depth > max_depth) {
+        return simdjson::DEPTH_ERROR;
+    }
     od::json_type t{};
     if (auto e = v.type().get(t)) {
         return e;
@@ -96,7 +95,7 @@ simdjson::error_code validate(od::value v) {
             if (auto e = member.value().get(value)) {
                 return e;
             }
-            if (auto e = validate(value)) {
+            if (auto e = validate(value, depth + 1)) {
                 return e;
             }
         }
@@ -112,7 +111,7 @@ simdjson::error_code validate(od::value v) {
             if (auto e = item.get(element)) {
                 return e;
             }
-            if (auto e = validate(element)) {
+            if (auto e = validate(element, depth + 1)) {
                 return e;
             }
         }
@@ -139,6 +138,64 @@ simdjson::error_code validate(od::value v) {
     }
     }
     return simdjson::INCORRECT_TYPE;
+}
+
+// A member's name: its raw text when it holds no escape (there is nothing to unescape, and no
+// copy is made), else unescaped.
+bool member_name(simdjson::simdjson_result<od::field>& member, std::string_view& name) {
+    od::raw_json_string raw;
+    if (member.key().get(raw)) {
+        return false;
+    }
+    // Stage 1 found the string's end: its closing quote is there, within the padded input.
+    const char* begin = raw.raw();
+    const char* end = begin;
+    bool escapes = false;
+    while (*end != '"') {
+        escapes |= *end == '\\';
+        end += *end == '\\' ? 2 : 1;
+    }
+    if (!escapes) {
+        name = std::string_view(begin, static_cast<std::size_t>(end - begin));
+        return true;
+    }
+    return !member.unescaped_key().get(name);
+}
+
+// RFC 8259's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(std::string_view t) {
+    std::size_t i = 0;
+    auto digits = [&] {
+        std::size_t start = i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+            ++i;
+        }
+        return i > start;
+    };
+    if (i < t.size() && t[i] == '-') {
+        ++i;
+    }
+    if (i < t.size() && t[i] == '0') {
+        ++i;
+    } else if (!digits()) {
+        return false;
+    }
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        if (!digits()) {
+            return false;
+        }
+    }
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
+            ++i;
+        }
+        if (!digits()) {
+            return false;
+        }
+    }
+    return i == t.size();
 }
 
 std::string_view trimmed_token(std::string_view token) {
@@ -172,6 +229,12 @@ struct TraceReader::Impl {
     TraceEvent event;
     TraceStats stats;
     std::optional<TraceError> error;
+
+    // Visits a value profile does not use: validated whole when strict, else skipped (On-Demand
+    // then only checks that its brackets balance).
+    simdjson::error_code other(od::value v, int depth) const {
+        return options.validate_all ? validate(v, depth) : simdjson::SUCCESS;
+    }
 
     explicit Impl(TraceReaderOptions o) : options(o) {
         options.chunk_bytes = std::max<std::size_t>(options.chunk_bytes, 1);
@@ -382,7 +445,7 @@ struct TraceReader::Impl {
                         break;
                     }
                     string_value->assign(s);
-                } else if (validate(v)) {
+                } else if (validate(v, 2)) {
                     ok = false;
                     break;
                 }
@@ -648,7 +711,7 @@ struct TraceReader::Impl {
             }
             opener = *p;
             if (final && !next_token(opener + 1, last)) {
-                return fail(opener, "parse-error", "a ',' with no event after it, before ']'");
+                return fail(last, "parse-error", "expected an event after ',', found ']'");
             }
         }
         position(opener);
@@ -698,7 +761,7 @@ struct TraceReader::Impl {
                 if (!read_event(v, text.data(), opener)) {
                     return false;
                 }
-            } else if (validate(v)) {
+            } else if (other(v, 2)) {
                 return false;
             }
             ++stats.elements;
@@ -716,16 +779,24 @@ struct TraceReader::Impl {
     }
 
     // A string member: ok with its value, or wrong_type (and validated).
-    static bool read_string(od::value v, FieldState& state, std::string_view& out) {
+    static bool read_string(od::value v, int depth, FieldState& state, std::string_view& out) {
         od::json_type t{};
         if (v.type().get(t)) {
             return false;
         }
         if (t != od::json_type::string) {
             state = FieldState::wrong_type;
-            return !validate(v);
+            return !validate(v, depth);
         }
         state = FieldState::ok;
+        // Without a backslash there is nothing to unescape (stage 1 checked the string's end and
+        // its UTF-8): the text between the quotes, no copy.
+        std::string_view token = trimmed_token(v.raw_json_token());
+        if (token.size() >= 2 && token.back() == '"' &&
+            token.find('\\') == std::string_view::npos) {
+            out = token.substr(1, token.size() - 2);
+            return true;
+        }
         return !v.get_string().get(out);
     }
 
@@ -737,16 +808,18 @@ struct TraceReader::Impl {
         for (auto member : o) {
             std::string_view key;
             od::value value;
-            if (member.unescaped_key().get(key) || member.value().get(value)) {
+            if (!(options.validate_all ? !member.unescaped_key().get(key)
+                                       : member_name(member, key)) ||
+                member.value().get(value)) {
                 return false;
             }
             event.empty = false;
             if (key == "ph") {
-                if (!read_string(value, event.ph_state, event.ph)) {
+                if (!read_string(value, 3, event.ph_state, event.ph)) {
                     return false;
                 }
             } else if (key == "name") {
-                if (!read_string(value, event.name_state, event.name)) {
+                if (!read_string(value, 3, event.name_state, event.name)) {
                     return false;
                 }
             } else if (key == "dur") {
@@ -757,13 +830,16 @@ struct TraceReader::Impl {
                 if (t == od::json_type::number) {
                     event.dur_state = FieldState::ok;
                     event.dur = trimmed_token(value.raw_json_token());
+                    // The grammar is all the conversion to nanoseconds needs; simdjson's own
+                    // parse (a double must hold it) only when every value is validated.
                     double d = 0;
-                    if (value.get_double().get(d)) {
+                    if (!is_json_number(event.dur) ||
+                        (options.validate_all && value.get_double().get(d))) {
                         return false;
                     }
                 } else {
                     event.dur_state = FieldState::wrong_type;
-                    if (validate(value)) {
+                    if (validate(value, 3)) {
                         return false;
                     }
                 }
@@ -774,7 +850,7 @@ struct TraceReader::Impl {
                 }
                 if (t != od::json_type::object) {
                     event.args_state = FieldState::wrong_type;
-                    if (validate(value)) {
+                    if (validate(value, 3)) {
                         return false;
                     }
                     continue;
@@ -785,7 +861,7 @@ struct TraceReader::Impl {
                 if (!read_args(value)) {
                     return false;
                 }
-            } else if (validate(value)) {
+            } else if (other(value, 3)) {
                 return false;
             }
         }
@@ -802,12 +878,14 @@ struct TraceReader::Impl {
         for (auto member : o) {
             std::string_view key;
             od::value value;
-            if (member.unescaped_key().get(key) || member.value().get(value)) {
+            if (!(options.validate_all ? !member.unescaped_key().get(key)
+                                       : member_name(member, key)) ||
+                member.value().get(value)) {
                 return false;
             }
             event.args_empty = false;
             if (key == "provenance_key") {
-                if (!read_string(value, event.provenance_key_state, event.provenance_key)) {
+                if (!read_string(value, 4, event.provenance_key_state, event.provenance_key)) {
                     return false;
                 }
             } else if (key == "debug_handles") {
@@ -821,7 +899,7 @@ struct TraceReader::Impl {
                 }
             } else {
                 event.has_sdscprov_arg |= key == "sdscprov";
-                if (validate(value)) {
+                if (other(value, 4)) {
                     return false;
                 }
             }
@@ -836,7 +914,7 @@ struct TraceReader::Impl {
         }
         if (t != od::json_type::array) {
             event.debug_handles_state = FieldState::wrong_type;
-            return !validate(v);
+            return !validate(v, 4);
         }
         event.debug_handles_state = FieldState::ok;
         od::array a;
@@ -857,7 +935,7 @@ struct TraceReader::Impl {
                 event.debug_handles.push_back(s);
             } else {
                 event.debug_handles_state = FieldState::wrong_type;
-                if (validate(element)) {
+                if (validate(element, 5)) {
                     return false;
                 }
             }
@@ -875,7 +953,7 @@ struct TraceReader::Impl {
         event.cycles_ts = {};
         if (t != od::json_type::array) {
             event.cycles_ts_state = FieldState::wrong_type;
-            return !validate(v);
+            return !validate(v, 4);
         }
         event.cycles_ts_state = FieldState::ok;
         od::array a;
@@ -891,7 +969,7 @@ struct TraceReader::Impl {
             std::size_t i = event.cycles_ts_count++;
             if (et != od::json_type::number) {
                 event.cycles_ts_counters = false;
-                if (validate(element)) {
+                if (validate(element, 5)) {
                     return false;
                 }
                 continue;

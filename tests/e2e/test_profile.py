@@ -151,7 +151,8 @@ def test_text_report_fits_and_ranks():
                         env={'COLUMNS': '100'})
         lines = out.splitlines()
         assert all(len(line) <= 100 for line in lines), max(lines, key=len)
-        assert re.search(r'^paired: [\d,]+ of [\d,]+ kernel events \(100\.0%\)', out, re.M), out
+        assert re.search(r'^paired: [\d,]+ events \(100\.0%\), [\d,]+\.\d{3} ms \(100\.0%\)$', out,
+                         re.M), out
         for title in ('Source lines by device time', 'ATen ops by device time',
                       'Kernels by device time'):
             assert title in out
@@ -292,7 +293,8 @@ def test_hand_built_sums_by_line_op_and_kernel():
         # Below its row, the line's text (indented, leading spaces trimmed).
         assert re.search(r'^ +0\.014 +100\.0 +4  %s:3\n {30,}return torch.relu\(y\) \* 2$'
                          % re.escape(s.model), text, re.M), text
-        assert 'paired: 4 of 4 kernel events (100.0%), 0.014 of 0.014 ms (100.0%)' in text, text
+        assert 'kernel events: 4 of 6 trace events, 0.014 ms of device time\n' \
+            'paired: 4 events (100.0%), 0.014 ms (100.0%)\n' in text, text
 
 
 def test_every_diagnostic_is_triggered():
@@ -469,8 +471,8 @@ def test_truncated_and_garbled_traces():
                 (cut, text[-20:], err)
         garbled = [
             (good.replace('"traceName": "t"', '"traceName": tru'), 'parse-error'),
-            (good.replace('"cat": "kernel"', '"cat": nul', 1), 'parse-error'),
-            (good.replace('"ts": 1.0', '"ts": 1.0.0', 1), 'parse-error'),
+            (good.replace('"ph": "X"', '"ph": nul', 1), 'parse-error'),
+            (good.replace('"dur": 1.5', '"dur": 1.5.0', 1), 'parse-error'),
             (good.replace('}},\n{', '}}\n{', 1), 'parse-error'),
             (good.replace('\n], "traceName"', ',\n], "traceName"'), 'parse-error'),
             (good.replace('"pid": 1', '"pid": 1,', 1), 'parse-error'),
@@ -489,6 +491,18 @@ def test_truncated_and_garbled_traces():
             found = diagnostics(err)
             assert rc == 2 and out == '' and len(found) == 1 and found[0]['code'] == code, \
                 (text[:80], err)
+        # A member profile does not read is skipped (its brackets balanced, its strings valid),
+        # unless --strict.
+        for before, after, at in (('"cat": "kernel"', '"cat": nul', 'nul'),
+                                  ('"ts": 1.0', '"ts": 1.0.0', '1.0.0')):
+            text = good.replace(before, after, 1)
+            trace = s.trace(None, text=text)
+            run('profile', trace, '--origins', s.sidecar, check_rc=0)
+            rc, out, err = run('profile', trace, '--origins', s.sidecar, '--strict', check_rc=2)
+            found = diagnostics(err)
+            assert len(found) == 1 and found[0]['code'] == 'parse-error' and out == '', err
+            assert (int(found[0]['line']), int(found[0]['col'])) == position(
+                text, text.index(at)), err
         # Invalid UTF-8 in a string, and a raw control character in one: at that byte.
         for bad in (b'\xff\xfe', b'\x01'):
             raw = good.encode().replace(b'"kernel"', b'"ker' + bad + b'nel"', 1)

@@ -98,6 +98,8 @@ struct TraceReaderOptions {
     // A single event, or a member of the document other than traceEvents, larger than this is
     // refused (value-too-large): it bounds the memory a hostile trace can ask for.
     std::size_t max_value_bytes = std::size_t{32} << 20;
+    // Validate every value (profile --strict), not only those profile reads: see docs/profile.md.
+    bool validate_all = false;
 };
 
 class TraceReader {
