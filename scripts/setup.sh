@@ -6,7 +6,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${SDSCPROV_BUILD_DIR:-$root/build}
 
 # Debian packages this project builds and tests with (see README "Dependencies").
-packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev doctest-dev libssl-dev liburing-dev python3 git)
+packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev doctest-dev libssl-dev liburing-dev zlib1g-dev python3 git)
 # test.sh only: the pre-commit end-to-end test runs the real pre-commit; the sanitizer build
 # uses clang.
 if [ "${SDSCPROV_TEST_TOOLS:-0}" = 1 ]; then

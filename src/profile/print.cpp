@@ -191,6 +191,7 @@ private:
 
     void table(const std::string& title, const std::string& note, const std::string& what,
                const std::vector<ProfileRow>& rows, const std::string& plural, bool lines) {
+        const bool counts_fully = !note.empty();
         out_ += paint("\x1b[1m", fit(title, o_.width, false)) + '\n';
         if (!note.empty()) {
             out_ += paint("\x1b[2m", fit("(" + note + ")", o_.width, false)) + '\n';
@@ -232,12 +233,17 @@ private:
             }
         }
         if (shown < rows.size()) {
-            DeviceTime rest;
-            for (std::size_t i = shown; i < rows.size(); ++i) {
-                rest.add(rows[i].time);
+            // Only kernels add up (each event is in one kernel row): the rest's time.
+            std::string rest_time;
+            if (!counts_fully) {
+                DeviceTime rest;
+                for (std::size_t i = shown; i < rows.size(); ++i) {
+                    rest.add(rows[i].time);
+                }
+                rest_time = ": " + milliseconds(rest.ns) + " ms";
             }
-            out_ += "  (" + thousands(rows.size() - shown) + " more " + plural + ": " +
-                    milliseconds(rest.ns) + " ms; --top 0 shows all)\n";
+            out_ += "  (" + thousands(rows.size() - shown) + " more " + plural + rest_time +
+                    "; --top 0 shows all)\n";
         }
     }
 
