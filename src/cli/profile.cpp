@@ -179,7 +179,8 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
     cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
-    cmd->add_option("-j,--jobs", o.jobs, "Threads reading the caches (default: all cores)")
+    cmd->add_option("-j,--jobs", o.jobs,
+                    "Threads reading the caches and parsing the trace (default: all cores)")
         ->check(CLI::Range(1U, 1024U));
     cmd->add_flag("--include-incomplete", o.include_incomplete,
                   "Also read the kernel cache's temporary (*.tmp.*) and failed/ entries");
@@ -240,6 +241,7 @@ int run_profile(const ProfileCli& o) {
 
     TraceReaderOptions reader_options;
     reader_options.validate_all = o.strict;
+    reader_options.threads = o.jobs;
     TraceReader reader(reader_options);
     bool annotate = !o.annotate_trace.empty();
     ProfileBuilder builder(sources, o.trace, reader, annotate);

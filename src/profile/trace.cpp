@@ -1,10 +1,12 @@
 // The trace reader. The document's outer object is read byte by byte (it is small: a few
-// members beside traceEvents); traceEvents is cut by json_split into batches of whole elements,
-// each parsed in place with simdjson On-Demand as the array `[e1, ..., en]`: the ',' before the
-// batch's first element is overwritten with '[' and the byte after its last with ']', both put
-// back afterwards. Every value of every batch is visited, which makes On-Demand validate it (it
-// validates only what is read). Other members' values are copied and validated the same way.
-// Errors are located again by locate_json_error for the exact byte and a plain message.
+// members beside traceEvents); traceEvents is cut by json_split into batches of whole elements.
+// Each batch is a copy of its text, parsed with simdjson On-Demand as the array `[e1, ..., en]`
+// (the ',' before its first element replaced by '[' and a ']' put after its last), by worker
+// threads or the reading thread, whichever is free; its events are handed over in order by the
+// reading thread, which also keeps the line:col count. On-Demand validates only what is read:
+// the members profile uses are read, the others visited (TraceReaderOptions::validate_all) or
+// skipped. Other members of the document are copied and validated whole. Errors are located again
+// by locate_json_error for the exact byte and a plain message.
 #include "sdscprov/profile/trace.hpp"
 
 #include "json_split.hpp"
@@ -12,8 +14,13 @@
 #include "trace_source.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <simdjson.h>
+#include <thread>
 
 namespace sdscprov {
 
@@ -198,12 +205,372 @@ bool is_json_number(std::string_view t) {
     return i == t.size();
 }
 
+// key == literal, by length first and then byte by byte: member names are short, and a call to
+// memcmp for each costs more than the comparison.
+template <std::size_t N> bool is(std::string_view key, const char (&literal)[N]) {
+    if (key.size() != N - 1) {
+        return false;
+    }
+    for (std::size_t i = 0; i + 1 < N; ++i) {
+        if (key[i] != literal[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 std::string_view trimmed_token(std::string_view token) {
     while (!token.empty() && is_ws(token.back())) {
         token.remove_suffix(1);
     }
     return token;
 }
+
+// One batch of traceEvents: a copy of the text [seg, seg + size), then room for the ']' and
+// simdjson's padding; what parsing it found.
+struct Batch {
+    std::uint64_t seg = 0;
+    std::vector<char> bytes;
+    std::size_t size = 0;
+    // The parse text runs from `opener` (the array's '[' or the ',' before the first element) to
+    // `close` (the array's ']' for the last batch, else one past the last element, where a ']'
+    // is put). No opener: only whitespace before the array's ']', nothing to parse.
+    std::optional<std::uint64_t> opener;
+    std::uint64_t close = 0;
+    std::vector<std::uint64_t> ends; // the splitter's element ends in the batch
+
+    struct Record {
+        TraceEvent event; // its debug_handles: handles[handles_begin, + handles_count)
+        std::uint32_t handles_begin = 0;
+        std::uint32_t handles_count = 0;
+    };
+    std::vector<Record> records;
+    std::vector<std::string_view> handles;
+    std::deque<std::string> strings; // unescaped strings (views into the batch point at them)
+    std::optional<std::pair<std::uint64_t, std::string>> error; // offset, message
+    std::exception_ptr exception;
+    int state = 0; // 0 waiting, 1 being parsed, 2 parsed (under the reader's mutex)
+
+    void reset() {
+        records.clear();
+        handles.clear();
+        strings.clear();
+        ends.clear();
+        error.reset();
+        exception = nullptr;
+        opener.reset();
+        state = 0;
+    }
+};
+
+// Parses batches into records, one On-Demand parser of its own (one per thread).
+class BatchParser {
+public:
+    explicit BatchParser(const TraceReaderOptions& options) : options_(options) {}
+
+    void parse(Batch& b) {
+        b_ = &b;
+        if (!b.opener) {
+            return;
+        }
+        char* text = b.bytes.data() + (*b.opener - b.seg);
+        auto length = static_cast<std::size_t>(b.close - *b.opener + 1);
+        char saved = *text;
+        *text = '[';
+        b.bytes[static_cast<std::size_t>(b.close - b.seg)] = ']';
+        std::size_t room = b.bytes.size() - static_cast<std::size_t>(*b.opener - b.seg);
+        if (!parse_text(std::string_view(text, length), room)) {
+            auto located = locate_json_error(std::string_view(text, length));
+            if (located) {
+                b.error.emplace(*b.opener + located->offset, located->message);
+            } else {
+                std::uint64_t at = b.records.empty() ? *b.opener : b.records.back().event.offset;
+                b.error.emplace(at, "invalid JSON in this event");
+            }
+        }
+        *text = saved;
+    }
+
+private:
+    // Visits a value profile does not use: validated whole when validate_all, else skipped
+    // (On-Demand then only checks that its brackets balance).
+    simdjson::error_code other(od::value v, int depth) const {
+        return options_.validate_all ? validate(v, depth) : simdjson::SUCCESS;
+    }
+
+    bool name_of(simdjson::simdjson_result<od::field>& member, std::string_view& key) const {
+        return options_.validate_all ? !member.unescaped_key().get(key) : member_name(member, key);
+    }
+
+    std::uint64_t offset_of(const char* p) const {
+        return *b_->opener + static_cast<std::uint64_t>(p - text_);
+    }
+
+    bool parse_text(std::string_view text, std::size_t room) {
+        text_ = text.data();
+        od::document doc;
+        od::array array;
+        if (parser_.iterate(simdjson::padded_string_view(text, room)).get(doc) ||
+            doc.get_array().get(array)) {
+            return false;
+        }
+        std::size_t next_end = 0;
+        for (auto item : array) {
+            od::value v;
+            od::json_type type{};
+            if (item.get(v) || v.type().get(type)) {
+                return false;
+            }
+            auto& record = b_->records.emplace_back();
+            ev_ = &record.event;
+            record.handles_begin = static_cast<std::uint32_t>(b_->handles.size());
+            rec_ = &record;
+            ev_->offset = offset_of(v.raw_json_token().data());
+            if (type == od::json_type::object || type == od::json_type::array) {
+                ev_->end = next_end < b_->ends.size() ? b_->ends[next_end] : ev_->offset;
+                ++next_end;
+            }
+            if (type == od::json_type::object) {
+                ev_->object = true;
+                if (!read_event(v)) {
+                    return false;
+                }
+            } else if (other(v, 2)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // A string member: ok with its value, or wrong_type (and validated).
+    bool read_string(od::value v, int depth, FieldState& state, std::string_view& out) {
+        od::json_type t{};
+        if (v.type().get(t)) {
+            return false;
+        }
+        if (t != od::json_type::string) {
+            state = FieldState::wrong_type;
+            return !validate(v, depth);
+        }
+        state = FieldState::ok;
+        // Without a backslash there is nothing to unescape (stage 1 checked the string's end and
+        // its UTF-8): the text between the quotes, no copy.
+        std::string_view token = trimmed_token(v.raw_json_token());
+        if (token.size() >= 2 && token.back() == '"' &&
+            token.find('\\') == std::string_view::npos) {
+            out = token.substr(1, token.size() - 2);
+            return true;
+        }
+        std::string_view unescaped;
+        if (v.get_string().get(unescaped)) {
+            return false;
+        }
+        out = b_->strings.emplace_back(unescaped); // the parser's buffer is reused
+        return true;
+    }
+
+    bool read_event(od::value v) {
+        od::object o;
+        if (v.get_object().get(o)) {
+            return false;
+        }
+        for (auto member : o) {
+            std::string_view key;
+            od::value value;
+            if (!name_of(member, key) || member.value().get(value)) {
+                return false;
+            }
+            ev_->empty = false;
+            if (is(key, "ph")) {
+                if (!read_string(value, 3, ev_->ph_state, ev_->ph)) {
+                    return false;
+                }
+            } else if (is(key, "name")) {
+                if (!read_string(value, 3, ev_->name_state, ev_->name)) {
+                    return false;
+                }
+            } else if (is(key, "dur")) {
+                od::json_type t{};
+                if (value.type().get(t)) {
+                    return false;
+                }
+                if (t == od::json_type::number) {
+                    ev_->dur_state = FieldState::ok;
+                    ev_->dur = trimmed_token(value.raw_json_token());
+                    // The grammar is all the conversion to nanoseconds needs; simdjson's own
+                    // parse (a double must hold it) only when every value is validated.
+                    double d = 0;
+                    if (!is_json_number(ev_->dur) ||
+                        (options_.validate_all && value.get_double().get(d))) {
+                        return false;
+                    }
+                } else {
+                    ev_->dur_state = FieldState::wrong_type;
+                    if (validate(value, 3)) {
+                        return false;
+                    }
+                }
+            } else if (is(key, "args")) {
+                od::json_type t{};
+                if (value.type().get(t)) {
+                    return false;
+                }
+                if (t != od::json_type::object) {
+                    ev_->args_state = FieldState::wrong_type;
+                    if (validate(value, 3)) {
+                        return false;
+                    }
+                    continue;
+                }
+                ev_->args_state = FieldState::ok;
+                ev_->args_open = offset_of(value.raw_json_token().data());
+                if (!read_args(value)) {
+                    return false;
+                }
+            } else if (other(value, 3)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    bool read_args(od::value v) {
+        od::object o;
+        if (v.get_object().get(o)) {
+            return false;
+        }
+        // A member given twice: the last one counts.
+        ev_->args_empty = true;
+        for (auto member : o) {
+            std::string_view key;
+            od::value value;
+            if (!name_of(member, key) || member.value().get(value)) {
+                return false;
+            }
+            ev_->args_empty = false;
+            if (is(key, "provenance_key")) {
+                if (!read_string(value, 4, ev_->provenance_key_state, ev_->provenance_key)) {
+                    return false;
+                }
+            } else if (is(key, "debug_handles")) {
+                rec_->handles_begin = static_cast<std::uint32_t>(b_->handles.size());
+                rec_->handles_count = 0;
+                if (!read_handles(value)) {
+                    return false;
+                }
+            } else if (is(key, "cycles_ts")) {
+                if (!read_cycles(value)) {
+                    return false;
+                }
+            } else {
+                ev_->has_sdscprov_arg |= is(key, "sdscprov");
+                if (other(value, 4)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    bool read_handles(od::value v) {
+        od::json_type t{};
+        if (v.type().get(t)) {
+            return false;
+        }
+        if (t != od::json_type::array) {
+            ev_->debug_handles_state = FieldState::wrong_type;
+            return !validate(v, 4);
+        }
+        ev_->debug_handles_state = FieldState::ok;
+        od::array a;
+        if (v.get_array().get(a)) {
+            return false;
+        }
+        for (auto item : a) {
+            od::value element;
+            od::json_type et{};
+            if (item.get(element) || element.type().get(et)) {
+                return false;
+            }
+            if (et == od::json_type::string) {
+                std::string_view s;
+                FieldState ignored = FieldState::absent;
+                if (!read_string(element, 5, ignored, s)) {
+                    return false;
+                }
+                b_->handles.push_back(s);
+                ++rec_->handles_count;
+            } else {
+                ev_->debug_handles_state = FieldState::wrong_type;
+                if (validate(element, 5)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    bool read_cycles(od::value v) {
+        od::json_type t{};
+        if (v.type().get(t)) {
+            return false;
+        }
+        ev_->cycles_ts_count = 0;
+        ev_->cycles_ts_counters = true;
+        ev_->cycles_ts = {};
+        if (t != od::json_type::array) {
+            ev_->cycles_ts_state = FieldState::wrong_type;
+            return !validate(v, 4);
+        }
+        ev_->cycles_ts_state = FieldState::ok;
+        od::array a;
+        if (v.get_array().get(a)) {
+            return false;
+        }
+        for (auto item : a) {
+            od::value element;
+            od::json_type et{};
+            if (item.get(element) || element.type().get(et)) {
+                return false;
+            }
+            std::size_t i = ev_->cycles_ts_count++;
+            if (et != od::json_type::number) {
+                ev_->cycles_ts_counters = false;
+                if (validate(element, 5)) {
+                    return false;
+                }
+                continue;
+            }
+            od::number n;
+            if (element.get_number().get(n)) {
+                return false;
+            }
+            bool counter = false;
+            std::uint64_t value = 0;
+            if (n.get_number_type() == od::number_type::unsigned_integer) {
+                value = n.get_uint64();
+                counter = value <= 0xFFFFFFFFULL;
+            } else if (n.get_number_type() == od::number_type::signed_integer) {
+                std::int64_t s = n.get_int64();
+                counter = s >= 0 && s <= 0xFFFFFFFFLL;
+                value = static_cast<std::uint64_t>(s);
+            }
+            if (!counter) {
+                ev_->cycles_ts_counters = false;
+            } else if (i < ev_->cycles_ts.size()) {
+                ev_->cycles_ts[i] = static_cast<std::uint32_t>(value);
+            }
+        }
+        return true;
+    }
+
+    const TraceReaderOptions& options_;
+    od::parser parser_;
+    Batch* b_ = nullptr;
+    Batch::Record* rec_ = nullptr;
+    TraceEvent* ev_ = nullptr;
+    const char* text_ = nullptr;
+};
 
 } // namespace
 
@@ -219,42 +586,70 @@ struct TraceReader::Impl {
     std::uint64_t keep_from = 0; // bytes before this may be dropped when more are read
     bool eof = false;
 
-    TextCursor cursor;
-    TextCursor checkpoint; // at the start of the current batch: no position is asked before it
+    // Inside traceEvents the window drops bytes without passing them on: the batches holding
+    // them pass them on, in order, with their events.
+    bool emit_on_drop = true;
 
-    od::parser parser;
+    // The line:col count, at the bytes passed on so far, and where the batch being handed over
+    // starts (positions are asked from there on).
+    TextCursor cursor;
+    TextCursor checkpoint;
+    const Batch* delivering = nullptr;
+
+    od::parser outer_parser;
     std::vector<char> scratch; // a member value other than traceEvents, copied to be validated
     json_split::Splitter splitter;
     std::vector<std::uint64_t> ends;
-    TraceEvent event;
     TraceStats stats;
     std::optional<TraceError> error;
 
-    // Visits a value profile does not use: validated whole when strict, else skipped (On-Demand
-    // then only checks that its brackets balance).
-    simdjson::error_code other(od::value v, int depth) const {
-        return options.validate_all ? validate(v, depth) : simdjson::SUCCESS;
-    }
+    // Parsing: batches wait in `queue` for a worker (or this thread, while it waits for the next
+    // batch to hand over); `inflight` holds them in text order until their events are handed
+    // over. At most max_inflight at once: memory stays bounded however fast the input comes.
+    unsigned threads = 1;
+    std::size_t max_inflight = 3;
+    BatchParser own_parser;
+    std::mutex mutex;
+    std::condition_variable work_ready;
+    std::condition_variable parsed;
+    std::deque<Batch*> queue;
+    std::deque<std::unique_ptr<Batch>> inflight;
+    std::vector<std::unique_ptr<Batch>> spare;
+    std::vector<std::thread> workers;
+    bool stopping = false;
 
-    explicit Impl(TraceReaderOptions o) : options(o) {
+    explicit Impl(TraceReaderOptions o) : options(o), own_parser(options) {
         options.chunk_bytes = std::max<std::size_t>(options.chunk_bytes, 1);
         options.max_value_bytes = std::max<std::size_t>(options.max_value_bytes, 64);
+        threads = options.threads != 0 ? options.threads
+                                       : std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
+        max_inflight = 2 * std::size_t{threads} + 1;
     }
+
+    ~Impl() { stop_workers(); }
 
     char* at(std::uint64_t offset) { return buf.data() + (offset - base); }
     std::uint64_t end_offset() const { return base + len; }
 
     // ---- errors and positions ---------------------------------------------------------------
 
+    // Where `offset` is: in the batch being handed over, else in the window.
     TextPosition position(std::uint64_t offset) {
-        offset = std::min(offset, end_offset());
+        const char* held = delivering ? delivering->bytes.data() : buf.data();
+        std::uint64_t held_base = delivering ? delivering->seg : base;
+        std::uint64_t held_end = delivering ? delivering->seg + delivering->size : end_offset();
+        offset = std::min(offset, held_end);
         if (offset < cursor.offset) {
-            if (checkpoint.offset > offset || checkpoint.offset < base) {
+            if (checkpoint.offset > offset || checkpoint.offset < held_base) {
                 return {};
             }
             cursor = checkpoint;
         }
-        cursor.advance(at(cursor.offset), static_cast<std::size_t>(offset - cursor.offset));
+        if (cursor.offset < held_base) {
+            return {}; // bytes not held any more (never asked for)
+        }
+        cursor.advance(held + (cursor.offset - held_base),
+                       static_cast<std::size_t>(offset - cursor.offset));
         return {cursor.line, cursor.col};
     }
 
@@ -277,19 +672,21 @@ struct TraceReader::Impl {
 
     // ---- the window -------------------------------------------------------------------------
 
-    // Drops the bytes before `upto` (passing them to the handler first).
+    // Drops the bytes before `upto` (passing them on first, outside traceEvents).
     void drop(std::uint64_t upto) {
         auto n = static_cast<std::size_t>(upto - base);
         if (n == 0) {
             return;
         }
-        if (cursor.offset < upto) {
-            cursor.advance(at(cursor.offset), static_cast<std::size_t>(upto - cursor.offset));
+        if (emit_on_drop) {
+            if (cursor.offset < upto) {
+                cursor.advance(at(cursor.offset), static_cast<std::size_t>(upto - cursor.offset));
+            }
+            if (checkpoint.offset < upto) {
+                checkpoint = cursor;
+            }
+            handler->bytes(std::string_view(buf.data(), n));
         }
-        if (checkpoint.offset < upto) {
-            checkpoint = cursor;
-        }
-        handler->bytes(std::string_view(buf.data(), n));
         std::memmove(buf.data(), buf.data() + n, len - n);
         len -= n;
         base = upto;
@@ -428,8 +825,9 @@ struct TraceReader::Impl {
         od::document doc;
         od::array array;
         od::json_type type{};
-        bool ok = !parser.iterate(simdjson::padded_string_view(text, scratch.size())).get(doc) &&
-                  !doc.get_array().get(array);
+        bool ok =
+            !outer_parser.iterate(simdjson::padded_string_view(text, scratch.size())).get(doc) &&
+            !doc.get_array().get(array);
         std::size_t count = 0;
         if (ok) {
             for (auto item : array) {
@@ -618,6 +1016,8 @@ struct TraceReader::Impl {
     // Reads the array whose '[' is at `open`; the offset after its ']'. Batches start at `seg`:
     // the array's '[' for the first, else the byte after the previous batch's last element.
     std::optional<std::uint64_t> read_events(std::uint64_t open) {
+        drop(open); // what comes before the array is passed on now, the rest by the batches
+        emit_on_drop = false;
         splitter = {};
         ends.clear();
         std::uint64_t scanned = open + 1;
@@ -633,19 +1033,21 @@ struct TraceReader::Impl {
                 scanned += blocks * json_split::block;
             }
             if (array_end) {
-                if (!batch(seg, *array_end, first, true)) {
+                if (!make_batch(seg, *array_end, first, true) || !drain()) {
                     return std::nullopt;
                 }
+                drop(*array_end + 1); // passed on by the last batch
+                emit_on_drop = true;
                 return *array_end + 1;
             }
             // A batch when enough is held, or when what follows its last element is large.
             if (!ends.empty() && (ends.back() - seg >= batch_bytes ||
                                   end_offset() - ends.back() > options.max_value_bytes)) {
-                if (!batch(seg, ends.back(), first, false)) {
+                std::uint64_t last = ends.back();
+                if (!make_batch(seg, last, first, false)) {
                     return std::nullopt;
                 }
-                seg = ends.back() + 1;
-                ends.clear();
+                seg = last + 1;
                 first = false;
                 continue;
             }
@@ -655,6 +1057,7 @@ struct TraceReader::Impl {
             }
             if (!fill()) {
                 if (error) {
+                    drain();
                     return std::nullopt;
                 }
                 // The end of the input: the last bytes, fewer than a block.
@@ -670,12 +1073,21 @@ struct TraceReader::Impl {
         }
     }
 
+    // An error found while cutting batches: the batches before it are handed over first (an
+    // error in them comes first in the text).
+    bool fail_after_batches(std::uint64_t offset, std::string code, std::string message) {
+        if (!drain()) {
+            return false;
+        }
+        return fail(offset, std::move(code), std::move(message));
+    }
+
     // The bytes from `seg` that no element end was found in: cut short at the end of the input
     // (`at_end`), or larger than an event may be. A syntax error in them comes first.
     void unfinished(std::uint64_t seg, bool first, bool at_end) {
         auto p = first ? std::optional<std::uint64_t>(seg) : next_token(seg, end_offset());
         if (p && !first && *at(*p) != ',') {
-            fail(*p, "parse-error", "expected ',' or ']' after an event");
+            fail_after_batches(*p, "parse-error", "expected ',' or ']' after an event");
             return;
         }
         if (p) {
@@ -683,324 +1095,193 @@ struct TraceReader::Impl {
             text.append(at(*p + 1), static_cast<std::size_t>(end_offset() - *p - 1));
             auto located = locate_json_error(text);
             if (located && located->offset < text.size()) {
-                fail(*p + located->offset, "parse-error", located->message);
+                fail_after_batches(*p + located->offset, "parse-error", located->message);
                 return;
             }
         }
         if (at_end) {
-            truncated(end_offset(), "inside traceEvents");
+            fail_after_batches(end_offset(), "parse-error",
+                               "unexpected end of input inside traceEvents (truncated trace?)");
         } else {
-            fail(p.value_or(seg), "value-too-large",
-                 "an event larger than " + std::to_string(options.max_value_bytes) +
-                     " bytes: not read");
+            fail_after_batches(p.value_or(seg), "value-too-large",
+                               "an event larger than " + std::to_string(options.max_value_bytes) +
+                                   " bytes: not read");
         }
     }
 
-    // Parses the elements from `seg` to `last`: the closing bracket of the batch's last element,
-    // or (final) the array's ']'. The batch's opener is the array's '[' (first) or the ',' before
-    // its first element.
-    bool batch(std::uint64_t seg, std::uint64_t last, bool first, bool final) {
-        std::uint64_t opener = seg;
+    // Copies the elements from `seg` to `last` into a batch for parsing: `last` is the closing
+    // bracket of the batch's last element or (final) the array's ']'. The batch's opener is the
+    // array's '[' (first) or the ',' before its first element.
+    bool make_batch(std::uint64_t seg, std::uint64_t last, bool first, bool final) {
+        std::optional<std::uint64_t> opener = seg;
         if (!first) {
-            auto p = next_token(seg, last);
-            if (!p && final) {
-                return true; // nothing between the last batch and ']'
+            opener = next_token(seg, last);
+            if (opener && *at(*opener) != ',') {
+                return fail_after_batches(*opener, "parse-error",
+                                          "expected ',' or ']' after an event");
             }
-            if (!p || *at(*p) != ',') {
-                return fail(p.value_or(last), "parse-error", "expected ',' or ']' after an event");
+            if (!opener && !final) {
+                return fail_after_batches(last, "parse-error",
+                                          "expected ',' or ']' after an event");
             }
-            opener = *p;
-            if (final && !next_token(opener + 1, last)) {
-                return fail(last, "parse-error", "expected an event after ',', found ']'");
-            }
-        }
-        position(opener);
-        checkpoint = cursor;
-        std::uint64_t close = final ? last : last + 1;
-        char saved_open = *at(opener);
-        char saved_close = *at(close); // within the window's padding when close is its end
-        *at(opener) = '[';
-        *at(close) = ']';
-        std::string_view text(at(opener), static_cast<std::size_t>(close - opener + 1));
-        bool ok = parse_batch(text, opener);
-        if (!ok && !error) {
-            if (!fail_located(text, opener)) {
-                fail(event.offset, "parse-error", "invalid JSON in this event");
+            if (opener && final && !next_token(*opener + 1, last)) {
+                return fail_after_batches(last, "parse-error",
+                                          "expected an event after ',', found ']'");
             }
         }
-        *at(opener) = saved_open;
-        *at(close) = saved_close;
-        keep_from = final ? last : last + 1;
-        return ok && !error;
+        std::unique_ptr<Batch> b;
+        if (spare.empty()) {
+            b = std::make_unique<Batch>();
+        } else {
+            b = std::move(spare.back());
+            spare.pop_back();
+            b->reset();
+        }
+        b->seg = seg;
+        b->size = static_cast<std::size_t>(last + 1 - seg);
+        if (b->bytes.size() < b->size + 1 + padding) {
+            b->bytes.resize(b->size + 1 + padding);
+        }
+        std::memcpy(b->bytes.data(), at(seg), b->size);
+        b->opener = opener;
+        b->close = final ? last : last + 1;
+        b->ends.swap(ends);
+        ends.clear();
+        keep_from = last + 1;
+        submit(std::move(b));
+        return !error;
     }
 
-    bool parse_batch(std::string_view text, std::uint64_t opener) {
-        od::document doc;
-        od::array array;
-        std::size_t room = buf.size() - static_cast<std::size_t>(opener - base);
-        if (parser.iterate(simdjson::padded_string_view(text, room)).get(doc) ||
-            doc.get_array().get(array)) {
-            return false;
+    // ---- parsing on several threads, handing over in order ----------------------------------
+
+    void submit(std::unique_ptr<Batch> b) {
+        if (threads > 1 && workers.empty()) {
+            for (unsigned i = 1; i < threads; ++i) {
+                workers.emplace_back([this] { work(); });
+            }
         }
-        std::size_t next_end = 0;
-        for (auto item : array) {
-            od::value v;
-            od::json_type type{};
-            if (item.get(v) || v.type().get(type)) {
-                return false;
-            }
-            reset_event();
-            event.offset =
-                opener + static_cast<std::uint64_t>(v.raw_json_token().data() - text.data());
-            if (type == od::json_type::object || type == od::json_type::array) {
-                event.end = next_end < ends.size() ? ends[next_end] : event.offset;
-                ++next_end;
-            }
-            if (type == od::json_type::object) {
-                event.object = true;
-                if (!read_event(v, text.data(), opener)) {
-                    return false;
-                }
-            } else if (other(v, 2)) {
-                return false;
-            }
-            ++stats.elements;
-            handler->event(event);
+        {
+            std::lock_guard lock(mutex);
+            queue.push_back(b.get());
+            inflight.push_back(std::move(b));
         }
-        return true;
+        work_ready.notify_one();
+        while (inflight.size() > max_inflight) {
+            if (!hand_over_first()) {
+                return;
+            }
+        }
     }
 
-    void reset_event() {
-        auto handles = std::move(event.debug_handles);
-        handles.clear();
-        event = TraceEvent{};
-        event.debug_handles = std::move(handles);
-        event.index = stats.elements;
+    static void parse_one(BatchParser& p, Batch& b) {
+        try {
+            p.parse(b);
+        } catch (...) {
+            b.exception = std::current_exception();
+        }
     }
 
-    // A string member: ok with its value, or wrong_type (and validated).
-    static bool read_string(od::value v, int depth, FieldState& state, std::string_view& out) {
-        od::json_type t{};
-        if (v.type().get(t)) {
-            return false;
-        }
-        if (t != od::json_type::string) {
-            state = FieldState::wrong_type;
-            return !validate(v, depth);
-        }
-        state = FieldState::ok;
-        // Without a backslash there is nothing to unescape (stage 1 checked the string's end and
-        // its UTF-8): the text between the quotes, no copy.
-        std::string_view token = trimmed_token(v.raw_json_token());
-        if (token.size() >= 2 && token.back() == '"' &&
-            token.find('\\') == std::string_view::npos) {
-            out = token.substr(1, token.size() - 2);
-            return true;
-        }
-        return !v.get_string().get(out);
-    }
-
-    bool read_event(od::value v, const char* text, std::uint64_t opener) {
-        od::object o;
-        if (v.get_object().get(o)) {
-            return false;
-        }
-        for (auto member : o) {
-            std::string_view key;
-            od::value value;
-            if (!(options.validate_all ? !member.unescaped_key().get(key)
-                                       : member_name(member, key)) ||
-                member.value().get(value)) {
-                return false;
+    void work() {
+        BatchParser p(options);
+        std::unique_lock lock(mutex);
+        while (true) {
+            work_ready.wait(lock, [this] { return stopping || !queue.empty(); });
+            if (stopping) {
+                return;
             }
-            event.empty = false;
-            if (key == "ph") {
-                if (!read_string(value, 3, event.ph_state, event.ph)) {
-                    return false;
-                }
-            } else if (key == "name") {
-                if (!read_string(value, 3, event.name_state, event.name)) {
-                    return false;
-                }
-            } else if (key == "dur") {
-                od::json_type t{};
-                if (value.type().get(t)) {
-                    return false;
-                }
-                if (t == od::json_type::number) {
-                    event.dur_state = FieldState::ok;
-                    event.dur = trimmed_token(value.raw_json_token());
-                    // The grammar is all the conversion to nanoseconds needs; simdjson's own
-                    // parse (a double must hold it) only when every value is validated.
-                    double d = 0;
-                    if (!is_json_number(event.dur) ||
-                        (options.validate_all && value.get_double().get(d))) {
-                        return false;
-                    }
+            Batch* b = queue.front();
+            queue.pop_front();
+            b->state = 1;
+            lock.unlock();
+            parse_one(p, *b);
+            lock.lock();
+            b->state = 2;
+            parsed.notify_all();
+        }
+    }
+
+    void stop_workers() {
+        {
+            std::lock_guard lock(mutex);
+            stopping = true;
+        }
+        work_ready.notify_all();
+        for (auto& t : workers) {
+            t.join();
+        }
+        workers.clear();
+    }
+
+    // Hands over the first batch in flight, once parsed (parsing others meanwhile rather than
+    // waiting idle); false on an error (set).
+    bool hand_over_first() {
+        Batch& first = *inflight.front();
+        {
+            std::unique_lock lock(mutex);
+            while (first.state != 2) {
+                if (!queue.empty()) {
+                    Batch* b = queue.front();
+                    queue.pop_front();
+                    b->state = 1;
+                    lock.unlock();
+                    parse_one(own_parser, *b);
+                    lock.lock();
+                    b->state = 2;
+                    parsed.notify_all();
                 } else {
-                    event.dur_state = FieldState::wrong_type;
-                    if (validate(value, 3)) {
-                        return false;
-                    }
+                    parsed.wait(lock);
                 }
-            } else if (key == "args") {
-                od::json_type t{};
-                if (value.type().get(t)) {
-                    return false;
-                }
-                if (t != od::json_type::object) {
-                    event.args_state = FieldState::wrong_type;
-                    if (validate(value, 3)) {
-                        return false;
-                    }
-                    continue;
-                }
-                event.args_state = FieldState::ok;
-                event.args_open =
-                    opener + static_cast<std::uint64_t>(value.raw_json_token().data() - text);
-                if (!read_args(value)) {
-                    return false;
-                }
-            } else if (other(value, 3)) {
-                return false;
             }
         }
-        return true;
+        bool ok = hand_over(first);
+        spare.push_back(std::move(inflight.front()));
+        inflight.pop_front();
+        return ok;
     }
 
-    bool read_args(od::value v) {
-        od::object o;
-        if (v.get_object().get(o)) {
-            return false;
-        }
-        // A member given twice: the last one counts.
-        event.args_empty = true;
-        for (auto member : o) {
-            std::string_view key;
-            od::value value;
-            if (!(options.validate_all ? !member.unescaped_key().get(key)
-                                       : member_name(member, key)) ||
-                member.value().get(value)) {
+    bool drain() {
+        while (!inflight.empty()) {
+            if (!hand_over_first()) {
                 return false;
             }
-            event.args_empty = false;
-            if (key == "provenance_key") {
-                if (!read_string(value, 4, event.provenance_key_state, event.provenance_key)) {
-                    return false;
-                }
-            } else if (key == "debug_handles") {
-                event.debug_handles.clear();
-                if (!read_handles(value)) {
-                    return false;
-                }
-            } else if (key == "cycles_ts") {
-                if (!read_cycles(value)) {
-                    return false;
-                }
-            } else {
-                event.has_sdscprov_arg |= key == "sdscprov";
-                if (other(value, 4)) {
-                    return false;
-                }
-            }
         }
-        return true;
+        return !error;
     }
 
-    bool read_handles(od::value v) {
-        od::json_type t{};
-        if (v.type().get(t)) {
+    bool hand_over(Batch& b) {
+        if (b.exception) {
+            std::rethrow_exception(b.exception);
+        }
+        if (error) {
             return false;
         }
-        if (t != od::json_type::array) {
-            event.debug_handles_state = FieldState::wrong_type;
-            return !validate(v, 4);
+        delivering = &b;
+        checkpoint = cursor; // at b.seg: every byte before it was passed on
+        for (auto& record : b.records) {
+            record.event.debug_handles = std::span<const std::string_view>(
+                b.handles.data() + record.handles_begin, record.handles_count);
+            record.event.index = stats.elements++;
+            handler->event(record.event);
         }
-        event.debug_handles_state = FieldState::ok;
-        od::array a;
-        if (v.get_array().get(a)) {
-            return false;
+        bool ok = true;
+        if (b.error) {
+            ok = fail(b.error->first, "parse-error", b.error->second);
+        } else {
+            if (cursor.offset < b.seg + b.size) {
+                cursor.advance(b.bytes.data() + (cursor.offset - b.seg),
+                               static_cast<std::size_t>(b.seg + b.size - cursor.offset));
+            }
+            handler->bytes(std::string_view(b.bytes.data(), b.size));
         }
-        for (auto item : a) {
-            od::value element;
-            od::json_type et{};
-            if (item.get(element) || element.type().get(et)) {
-                return false;
-            }
-            if (et == od::json_type::string) {
-                std::string_view s;
-                if (element.get_string().get(s)) {
-                    return false;
-                }
-                event.debug_handles.push_back(s);
-            } else {
-                event.debug_handles_state = FieldState::wrong_type;
-                if (validate(element, 5)) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    bool read_cycles(od::value v) {
-        od::json_type t{};
-        if (v.type().get(t)) {
-            return false;
-        }
-        event.cycles_ts_count = 0;
-        event.cycles_ts_counters = true;
-        event.cycles_ts = {};
-        if (t != od::json_type::array) {
-            event.cycles_ts_state = FieldState::wrong_type;
-            return !validate(v, 4);
-        }
-        event.cycles_ts_state = FieldState::ok;
-        od::array a;
-        if (v.get_array().get(a)) {
-            return false;
-        }
-        for (auto item : a) {
-            od::value element;
-            od::json_type et{};
-            if (item.get(element) || element.type().get(et)) {
-                return false;
-            }
-            std::size_t i = event.cycles_ts_count++;
-            if (et != od::json_type::number) {
-                event.cycles_ts_counters = false;
-                if (validate(element, 5)) {
-                    return false;
-                }
-                continue;
-            }
-            od::number n;
-            if (element.get_number().get(n)) {
-                return false;
-            }
-            bool counter = false;
-            std::uint64_t value = 0;
-            if (n.get_number_type() == od::number_type::unsigned_integer) {
-                value = n.get_uint64();
-                counter = value <= 0xFFFFFFFFULL;
-            } else if (n.get_number_type() == od::number_type::signed_integer) {
-                std::int64_t s = n.get_int64();
-                counter = s >= 0 && s <= 0xFFFFFFFFLL;
-                value = static_cast<std::uint64_t>(s);
-            }
-            if (!counter) {
-                event.cycles_ts_counters = false;
-            } else if (i < event.cycles_ts.size()) {
-                event.cycles_ts[i] = static_cast<std::uint32_t>(value);
-            }
-        }
-        return true;
+        delivering = nullptr;
+        return ok;
     }
 
     TraceReadResult run(TraceHandler& h) {
         handler = &h;
         stats.gzip = source->gzip();
         read_document();
+        stop_workers();
         TraceReadResult result;
         result.stats = stats;
         result.error = error;

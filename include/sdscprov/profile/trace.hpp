@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,7 +52,7 @@ struct TraceEvent {
     std::string_view provenance_key;
     // args.debug_handles: an array (ok) whose elements are all strings (else wrong_type).
     FieldState debug_handles_state = FieldState::absent;
-    std::vector<std::string_view> debug_handles;
+    std::span<const std::string_view> debug_handles; // the string elements, in order
     // args.cycles_ts: an array (ok); how many elements, whether every one is an integer in
     // [0, 2^32), and the first five of those.
     FieldState cycles_ts_state = FieldState::absent;
@@ -100,6 +101,9 @@ struct TraceReaderOptions {
     std::size_t max_value_bytes = std::size_t{32} << 20;
     // Validate every value (profile --strict), not only those profile reads: see docs/profile.md.
     bool validate_all = false;
+    // Threads parsing batches of events (the reading thread is one of them); 0: one per core, at
+    // most 8. Events are handed over in order, from the reading thread, whatever the number.
+    unsigned threads = 0;
 };
 
 class TraceReader {

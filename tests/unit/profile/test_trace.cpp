@@ -82,11 +82,12 @@ struct Read {
 };
 
 Read read(std::string_view bytes, std::size_t chunk = 1 << 20, std::size_t max_value = 32 << 20,
-          bool strict = false) {
+          bool strict = false, unsigned threads = 0) {
     TraceReaderOptions options;
     options.chunk_bytes = chunk;
     options.max_value_bytes = max_value;
     options.validate_all = strict;
+    options.threads = threads;
     TraceReader reader(options);
     Collect c(reader);
     Read r;
@@ -392,4 +393,50 @@ TEST_CASE("deep nesting: refused past 1024 levels when validated, skipped withou
     std::string args = "{\"traceEvents\": [{\"args\": {\"cycles_ts\": [" +
                        std::string(1000000, '[') + std::string(1000000, ']') + "]}}]}";
     CHECK(read(args).result.error);
+}
+
+TEST_CASE("many batches on several threads: the same events, bytes and first error") {
+    std::string text = "{\"traceEvents\": [\n";
+    for (int i = 0; i < 20000; ++i) {
+        text += std::string(i ? ",\n" : "") + "{\"ph\": \"X\", \"name\": \"e" + std::to_string(i) +
+                "\", \"dur\": " + std::to_string(i % 97) + ".5, \"args\": {\"debug_handles\": [\"" +
+                std::to_string(i) + "\"], \"s\": \"\\u00e9" + std::to_string(i) + "\"}}";
+    }
+    text += "\n]}\n";
+    Read one = read(text, 8192, 32 << 20, false, 1);
+    REQUIRE_FALSE(one.result.error);
+    REQUIRE(one.events.size() == 20000);
+    CHECK(one.events[12345].name == "e12345");
+    CHECK(one.events[12345].debug_handles == std::vector<std::string>{"12345"});
+    CHECK(one.text == text);
+    for (unsigned threads : {2U, 4U, 8U}) {
+        for (std::size_t chunk : {4096, 8192, 100000}) {
+            CAPTURE(threads);
+            CAPTURE(chunk);
+            Read r = read(text, chunk, 32 << 20, false, threads);
+            REQUIRE_FALSE(r.result.error);
+            CHECK(r.events == one.events);
+            CHECK(r.text == text);
+        }
+    }
+    // Two errors far apart: the first one is reported, whichever batch is parsed first.
+    std::string bad = text;
+    auto first = bad.find("\"e3000\"");
+    auto second = bad.find("\"e15000\"");
+    bad[second + 2] = '\x01';
+    bad.replace(first, 2, "tr");
+    for (unsigned threads : {1U, 2U, 8U}) {
+        CAPTURE(threads);
+        Read r = read(bad, 4096, 32 << 20, false, threads);
+        REQUIRE(r.result.error);
+        CHECK(r.result.error->offset == first);
+        CHECK(line_col(r.result.error->pos) == line_col(position_at(bad, first)));
+        CHECK(r.events.size() < 3001);
+    }
+    // An error the reading thread finds (after the last event) waits for the batches before it.
+    std::string cut = text.substr(0, text.size() - 4);
+    Read c = read(cut, 4096, 32 << 20, false, 8);
+    REQUIRE(c.result.error);
+    CHECK(c.result.error->offset == cut.size());
+    CHECK(c.result.error->code == "parse-error");
 }
