@@ -144,7 +144,14 @@ public:
                 }
                 member_done_ = false;
             }
+            uInt in_before = z_.avail_in;
+            uInt out_before = z_.avail_out;
             int rc = ::inflate(&z_, Z_NO_FLUSH);
+            if (rc != Z_STREAM_END && z_.avail_in == in_before && z_.avail_out == out_before) {
+                // No progress with input and room to spare: never loop on it.
+                error_ = "the gzip data is corrupt: inflate makes no progress";
+                return -1;
+            }
             if (rc == Z_STREAM_END) {
                 member_done_ = true;
             } else if (rc == Z_NEED_DICT || rc == Z_DATA_ERROR) {

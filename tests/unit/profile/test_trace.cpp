@@ -297,6 +297,13 @@ TEST_CASE("every malformed trace is an error at its byte") {
         bool strict_only = false;
     };
     const std::string head = "{\"traceEvents\": [{\"ph\": \"X\"}, ";
+    std::string accented;
+    for (int i = 0; i < 40; ++i) {
+        accented += "\xC3\xA9";
+    }
+    for (int i = 0; i < 10; ++i) {
+        accented += "\xE2\x82\xAC";
+    }
     const std::vector<Case> cases = {
         {"", "", "parse-error"},
         {"   \n ", "", "parse-error"},
@@ -304,6 +311,8 @@ TEST_CASE("every malformed trace is an error at its byte") {
         {"{\"traceEvents\": [{\"ph\": \"X\"}]", "", "parse-error"},
         {"{\"traceEvents\": [{\"ph\": \"X", "", "parse-error"},
         {head + "{\"cat\": tru}]}", "tru}", "parse-error", true},
+        // Columns count code points: 40 two-byte and 10 three-byte characters before the error.
+        {head + "{\"name\": \"" + accented + "\", \"dur\": x}]}", "x}", "parse-error"},
         {head + "{\"ph\": tru}]}", "tru}", "parse-error"},
         {head + "{\"cat\": [1 2]}]}", "2]", "parse-error", true},
         {head + "{\"args\": {\"debug_handles\": [\"1\" \"2\"]}}]}", "\"2\"]", "parse-error"},
