@@ -602,6 +602,7 @@ struct TraceReader::Impl {
     std::vector<std::uint64_t> ends;
     TraceStats stats;
     std::optional<TraceError> error;
+    std::optional<std::pair<std::string, std::string>> source_error; // code, message
 
     // Parsing: batches wait in `queue` for a worker (or this thread, while it waits for the next
     // batch to hand over); `inflight` holds them in text order until their events are handed
@@ -654,6 +655,11 @@ struct TraceReader::Impl {
     }
 
     bool fail(std::uint64_t offset, std::string code, std::string message) {
+        if (source_error && offset >= end_offset()) {
+            // What looks cut short at the end is the input that could not be read on.
+            code = source_error->first;
+            message = source_error->second;
+        }
         if (!error) {
             error = TraceError{position(offset), offset, std::move(code), std::move(message)};
         }
@@ -706,7 +712,11 @@ struct TraceReader::Impl {
         }
         auto got = source->read(buf.data() + len, want);
         if (got < 0) {
-            return fail(end_offset(), source->gzip() ? "bad-gzip" : "io-error", source->error());
+            // Read as the end of the text: an error in what was read comes first, else this one
+            // (fail() puts it at the end).
+            source_error.emplace(source->gzip() ? "bad-gzip" : "io-error", source->error());
+            eof = true;
+            return false;
         }
         if (got == 0) {
             eof = true;
@@ -996,6 +1006,9 @@ struct TraceReader::Impl {
         }
         if (error) {
             return false;
+        }
+        if (source_error) {
+            return fail(end_offset(), source_error->first, source_error->second);
         }
         drop(end_offset());
         return true;

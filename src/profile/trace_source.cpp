@@ -110,6 +110,9 @@ public:
             error_ = "cannot inflate: zlib could not be initialised";
             return -1;
         }
+        if (failed_) {
+            return -1;
+        }
         if (n > (std::size_t{1} << 30)) {
             n = std::size_t{1} << 30;
         }
@@ -120,7 +123,7 @@ public:
                 auto got = raw_->read(in_.data(), in_.size());
                 if (got < 0) {
                     error_ = raw_->error();
-                    return -1;
+                    return failed(n);
                 }
                 if (got == 0) {
                     raw_eof_ = true;
@@ -129,44 +132,52 @@ public:
                     z_.avail_in = static_cast<uInt>(got);
                 }
             }
-            if (z_.avail_in == 0 && raw_eof_) {
-                if (!member_done_) {
-                    error_ = "the gzip data ends inside a compressed block (truncated?)";
-                    return -1;
-                }
+            if (z_.avail_in == 0 && raw_eof_ && member_done_) {
                 return 0;
             }
             if (member_done_) {
                 // More input after a member: the next member (gzip -d reads them all).
                 if (::inflateReset(&z_) != Z_OK) {
                     error_ = "cannot inflate: zlib reset failed";
-                    return -1;
+                    return failed(n);
                 }
                 member_done_ = false;
             }
             uInt in_before = z_.avail_in;
             uInt out_before = z_.avail_out;
             int rc = ::inflate(&z_, Z_NO_FLUSH);
-            if (rc != Z_STREAM_END && z_.avail_in == in_before && z_.avail_out == out_before) {
-                // No progress with input and room to spare: never loop on it.
-                error_ = "the gzip data is corrupt: inflate makes no progress";
-                return -1;
+            if ((rc == Z_OK || rc == Z_BUF_ERROR) && z_.avail_in == in_before &&
+                z_.avail_out == out_before) {
+                // No progress with room to spare: the input ended inside a member (what zlib
+                // held back was given out first), or it is not inflatable. Never a loop.
+                error_ = raw_eof_ && z_.avail_in == 0
+                             ? "the gzip data ends inside a compressed block (truncated?)"
+                             : "the gzip data is corrupt: inflate makes no progress";
+                return failed(n);
             }
             if (rc == Z_STREAM_END) {
                 member_done_ = true;
             } else if (rc == Z_NEED_DICT || rc == Z_DATA_ERROR) {
                 error_ = std::string("the gzip data is corrupt: ") +
                          (z_.msg != nullptr ? z_.msg : "invalid data");
-                return -1;
+                return failed(n);
             } else if (rc == Z_MEM_ERROR) {
                 error_ = "cannot inflate: out of memory";
-                return -1;
+                return failed(n);
             } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
                 error_ = "cannot inflate: zlib error " + std::to_string(rc);
-                return -1;
+                return failed(n);
             }
         }
         return static_cast<std::ptrdiff_t>(n - z_.avail_out);
+    }
+
+    // After an error: the bytes inflated before it first (the error is seen by the next read, at
+    // the end of the good text, whatever the reads' sizes).
+    std::ptrdiff_t failed(std::size_t n) {
+        failed_ = true;
+        auto produced = static_cast<std::ptrdiff_t>(n - z_.avail_out);
+        return produced > 0 ? produced : -1;
     }
 
 private:
@@ -176,6 +187,7 @@ private:
     bool ok_ = false;
     bool raw_eof_ = false;
     bool member_done_ = false;
+    bool failed_ = false;
 };
 
 // Reads ahead up to two bytes and wraps `raw` in a GzipSource when they are gzip's magic.

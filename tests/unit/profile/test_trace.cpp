@@ -277,11 +277,25 @@ TEST_CASE("a bare array is a trace too, and gzip is read like plain text") {
     Read truncated = read(cut, 64);
     REQUIRE(truncated.result.error);
     CHECK(truncated.result.error->code == "bad-gzip");
+    // A wrong checksum: the text is all there, the gzip error comes at its end.
     std::string corrupt = gzipped(sample);
-    corrupt[corrupt.size() / 2] = static_cast<char>(corrupt[corrupt.size() / 2] ^ 0x55);
+    corrupt[corrupt.size() - 6] = static_cast<char>(corrupt[corrupt.size() - 6] ^ 0x55);
     Read bad = read(corrupt, 64);
     REQUIRE(bad.result.error);
     CHECK(bad.result.error->code == "bad-gzip");
+    CHECK(bad.result.error->offset == sample.size());
+    // A byte changed inside the compressed data: the first error in the text it inflates to,
+    // the same whatever the reads' sizes.
+    std::string garbled = gzipped(sample);
+    garbled[garbled.size() / 2] = static_cast<char>(garbled[garbled.size() / 2] ^ 0x55);
+    Read g1 = read(garbled, 1);
+    REQUIRE(g1.result.error);
+    for (std::size_t chunk : {7, 64, 4096}) {
+        Read g = read(garbled, chunk);
+        REQUIRE(g.result.error);
+        CHECK(g.result.error->offset == g1.result.error->offset);
+        CHECK(g.result.error->code == g1.result.error->code);
+    }
     Read trailing = read(gzipped(sample) + "garbage", 64);
     REQUIRE(trailing.result.error);
     CHECK(trailing.result.error->code == "bad-gzip");
