@@ -472,77 +472,61 @@ private:
         return true;
     }
 
-    bool read_handles(od::value v) {
+    // An array member of args: each element to `element(value, type)`; wrong_type (and
+    // validated) when it is not an array.
+    template <class Element> bool read_array(od::value v, FieldState& state, Element element) {
         od::json_type t{};
         if (v.type().get(t)) {
             return false;
         }
         if (t != od::json_type::array) {
-            ev_->debug_handles_state = FieldState::wrong_type;
+            state = FieldState::wrong_type;
             return !validate(v, 4);
         }
-        ev_->debug_handles_state = FieldState::ok;
+        state = FieldState::ok;
         od::array a;
         if (v.get_array().get(a)) {
             return false;
         }
         for (auto item : a) {
-            od::value element;
-            od::json_type et{};
-            if (item.get(element) || element.type().get(et)) {
+            od::value value;
+            od::json_type type{};
+            if (item.get(value) || value.type().get(type) || !element(value, type)) {
                 return false;
-            }
-            if (et == od::json_type::string) {
-                std::string_view s;
-                FieldState ignored = FieldState::absent;
-                if (!read_string(element, 5, ignored, s)) {
-                    return false;
-                }
-                b_->handles.push_back(s);
-                ++rec_->handles_count;
-            } else {
-                ev_->debug_handles_state = FieldState::wrong_type;
-                if (validate(element, 5)) {
-                    return false;
-                }
             }
         }
         return true;
     }
 
+    bool read_handles(od::value v) {
+        return read_array(v, ev_->debug_handles_state, [this](od::value e, od::json_type type) {
+            if (type != od::json_type::string) {
+                ev_->debug_handles_state = FieldState::wrong_type;
+                return !validate(e, 5);
+            }
+            std::string_view s;
+            FieldState ignored = FieldState::absent;
+            if (!read_string(e, 5, ignored, s)) {
+                return false;
+            }
+            b_->handles.push_back(s);
+            ++rec_->handles_count;
+            return true;
+        });
+    }
+
     bool read_cycles(od::value v) {
-        od::json_type t{};
-        if (v.type().get(t)) {
-            return false;
-        }
         ev_->cycles_ts_count = 0;
         ev_->cycles_ts_counters = true;
         ev_->cycles_ts = {};
-        if (t != od::json_type::array) {
-            ev_->cycles_ts_state = FieldState::wrong_type;
-            return !validate(v, 4);
-        }
-        ev_->cycles_ts_state = FieldState::ok;
-        od::array a;
-        if (v.get_array().get(a)) {
-            return false;
-        }
-        for (auto item : a) {
-            od::value element;
-            od::json_type et{};
-            if (item.get(element) || element.type().get(et)) {
-                return false;
-            }
+        return read_array(v, ev_->cycles_ts_state, [this](od::value e, od::json_type type) {
             std::size_t i = ev_->cycles_ts_count++;
-            if (et != od::json_type::number) {
+            if (type != od::json_type::number) {
                 ev_->cycles_ts_counters = false;
-                if (validate(element, 5)) {
-                    return false;
-                }
-                continue;
+                return !validate(e, 5);
             }
             od::number n;
-            if (element.get_number().get(n)) {
+            if (e.get_number().get(n)) {
                 return false;
             }
             bool counter = false;
@@ -560,8 +544,8 @@ private:
             } else if (i < ev_->cycles_ts.size()) {
                 ev_->cycles_ts[i] = static_cast<std::uint32_t>(value);
             }
-        }
-        return true;
+            return true;
+        });
     }
 
     const TraceReaderOptions& options_;
