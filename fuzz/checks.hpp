@@ -462,12 +462,10 @@ private:
     TraceRead& r_;
 };
 
-inline TraceRead read_trace(std::string_view bytes, std::size_t chunk, unsigned threads,
-                            bool strict) {
+inline TraceRead read_trace(std::string_view bytes, std::size_t chunk, unsigned threads) {
     TraceReaderOptions options;
     options.chunk_bytes = chunk;
     options.threads = threads;
-    options.validate_all = strict;
     options.max_value_bytes = 1 << 16;
     TraceReader reader(options);
     TraceRead r;
@@ -674,46 +672,36 @@ public:
     }
 
     // The trace reader: the same events, bytes and first error whatever the chunking and the
-    // threads; the bytes passed on are the text; an error at a real line:col of it; validated
-    // (strict) only what locate_json_error also calls valid, never less strict than the default
-    // mode; and a ProfileBuilder fed the events renders a report that parses.
+    // threads; the bytes passed on are the text; an error at a real line:col of it; reads only
+    // what locate_json_error also calls valid; and a ProfileBuilder fed the events renders a
+    // report that parses.
     void trace(std::string_view bytes) {
-        TraceRead strict = read_trace(bytes, 1 << 20, 1, true);
-        TraceRead chunked = read_trace(bytes, 7, 3, true);
-        require(same_outcome(strict, chunked), "trace: chunking or threads change the outcome");
-        TraceRead fast = read_trace(bytes, 1 << 20, 1, false);
-        TraceRead fast_chunked = read_trace(bytes, 5, 2, false);
-        require(same_outcome(fast, fast_chunked),
-                "trace: chunking or threads change the outcome (default validation)");
-        require(!fast.error || strict.error, "trace: the default mode refuses what --strict reads");
-        if (!strict.error && !fast.error) {
-            require(strict.events == fast.events, "trace: the modes read different events");
+        TraceRead whole = read_trace(bytes, 1 << 20, 1);
+        for (auto [chunk, threads] : {std::pair<std::size_t, unsigned>{7, 3}, {5, 2}}) {
+            require(same_outcome(whole, read_trace(bytes, chunk, threads)),
+                    "trace: chunking or threads change the outcome");
         }
         bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
                     static_cast<unsigned char>(bytes[1]) == 0x8b;
         if (gzip) {
             return;
         }
-        for (const TraceRead* r : {&strict, &fast}) {
-            if (r->error) {
-                require(r->error->offset <= bytes.size(), "trace: an error past the end");
-                TextPosition at = position_at(bytes, r->error->offset);
-                if (r->error->pos.line != 0) {
-                    require(r->error->pos.line == at.line && r->error->pos.col == at.col,
-                            "trace: the error's line:col is not its offset's");
-                }
-            } else {
-                require(r->text == bytes, "trace: the bytes passed on are not the text");
+        if (whole.error) {
+            require(whole.error->offset <= bytes.size(), "trace: an error past the end");
+            TextPosition at = position_at(bytes, whole.error->offset);
+            if (whole.error->pos.line != 0) {
+                require(whole.error->pos.line == at.line && whole.error->pos.col == at.col,
+                        "trace: the error's line:col is not its offset's");
             }
-        }
-        if (!strict.error) {
+        } else {
+            require(whole.text == bytes, "trace: the bytes passed on are not the text");
             std::string_view text = bytes;
             if (text.starts_with("\xEF\xBB\xBF")) {
                 text.remove_prefix(3);
             }
-            require(!locate_json_error(text, 1026), "trace: --strict read a text that is not JSON");
+            require(!locate_json_error(text, 1026), "trace: read a text that is not JSON");
         }
-        if (!fast.error) {
+        if (!whole.error) {
             PairingSources sources;
             TraceReaderOptions options;
             options.threads = 2;

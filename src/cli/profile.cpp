@@ -169,9 +169,6 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
         ->check(CLI::IsMember({"line", "aten", "kernel"}));
     cmd->add_flag("--stages", o.stages,
                   "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");
-    cmd->add_flag("--strict", o.strict,
-                  "Validate every value of the trace as JSON, not only the members profile "
-                  "reads (slower)");
     cmd->add_option("--annotate-trace", o.annotate_trace,
                     "Also write a copy of the trace whose paired events gain args.sdscprov "
                     "(source lines, ATen ops, kernel, handles): open it in Perfetto");
@@ -240,7 +237,6 @@ int run_profile(const ProfileCli& o) {
     }
 
     TraceReaderOptions reader_options;
-    reader_options.validate_all = o.strict;
     reader_options.threads = o.jobs;
     TraceReader reader(reader_options);
     bool annotate = !o.annotate_trace.empty();

@@ -16,7 +16,6 @@ struct ProfileCli {
     std::size_t top = 20;
     std::string by; // empty: every ranking
     bool stages = false;
-    bool strict = false;
     std::string annotate_trace;
     std::string color = "auto";
     bool quiet = false;

@@ -179,7 +179,7 @@ private:
             for (auto t : r_.stages.ticks) {
                 all += t;
             }
-            out_ += "stages (counter ticks, not seconds):";
+            out_ += "stages (counter ticks, not seconds):\n ";
             for (std::size_t i = 0; i < stage_count; ++i) {
                 out_ += std::string(i == 0 ? " " : ", ") +
                         std::string(to_string(static_cast<Stage>(i))) + " " +

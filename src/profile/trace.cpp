@@ -4,9 +4,9 @@
 // (the ',' before its first element replaced by '[' and a ']' put after its last), by worker
 // threads or the reading thread, whichever is free; its events are handed over in order by the
 // reading thread, which also keeps the line:col count. On-Demand validates only what is read:
-// the members profile uses are read, the others visited (TraceReaderOptions::validate_all) or
-// skipped. Other members of the document are copied and validated whole. Errors are located again
-// by locate_json_error for the exact byte and a plain message.
+// every value is visited, the members profile uses read, the others validated (validate()).
+// Other members of the document are copied and validated whole. Errors are located again by
+// locate_json_error for the exact byte and a plain message.
 #include "sdscprov/profile/trace.hpp"
 
 #include "json_split.hpp"
@@ -147,64 +147,6 @@ simdjson::error_code validate(od::value v, int depth) {
     return simdjson::INCORRECT_TYPE;
 }
 
-// A member's name: its raw text when it holds no escape (there is nothing to unescape, and no
-// copy is made), else unescaped.
-bool member_name(simdjson::simdjson_result<od::field>& member, std::string_view& name) {
-    od::raw_json_string raw;
-    if (member.key().get(raw)) {
-        return false;
-    }
-    // Stage 1 found the string's end: its closing quote is there, within the padded input.
-    const char* begin = raw.raw();
-    const char* end = begin;
-    bool escapes = false;
-    while (*end != '"') {
-        escapes |= *end == '\\';
-        end += *end == '\\' ? 2 : 1;
-    }
-    if (!escapes) {
-        name = std::string_view(begin, static_cast<std::size_t>(end - begin));
-        return true;
-    }
-    return !member.unescaped_key().get(name);
-}
-
-// RFC 8259's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-bool is_json_number(std::string_view t) {
-    std::size_t i = 0;
-    auto digits = [&] {
-        std::size_t start = i;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-            ++i;
-        }
-        return i > start;
-    };
-    if (i < t.size() && t[i] == '-') {
-        ++i;
-    }
-    if (i < t.size() && t[i] == '0') {
-        ++i;
-    } else if (!digits()) {
-        return false;
-    }
-    if (i < t.size() && t[i] == '.') {
-        ++i;
-        if (!digits()) {
-            return false;
-        }
-    }
-    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-        ++i;
-        if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
-            ++i;
-        }
-        if (!digits()) {
-            return false;
-        }
-    }
-    return i == t.size();
-}
-
 // key == literal, by length first and then byte by byte: member names are short, and a call to
 // memcmp for each costs more than the comparison.
 template <std::size_t N> bool is(std::string_view key, const char (&literal)[N]) {
@@ -263,11 +205,9 @@ struct Batch {
     }
 };
 
-// Parses batches into records, one On-Demand parser of its own (one per thread).
+// Parses batches into records, with an On-Demand parser of its own (one per thread).
 class BatchParser {
 public:
-    explicit BatchParser(const TraceReaderOptions& options) : options_(options) {}
-
     void parse(Batch& b) {
         b_ = &b;
         if (!b.opener) {
@@ -292,16 +232,6 @@ public:
     }
 
 private:
-    // Visits a value profile does not use: validated whole when validate_all, else skipped
-    // (On-Demand then only checks that its brackets balance).
-    simdjson::error_code other(od::value v, int depth) const {
-        return options_.validate_all ? validate(v, depth) : simdjson::SUCCESS;
-    }
-
-    bool name_of(simdjson::simdjson_result<od::field>& member, std::string_view& key) const {
-        return options_.validate_all ? !member.unescaped_key().get(key) : member_name(member, key);
-    }
-
     std::uint64_t offset_of(const char* p) const {
         return *b_->opener + static_cast<std::uint64_t>(p - text_);
     }
@@ -335,7 +265,7 @@ private:
                 if (!read_event(v)) {
                     return false;
                 }
-            } else if (other(v, 2)) {
+            } else if (validate(v, 2)) {
                 return false;
             }
         }
@@ -377,7 +307,7 @@ private:
         for (auto member : o) {
             std::string_view key;
             od::value value;
-            if (!name_of(member, key) || member.value().get(value)) {
+            if (member.unescaped_key().get(key) || member.value().get(value)) {
                 return false;
             }
             ev_->empty = false;
@@ -397,11 +327,8 @@ private:
                 if (t == od::json_type::number) {
                     ev_->dur_state = FieldState::ok;
                     ev_->dur = trimmed_token(value.raw_json_token());
-                    // The grammar is all the conversion to nanoseconds needs; simdjson's own
-                    // parse (a double must hold it) only when every value is validated.
-                    double d = 0;
-                    if (!is_json_number(ev_->dur) ||
-                        (options_.validate_all && value.get_double().get(d))) {
+                    double d = 0; // validates the number (the text is what is converted)
+                    if (value.get_double().get(d)) {
                         return false;
                     }
                 } else {
@@ -427,7 +354,7 @@ private:
                 if (!read_args(value)) {
                     return false;
                 }
-            } else if (other(value, 3)) {
+            } else if (validate(value, 3)) {
                 return false;
             }
         }
@@ -444,7 +371,7 @@ private:
         for (auto member : o) {
             std::string_view key;
             od::value value;
-            if (!name_of(member, key) || member.value().get(value)) {
+            if (member.unescaped_key().get(key) || member.value().get(value)) {
                 return false;
             }
             ev_->args_empty = false;
@@ -464,7 +391,7 @@ private:
                 }
             } else {
                 ev_->has_sdscprov_arg |= is(key, "sdscprov");
-                if (other(value, 4)) {
+                if (validate(value, 4)) {
                     return false;
                 }
             }
@@ -548,7 +475,6 @@ private:
         });
     }
 
-    const TraceReaderOptions& options_;
     od::parser parser_;
     Batch* b_ = nullptr;
     Batch::Record* rec_ = nullptr;
@@ -603,7 +529,7 @@ struct TraceReader::Impl {
     std::vector<std::thread> workers;
     bool stopping = false;
 
-    explicit Impl(TraceReaderOptions o) : options(o), own_parser(options) {
+    explicit Impl(TraceReaderOptions o) : options(o) {
         options.chunk_bytes = std::max<std::size_t>(options.chunk_bytes, 1);
         options.max_value_bytes = std::max<std::size_t>(options.max_value_bytes, 64);
         threads = options.threads != 0 ? options.threads
@@ -1179,7 +1105,7 @@ struct TraceReader::Impl {
     }
 
     void work() {
-        BatchParser p(options);
+        BatchParser p;
         std::unique_lock lock(mutex);
         while (true) {
             work_ready.wait(lock, [this] { return stopping || !queue.empty(); });

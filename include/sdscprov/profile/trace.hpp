@@ -99,8 +99,6 @@ struct TraceReaderOptions {
     // A single event, or a member of the document other than traceEvents, larger than this is
     // refused (value-too-large): it bounds the memory a hostile trace can ask for.
     std::size_t max_value_bytes = std::size_t{32} << 20;
-    // Validate every value (profile --strict), not only those profile reads: see docs/profile.md.
-    bool validate_all = false;
     // Threads parsing batches of events (the reading thread is one of them); 0: one per core, at
     // most 8. Events are handed over in order, from the reading thread, whatever the number.
     unsigned threads = 0;

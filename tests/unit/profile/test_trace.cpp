@@ -82,11 +82,10 @@ struct Read {
 };
 
 Read read(std::string_view bytes, std::size_t chunk = 1 << 20, std::size_t max_value = 32 << 20,
-          bool strict = false, unsigned threads = 0) {
+          unsigned threads = 0) {
     TraceReaderOptions options;
     options.chunk_bytes = chunk;
     options.max_value_bytes = max_value;
-    options.validate_all = strict;
     options.threads = threads;
     TraceReader reader(options);
     Collect c(reader);
@@ -306,9 +305,6 @@ TEST_CASE("every malformed trace is an error at its byte") {
         std::string text;
         std::string at; // the error is at the last occurrence of this (empty: the end)
         std::string code;
-        // Only with validate_all (--strict): a value profile does not read is skipped, its
-        // brackets balanced, its strings terminated and valid UTF-8, nothing more.
-        bool strict_only = false;
     };
     const std::string head = "{\"traceEvents\": [{\"ph\": \"X\"}, ";
     std::string accented;
@@ -324,11 +320,11 @@ TEST_CASE("every malformed trace is an error at its byte") {
         {"{\"traceEvents\": [{\"ph\": \"X\"}", "", "parse-error"},
         {"{\"traceEvents\": [{\"ph\": \"X\"}]", "", "parse-error"},
         {"{\"traceEvents\": [{\"ph\": \"X", "", "parse-error"},
-        {head + "{\"cat\": tru}]}", "tru}", "parse-error", true},
+        {head + "{\"cat\": tru}]}", "tru}", "parse-error"},
         // Columns count code points: 40 two-byte and 10 three-byte characters before the error.
         {head + "{\"name\": \"" + accented + "\", \"dur\": x}]}", "x}", "parse-error"},
         {head + "{\"ph\": tru}]}", "tru}", "parse-error"},
-        {head + "{\"cat\": [1 2]}]}", "2]", "parse-error", true},
+        {head + "{\"cat\": [1 2]}]}", "2]", "parse-error"},
         {head + "{\"args\": {\"debug_handles\": [\"1\" \"2\"]}}]}", "\"2\"]", "parse-error"},
         {head + "{\"cat\" 1}]}", "1}", "parse-error"},
         {head + "{\"cat\": 1 \"ph\": 2}]}", "\"ph\": 2", "parse-error"},
@@ -340,7 +336,7 @@ TEST_CASE("every malformed trace is an error at its byte") {
         {head + "{\"a\": [}]}", "}]}", "parse-error"},
         {head + "{\"a\": \"\x01\"}]}", "\x01", "parse-error"},
         {head + "{\"a\": \"\xC3\"}]}", "\xC3", "parse-error"},
-        {head + "{\"a\": \"\\q\"}]}", "\\q", "parse-error", true},
+        {head + "{\"a\": \"\\q\"}]}", "\\q", "parse-error"},
         {head + "{\"name\": \"\\q\"}]}", "\\q", "parse-error"},
         {head + "{\"n\\ame\": 1}]}", "\\ame", "parse-error"},
         {"{\"traceEvents\": []} x", "x", "parse-error"},
@@ -355,22 +351,15 @@ TEST_CASE("every malformed trace is an error at its byte") {
         {"nul", "nul", "parse-error"},
     };
     for (const auto& c : cases) {
-        for (bool strict : {true, false}) {
-            for (std::size_t chunk : {1, 4, 1 << 20}) {
-                CAPTURE(c.text);
-                CAPTURE(chunk);
-                CAPTURE(strict);
-                Read r = read(c.text, chunk, 32 << 20, strict);
-                if (c.strict_only && !strict) {
-                    CHECK_FALSE(r.result.error);
-                    continue;
-                }
-                REQUIRE(r.result.error);
-                CHECK(r.result.error->code == c.code);
-                std::size_t offset = c.at.empty() ? c.text.size() : c.text.rfind(c.at);
-                CHECK(r.result.error->offset == offset);
-                CHECK(line_col(r.result.error->pos) == line_col(position_at(c.text, offset)));
-            }
+        for (std::size_t chunk : {1, 4, 1 << 20}) {
+            CAPTURE(c.text);
+            CAPTURE(chunk);
+            Read r = read(c.text, chunk);
+            REQUIRE(r.result.error);
+            CHECK(r.result.error->code == c.code);
+            std::size_t offset = c.at.empty() ? c.text.size() : c.text.rfind(c.at);
+            CHECK(r.result.error->offset == offset);
+            CHECK(line_col(r.result.error->pos) == line_col(position_at(c.text, offset)));
         }
     }
 }
@@ -392,10 +381,10 @@ TEST_CASE("an event larger than the limit is refused, not held") {
     CHECK(m.result.error->code == "value-too-large");
 }
 
-TEST_CASE("deep nesting: refused past 1024 levels when validated, skipped without recursion") {
+TEST_CASE("deep nesting: refused past 1024 levels, without recursion") {
     std::string deep =
         "{\"traceEvents\": [{\"a\": " + std::string(2000, '[') + std::string(2000, ']') + "}]}";
-    Read r = read(deep, 1 << 20, 32 << 20, true);
+    Read r = read(deep);
     REQUIRE(r.result.error);
     CHECK(r.result.error->code == "parse-error");
     // The bracket that opens level 1025 of the batch [event, ...]: the event is level 2, its
@@ -403,16 +392,11 @@ TEST_CASE("deep nesting: refused past 1024 levels when validated, skipped withou
     CHECK(r.result.error->offset == deep.find("[[") + 1022);
     std::string ok =
         "{\"traceEvents\": [{\"a\": " + std::string(500, '[') + std::string(500, ']') + "}]}";
-    CHECK_FALSE(read(ok, 1 << 20, 32 << 20, true).result.error);
-    // Far deeper than any stack would take: an error when validated, skipped otherwise; no crash
-    // either way.
+    CHECK_FALSE(read(ok).result.error);
+    // Far deeper than any stack would take, in a member profile reads or not: an error, no crash.
     std::string deeper = "{\"traceEvents\": [{\"a\": " + std::string(1000000, '[') +
                          std::string(1000000, ']') + "}]}";
-    CHECK(read(deeper, 1 << 20, 32 << 20, true).result.error);
-    Read skipped = read(deeper);
-    CHECK_FALSE(skipped.result.error);
-    CHECK(skipped.events.size() == 1);
-    // A member profile reads is always validated, and so is its depth.
+    CHECK(read(deeper).result.error);
     std::string args = "{\"traceEvents\": [{\"args\": {\"cycles_ts\": [" +
                        std::string(1000000, '[') + std::string(1000000, ']') + "]}}]}";
     CHECK(read(args).result.error);
@@ -426,7 +410,7 @@ TEST_CASE("many batches on several threads: the same events, bytes and first err
                 std::to_string(i) + "\"], \"s\": \"\\u00e9" + std::to_string(i) + "\"}}";
     }
     text += "\n]}\n";
-    Read one = read(text, 8192, 32 << 20, false, 1);
+    Read one = read(text, 8192, 32 << 20, 1);
     REQUIRE_FALSE(one.result.error);
     REQUIRE(one.events.size() == 20000);
     CHECK(one.events[12345].name == "e12345");
@@ -436,7 +420,7 @@ TEST_CASE("many batches on several threads: the same events, bytes and first err
         for (std::size_t chunk : {4096, 8192, 100000}) {
             CAPTURE(threads);
             CAPTURE(chunk);
-            Read r = read(text, chunk, 32 << 20, false, threads);
+            Read r = read(text, chunk, 32 << 20, threads);
             REQUIRE_FALSE(r.result.error);
             CHECK(r.events == one.events);
             CHECK(r.text == text);
@@ -450,7 +434,7 @@ TEST_CASE("many batches on several threads: the same events, bytes and first err
     bad.replace(first, 2, "tr");
     for (unsigned threads : {1U, 2U, 8U}) {
         CAPTURE(threads);
-        Read r = read(bad, 4096, 32 << 20, false, threads);
+        Read r = read(bad, 4096, 32 << 20, threads);
         REQUIRE(r.result.error);
         CHECK(r.result.error->offset == first);
         CHECK(line_col(r.result.error->pos) == line_col(position_at(bad, first)));
@@ -458,7 +442,7 @@ TEST_CASE("many batches on several threads: the same events, bytes and first err
     }
     // An error the reading thread finds (after the last event) waits for the batches before it.
     std::string cut = text.substr(0, text.size() - 4);
-    Read c = read(cut, 4096, 32 << 20, false, 8);
+    Read c = read(cut, 4096, 32 << 20, 8);
     REQUIRE(c.result.error);
     CHECK(c.result.error->offset == cut.size());
     CHECK(c.result.error->code == "parse-error");
