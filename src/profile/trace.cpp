@@ -216,8 +216,10 @@ public:
         char* text = b.bytes.data() + (*b.opener - b.seg);
         auto length = static_cast<std::size_t>(b.close - *b.opener + 1);
         char saved = *text;
+        char& closer = b.bytes[static_cast<std::size_t>(b.close - b.seg)];
+        char saved_closer = closer; // the array's own for the last batch, else past the text
         *text = '[';
-        b.bytes[static_cast<std::size_t>(b.close - b.seg)] = ']';
+        closer = ']';
         std::size_t room = b.bytes.size() - static_cast<std::size_t>(*b.opener - b.seg);
         if (!parse_text(std::string_view(text, length), room)) {
             auto located = locate_json_error(std::string_view(text, length));
@@ -227,8 +229,14 @@ public:
                 std::uint64_t at = b.records.empty() ? *b.opener : b.records.back().event.offset;
                 b.error.emplace(at, "invalid JSON in this event");
             }
+        } else if (b.close < b.seg + b.size && saved_closer != ']') {
+            // The splitter counts brackets of either kind: the array's end it found must be a
+            // ']' (On-Demand does not look at the document's last character).
+            b.error.emplace(b.close, std::string("expected ',' or ']' after an event, found '") +
+                                         saved_closer + "'");
         }
         *text = saved;
+        closer = saved_closer;
     }
 
 private:

@@ -256,6 +256,7 @@ TEST_CASE("a bare array is a trace too, and gzip is read like plain text") {
     REQUIRE_FALSE(r.result.error);
     CHECK(r.result.stats.bare_array);
     CHECK(r.events.size() == 2);
+    CHECK(r.text == bare);
 
     Read plain = read(sample);
     for (std::size_t chunk : {1, 16, 4096}) {
@@ -334,6 +335,8 @@ TEST_CASE("every malformed trace is an error at its byte") {
         {head + "{\"a\": 1},]}", "]}", "parse-error"},
         {head + "{\"a\": 1},,{}]}", ",{}", "parse-error"},
         {head + "{\"a\": [}]}", "}]}", "parse-error"},
+        {head + "{\"a\": 1}}}", "}}", "parse-error"},
+        {"[{\"a\": 1}}", "}", "parse-error"},
         {head + "{\"a\": \"\x01\"}]}", "\x01", "parse-error"},
         {head + "{\"a\": \"\xC3\"}]}", "\xC3", "parse-error"},
         {head + "{\"a\": \"\\q\"}]}", "\\q", "parse-error"},
