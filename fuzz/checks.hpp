@@ -16,6 +16,9 @@
 #include "sdscprov/json_error.hpp"
 #include "sdscprov/json_layout.hpp"
 #include "sdscprov/origins.hpp"
+#include "sdscprov/profile/print.hpp"
+#include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/trace.hpp"
 #include "sdscprov/scan.hpp"
 #include "sdscprov/sidecar.hpp"
 #include "sdscprov/spyre_provenance.hpp"
@@ -448,6 +451,60 @@ inline void require_spyre_document(std::string_view bytes, const std::string& pa
     }
 }
 
+// ---- The profiler trace reader ------------------------------------------------------------------
+
+// What one read of a trace gave: the events' fields, the bytes passed on, the error.
+struct TraceRead {
+    struct Event {
+        std::uint64_t index, offset, end;
+        bool object;
+        std::string ph, name, dur, key;
+        std::vector<std::string> handles;
+        bool operator==(const Event&) const = default;
+    };
+    std::vector<Event> events;
+    std::string text;
+    std::optional<TraceError> error;
+    TraceStats stats;
+};
+
+class TraceCollector final : public TraceHandler {
+public:
+    explicit TraceCollector(TraceRead& r) : r_(r) {}
+    void event(const TraceEvent& e) override {
+        r_.events.push_back(
+            {e.index, e.offset, e.end, e.object, std::string(e.ph), std::string(e.name),
+             std::string(e.dur), std::string(e.provenance_key),
+             std::vector<std::string>(e.debug_handles.begin(), e.debug_handles.end())});
+    }
+    void bytes(std::string_view t) override { r_.text.append(t); }
+
+private:
+    TraceRead& r_;
+};
+
+inline TraceRead read_trace(std::string_view bytes, std::size_t chunk, unsigned threads) {
+    TraceReaderOptions options;
+    options.chunk_bytes = chunk;
+    options.threads = threads;
+    options.max_value_bytes = 1 << 16;
+    TraceReader reader(options);
+    TraceRead r;
+    TraceCollector collector(r);
+    auto result = reader.read_bytes(bytes, collector);
+    r.error = result.error;
+    r.stats = result.stats;
+    return r;
+}
+
+inline bool same_outcome(const TraceRead& a, const TraceRead& b) {
+    if (a.error || b.error) {
+        return a.error && b.error && a.error->offset == b.error->offset &&
+               a.error->code == b.error->code && a.error->message == b.error->message;
+    }
+    return a.events == b.events && a.text == b.text;
+}
+
 // ---- The checks, one per target ---------------------------------------------------------------
 
 class PropertyChecks {
@@ -633,6 +690,55 @@ public:
                 "sidecar_kind: a spyre_provenance.json the reader accepts is called " +
                     std::string(to_string(kind)));
         require_spyre_document(bytes, path, *r.doc);
+    }
+
+    // The trace reader: the same events, bytes and first error whatever the chunking and the
+    // threads; the bytes passed on are the text; an error at a real line:col of it; reads only
+    // what locate_json_error also calls valid; and a ProfileBuilder fed the events renders a
+    // report that parses.
+    void trace(std::string_view bytes) {
+        TraceRead whole = read_trace(bytes, 1 << 20, 1);
+        for (auto [chunk, threads] : {std::pair<std::size_t, unsigned>{7, 3}, {5, 2}}) {
+            require(same_outcome(whole, read_trace(bytes, chunk, threads)),
+                    "trace: chunking or threads change the outcome");
+        }
+        bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+                    static_cast<unsigned char>(bytes[1]) == 0x8b;
+        if (gzip) {
+            return;
+        }
+        if (whole.error) {
+            require(whole.error->offset <= bytes.size(), "trace: an error past the end");
+            TextPosition at = position_at(bytes, whole.error->offset);
+            if (whole.error->pos.line != 0) {
+                require(whole.error->pos.line == at.line && whole.error->pos.col == at.col,
+                        "trace: the error's line:col is not its offset's");
+            }
+        } else {
+            require(whole.text == bytes, "trace: the bytes passed on are not the text");
+            std::string_view text = bytes;
+            if (text.starts_with("\xEF\xBB\xBF")) {
+                text.remove_prefix(3);
+            }
+            require(!locate_json_error(text, 1026), "trace: read a text that is not JSON");
+        }
+        if (!whole.error) {
+            PairingSources sources;
+            TraceReaderOptions options;
+            options.threads = 2;
+            options.chunk_bytes = 64;
+            TraceReader reader(options);
+            ProfileBuilder builder(sources, "fuzz/trace.json", reader, true);
+            auto result = reader.read_bytes(bytes, builder);
+            require(!result.error, "trace: a second read fails");
+            ProfileReport report = builder.finish(result);
+            std::string json = render_profile_json(report);
+            simdjson::dom::parser parser;
+            simdjson::dom::element doc;
+            require(!parser.parse(json).get(doc), "trace: the JSON report does not parse");
+            (void)render_profile_text(report, {});
+            (void)render_profile_folded(report);
+        }
     }
 
     // The writer. For a file whose handle is absent or null: set_handle gives bytes that scan ok

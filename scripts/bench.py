@@ -7,6 +7,7 @@ so that a slow moment of the machine hits every command alike, and the median is
   bench.py scan [--files N] [--runs R] [--rss-files M]
   bench.py annotate [--files N] [--runs R]
   bench.py table [--files N] [--runs R] [--py-runs P] [--jobs J]   (scripts/bench.sh)
+  bench.py profile [--bytes B] [--runs R] [--py-runs P]              (scripts/bench-profile.sh)
 """
 import argparse
 import json
@@ -23,6 +24,7 @@ BUILD = os.environ.get("SDSCPROV_BUILD_DIR", os.path.join(ROOT, "build"))
 SDSCPROV = os.path.join(BUILD, "sdscprov")
 LIMIT = os.path.join(BUILD, "sdscprov-bench-limit")
 WRITE_FLOOR = os.path.join(BUILD, "sdscprov-bench-write-floor")
+TRACE_LIMIT = os.path.join(BUILD, "sdscprov-bench-trace-limit")
 WORK = os.environ.get("SDSCPROV_BENCH_DIR", os.path.join(tempfile.gettempdir(), "sdscprov-bench"))
 
 
@@ -350,6 +352,70 @@ def bench_table(args):
         print("| " + " | ".join(cells) + " |")
 
 
+def trace_of(size, gzip_too):
+    """A generated trace of about `size` bytes with its cache and sidecar, made once and reused."""
+    path = os.path.join(WORK, f"profile-{size}")
+    done = os.path.join(path, "expected.json")
+    if not os.path.exists(done):
+        shutil.rmtree(path, ignore_errors=True)
+        print(f"generating a {size / 1e9:.1f} GB trace in {path} ...", file=sys.stderr)
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_trace.py"), path,
+                        "--files", "1000", "--target-bytes", str(size)], check=True)
+    gz = os.path.join(path, "trace.json.gz")
+    if gzip_too and not os.path.exists(gz):
+        print(f"compressing it to {gz} ...", file=sys.stderr)
+        with open(gz + ".tmp", "wb") as out:
+            subprocess.run(["gzip", "-1", "-c", os.path.join(path, "trace.json")], stdout=out,
+                           check=True)
+        os.replace(gz + ".tmp", gz)
+    return path
+
+
+def bench_profile(args):
+    """profile against the bare read + DOM parse of the same trace and against the obvious
+    Python script, side by side; peak memory of each."""
+    work = trace_of(int(args.bytes), args.gzip)
+    trace = os.path.join(work, "trace.json")
+    sidecar = os.path.join(work, "spyre_provenance.json")
+    cache = os.path.join(work, "cache")
+    size = os.path.getsize(trace)
+    profile = [SDSCPROV, "profile", trace, "--origins", sidecar, "--format", "json"]
+    commands = [
+        ("sdscprov profile --origins (json)", profile),
+        ("limit: read + simdjson DOM parse", [TRACE_LIMIT, trace]),
+        ("sdscprov profile, caches only (json)", [SDSCPROV, "profile", trace, cache, "--format",
+                                                  "json"]),
+    ]
+    if args.gzip:
+        commands.append(("sdscprov profile --origins, .json.gz",
+                         [SDSCPROV, "profile", trace + ".gz", "--origins", sidecar, "--format",
+                          "json"]))
+        commands.append(("gzip -dc (inflate only)", ["sh", "-c", f"gzip -dc '{trace}.gz' > /dev/null"]))
+    result = measure(commands, args.runs)
+    python = ("python: json.load + loops", [sys.executable,
+                                           os.path.join(ROOT, "scripts", "py_profile_baseline.py"),
+                                           trace, sidecar])
+    if args.py_runs > 0:
+        paired = measure([python, commands[0]], args.py_runs)
+        result[python[0]] = paired[python[0]]
+        result["sdscprov profile, beside python"] = paired[commands[0][0]]
+    ours = result[commands[0][0]][0]
+    print(f"profile benchmark: {size / 1e9:.2f} GB trace ({filesystem_of(trace)}), "
+          f"{os.cpu_count()} cores, median of {args.runs} interleaved runs "
+          f"({args.py_runs} beside python), warm page cache")
+    print("| command | time | throughput | ratio to sdscprov profile | peak RSS |")
+    print("|---|---|---|---|---|")
+    for name, (t, r) in result.items():
+        print(f"| {name} | {t * 1000:,.0f} ms | {size / t / 1e6:,.0f} MB/s | {t / ours:.2f}x | "
+              f"{r / 1024:,.1f} MiB |")
+    limit = result["limit: read + simdjson DOM parse"][0]
+    print(f"profile / limit = {ours / limit:.2f} (target <= 1.5); peak RSS of profile "
+          f"{result[commands[0][0]][1] / 1024:.1f} MiB (target < 256 MB)")
+    if args.py_runs > 0:
+        py, beside = result[python[0]][0], result["sdscprov profile, beside python"][0]
+        print(f"python / profile = {py / beside:.1f}x faster (target >= 30)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -369,12 +435,20 @@ def main():
     table.add_argument("--py-runs", type=int, default=2, help="runs of the Python rows")
     table.add_argument("--big-runs", type=int, default=3, help="runs at 10 N files")
     table.add_argument("--jobs", type=int, default=2)
+    profile = sub.add_parser("profile", help="profile against the bare parse and Python "
+                                              "(scripts/bench-profile.sh)")
+    profile.add_argument("--bytes", type=float, default=1e9, help="size of the generated trace")
+    profile.add_argument("--runs", type=int, default=5)
+    profile.add_argument("--py-runs", type=int, default=1, help="runs of the Python baseline")
+    profile.add_argument("--gzip", action="store_true", help="also the trace as .json.gz")
     args = parser.parse_args()
     os.makedirs(WORK, exist_ok=True)
     if args.what == "scan":
         bench_scan(args)
     elif args.what == "table":
         bench_table(args)
+    elif args.what == "profile":
+        bench_profile(args)
     else:
         bench_annotate(args)
 

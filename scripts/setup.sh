@@ -6,7 +6,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${SDSCPROV_BUILD_DIR:-$root/build}
 
 # Debian packages this project builds and tests with (see README "Dependencies").
-packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev doctest-dev libssl-dev liburing-dev python3 git)
+packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev doctest-dev libssl-dev liburing-dev zlib1g-dev python3 git)
 # test.sh only: the pre-commit end-to-end test runs the real pre-commit; the sanitizer build
 # uses clang; the install test renders the man page with man; the metadata tests of
 # test_bad_input_runs.py set ACLs with setfacl (acl) and read attributes as getfattr shows them

@@ -63,8 +63,16 @@ std::string unified_diff(const std::string& path, std::string_view before, std::
     std::size_t a_start = prefix - lead;
     std::size_t a_count = lead + (a.size() - prefix - suffix) + trail;
     std::size_t b_count = lead + (b.size() - prefix - suffix) + trail;
-    // The names quoted as git quotes them in a diff's header lines.
-    std::string out = "--- " + quote_path("a/" + path) + "\n+++ " + quote_path("b/" + path) +
+    // The names quoted as git quotes them in a diff's header lines, without "." components
+    // (`git apply` refuses "a/./x").
+    std::string name(path);
+    while (name.starts_with("./")) {
+        name.erase(0, 2);
+    }
+    for (std::size_t at; (at = name.find("/./")) != std::string::npos;) {
+        name.erase(at, 2);
+    }
+    std::string out = "--- " + quote_path("a/" + name) + "\n+++ " + quote_path("b/" + name) +
                       "\n@@ -" + range(a_start, a_count) + " +" + range(a_start, b_count) + " @@\n";
     for (std::size_t i = a_start; i < prefix; ++i) {
         emit(out, ' ', a[i]);

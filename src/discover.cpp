@@ -11,12 +11,27 @@
 #include <fcntl.h>
 #include <memory>
 #include <optional>
+#include <pwd.h>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 
 namespace sdscprov {
+
+std::vector<std::string> default_cache_roots() {
+    const char* dir = std::getenv("TORCHINDUCTOR_CACHE_DIR");
+    if (dir != nullptr && *dir != '\0') {
+        return {dir};
+    }
+    const char* user = std::getenv("USER");
+    std::string name = user != nullptr && *user != '\0' ? user : "";
+    if (name.empty()) {
+        const passwd* pw = ::getpwuid(::getuid());
+        name = pw != nullptr ? pw->pw_name : "root";
+    }
+    return {"/tmp/torchinductor_" + name};
+}
 
 std::string_view to_string(FileNaming n) {
     switch (n) {

@@ -2,8 +2,8 @@
 
 #include "json_out.hpp"
 #include "sdscprov/derive.hpp"
-#include "read_file.hpp"
 #include "sdscprov/display.hpp"
+#include "sdscprov/source_text.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -30,74 +30,6 @@ std::string_view base_name(std::string_view path) {
     auto slash = path.rfind('/');
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
-
-// A source file's bytes and line starts, read once.
-struct SourceText {
-    std::string bytes;
-    std::vector<std::size_t> line_starts;
-};
-
-// A source file of at most max_source_file_size bytes; nullopt on any failure (a fifo named in a
-// handle is refused unopened, as in the tree).
-std::optional<std::string> read_small_file(const std::string& path) {
-    Problem ignored;
-    auto bytes = detail::read_whole_file(path, max_source_file_size, "source file", ignored);
-    return bytes ? std::optional<std::string>(std::in_place, bytes->data(), bytes->size())
-                 : std::nullopt;
-}
-
-// The source lines handles point at, each file read at most once.
-class SourceLines {
-public:
-    std::optional<std::string> line(const std::optional<HandleSource>& source) {
-        if (!source || source->file.empty() || source->start_line < 1) {
-            return std::nullopt;
-        }
-        auto it = files_.find(source->file);
-        if (it == files_.end()) {
-            it = files_.emplace(source->file, load(source->file)).first;
-        }
-        if (!it->second) {
-            return std::nullopt;
-        }
-        const SourceText& text = *it->second;
-        auto n = static_cast<std::uint64_t>(source->start_line);
-        if (n > text.line_starts.size()) {
-            return std::nullopt;
-        }
-        std::size_t begin = text.line_starts[n - 1];
-        std::string_view line(text.bytes.data() + begin, text.bytes.size() - begin);
-        line = line.substr(0, line.find('\n'));
-        if (!line.empty() && line.back() == '\r') {
-            line.remove_suffix(1);
-        }
-        if (n == 1 && line.starts_with("\xEF\xBB\xBF")) {
-            line.remove_prefix(3);
-        }
-        return valid_utf8(line);
-    }
-
-private:
-    static std::optional<SourceText> load(const std::string& path) {
-        auto bytes = read_small_file(path);
-        if (!bytes) {
-            return std::nullopt;
-        }
-        SourceText text{std::move(*bytes), {}};
-        // A final line end does not start another line.
-        for (std::size_t at = 0; at < text.bytes.size();) {
-            text.line_starts.push_back(at);
-            auto nl = text.bytes.find('\n', at);
-            if (nl == std::string::npos) {
-                break;
-            }
-            at = nl + 1;
-        }
-        return text;
-    }
-
-    std::map<std::string, std::optional<SourceText>> files_;
-};
 
 } // namespace
 
@@ -219,18 +151,6 @@ constexpr const char* dim = "\x1b[2m";
 constexpr const char* red = "\x1b[31m";
 constexpr const char* green = "\x1b[32m";
 constexpr const char* yellow = "\x1b[33m";
-
-// Control characters from files (a source line, a handle's strings) must not reach a terminal.
-std::string printable(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) {
-        auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && c != '\t') || u == 0x7F) {
-            c = '?';
-        }
-    }
-    return out;
-}
 
 std::string location(const HandleSource& s) {
     return printable(s.file) + ":" + std::to_string(s.start_line);

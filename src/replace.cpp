@@ -348,33 +348,15 @@ void PendingReplace::release() {
 
 // ---- Writing -----------------------------------------------------------------------------------
 
-std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
-                                         const FileStamp& original, Durability durability,
-                                         Problem& problem) {
+std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem) {
     static std::atomic<unsigned long> counter{0};
     const ProcessFacts& facts = process_facts();
     auto refuse = [&](const std::string& why) {
-        problem =
-            make_problem(path, {}, ProblemCode::write_failed, why + " (the file is unchanged)");
+        problem = make_problem(path, {}, ProblemCode::write_failed, why);
         return std::nullopt;
     };
-    const auto mode = static_cast<mode_t>(original.mode & 07777);
-    // A rename needs no permission on the file itself, so a read-only file would be replaced
-    // (by root even in place): its missing write bit is the owner's "do not change", kept.
-    if ((mode & S_IWUSR) == 0) {
-        return refuse("is read-only (mode " + octal_mode(mode) +
-                      ", no write permission for its owner): not written");
-    }
-    // Read from the path: should they change after the scan, the change time moves and commit
-    // leaves the file alone.
-    Xattrs xattrs;
-    if (!path_xattrs(path, xattrs)) {
-        return refuse("cannot read its extended attributes: " + errno_text());
-    }
-
     PendingReplace pending;
     pending.path = path;
-    pending.original = original;
     const std::string prefix = parent_of(path) + "/." + temp_embedded_name(name_of(path)) +
                                ".sdscprov-b" + facts.boot + "-" + facts.run + "-";
     // A sweep of another run may remove a temporary between its creation and our lock (it saw a
@@ -412,6 +394,44 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
                 return refuse("cannot keep a temporary file beside it: another run removes them");
             }
         }
+    }
+    return pending;
+}
+
+std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
+                                         const FileStamp& original, Durability durability,
+                                         Problem& problem) {
+    auto refuse = [&](const std::string& why) {
+        problem =
+            make_problem(path, {}, ProblemCode::write_failed, why + " (the file is unchanged)");
+        return std::nullopt;
+    };
+    const auto mode = static_cast<mode_t>(original.mode & 07777);
+    // A rename needs no permission on the file itself, so a read-only file would be replaced
+    // (by root even in place): its missing write bit is the owner's "do not change", kept.
+    if ((mode & S_IWUSR) == 0) {
+        return refuse("is read-only (mode " + octal_mode(mode) +
+                      ", no write permission for its owner): not written");
+    }
+    // Read from the path: should they change after the scan, the change time moves and commit
+    // leaves the file alone.
+    Xattrs xattrs;
+    if (!path_xattrs(path, xattrs)) {
+        return refuse("cannot read its extended attributes: " + errno_text());
+    }
+
+    std::optional<PendingReplace> created = create_temp_beside(path, problem);
+    if (!created) {
+        problem.message += " (the file is unchanged)";
+        return std::nullopt;
+    }
+    PendingReplace pending = std::move(*created);
+    pending.original = original;
+    struct stat st {};
+    if (::fstat(pending.fd_, &st) != 0) {
+        int err = errno;
+        pending.release();
+        return refuse("cannot stat the temporary file: " + errno_text(err));
     }
     int fd = pending.fd_;
     // "<what>: <errno's text><tail> (the file is unchanged)"

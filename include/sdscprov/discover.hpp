@@ -65,6 +65,11 @@ struct KernelDir {
 // Removes the context files from `dir.files` (the named files keep their order).
 void drop_context_files(KernelDir& dir);
 
+// Where Inductor keeps its cache when no path is given: $TORCHINDUCTOR_CACHE_DIR, else its
+// default /tmp/torchinductor_<user>.
+std::vector<std::string> default_cache_roots();
+
+
 // Temporary files are named ".<name>.sdscprov-b<boot>-<run>-<n>.tmp" beside the file they
 // replace: <name> the file's name (shortened when long, see temp_embedded_name()), <boot> 8
 // lowercase hex digits naming the kernel that ran the writer (the start of its boot id, the same in

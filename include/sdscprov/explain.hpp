@@ -8,6 +8,7 @@
 #include "sdscprov/discover.hpp"
 #include "sdscprov/problem.hpp"
 #include "sdscprov/scan.hpp"
+#include "sdscprov/source_text.hpp"
 
 #include <cstdint>
 #include <iosfwd>
@@ -16,10 +17,6 @@
 #include <vector>
 
 namespace sdscprov {
-
-// Source files larger than this are not read for their line text (a handle pointing at a huge or
-// generated file must not stall explain).
-inline constexpr std::uint64_t max_source_file_size = std::uint64_t{16} << 20;
 
 // One SDSC file: its op object and what its handle says. With SDSC de-duplication several
 // OpSpecs run one file; explain shows the file once (its handle is the first OpSpec's).

@@ -52,11 +52,17 @@ public:
     void release();
 
 private:
+    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&);
     friend std::optional<PendingReplace> write_temp(const std::string&, std::string_view,
                                                     const FileStamp&, Durability, Problem&);
     int fd_ = -1;                  // open, locked; -1 before the temporary was created
     void* registration_ = nullptr; // the name as the signal handlers see it
 };
+
+// A new, empty temporary file beside `path` (mode 0600), ours by its name, created with O_EXCL,
+// locked and known to the signal handlers for its whole life: for writers that stream into it
+// (profile --annotate-trace) and for write_temp. nullopt with a write-failed problem.
+std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem);
 
 // Writes `bytes` to a new temporary file beside `path` and gives it everything the original has
 // besides its bytes: mode (setuid, setgid and sticky bits included), owner and group, and extended

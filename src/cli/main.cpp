@@ -1,6 +1,7 @@
 // sdscprov: the command-line front. It parses options and wires the library's stages together;
 // the work is done in the library (include/sdscprov/).
 #include "help.hpp"
+#include "profile.hpp"
 #include "sdscprov/annotate.hpp"
 #include "sdscprov/check.hpp"
 #include "sdscprov/display.hpp"
@@ -27,7 +28,6 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <pwd.h>
 #include <sstream>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -539,22 +539,6 @@ struct ExplainCli {
     std::uint64_t max_file_size = sdscprov::default_max_file_size;
 };
 
-// Where explain looks for a kernel named on the command line: $TORCHINDUCTOR_CACHE_DIR, else
-// Inductor's default /tmp/torchinductor_<user>.
-std::vector<std::string> default_cache_roots() {
-    const char* dir = std::getenv("TORCHINDUCTOR_CACHE_DIR");
-    if (dir != nullptr && *dir != '\0') {
-        return {dir};
-    }
-    const char* user = std::getenv("USER");
-    std::string name = user != nullptr && *user != '\0' ? user : "";
-    if (name.empty()) {
-        const passwd* pw = ::getpwuid(::getuid());
-        name = pw != nullptr ? pw->pw_name : "root";
-    }
-    return {"/tmp/torchinductor_" + name};
-}
-
 int run_explain(const ExplainCli& cli) {
     sdscprov::DiscoverOptions discover;
     discover.include_incomplete = cli.include_incomplete;
@@ -572,7 +556,7 @@ int run_explain(const ExplainCli& cli) {
         print_problems(problems);
         return exit_bad_input;
     }
-    auto roots = cli.roots.empty() ? default_cache_roots() : cli.roots;
+    auto roots = cli.roots.empty() ? sdscprov::default_cache_roots() : cli.roots;
     auto dirs = sdscprov::resolve_explain_target(cli.target, roots, problems, discover);
     sdscprov::ScanOptions scan;
     scan.max_file_size = cli.max_file_size;
@@ -939,6 +923,9 @@ int main(int argc, char** argv) {
                   "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
                   "versions or shardings, a shard missing or twice, not a shard report).");
 
+    sdscprov::cli::ProfileCli profile_options;
+    auto* profile = sdscprov::cli::add_profile_command(app, profile_options);
+
     std::string shell;
     auto* completion = app.add_subcommand(
         "completion", "Print a shell completion script (bash), generated from these options");
@@ -982,6 +969,9 @@ int main(int argc, char** argv) {
         if (completion->parsed()) {
             sdscprov::cli::write_bash_completion(std::cout, app);
             return with_report_written(exit_ok);
+        }
+        if (profile->parsed()) {
+            return with_report_written(sdscprov::cli::run_profile(profile_options));
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';

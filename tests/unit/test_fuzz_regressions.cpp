@@ -128,6 +128,10 @@ TEST_CASE("fuzz regressions: spyre") {
     check_inputs("spyre", &PropertyChecks::spyre);
 }
 
+TEST_CASE("fuzz regressions: trace") {
+    check_inputs("trace", &PropertyChecks::trace);
+}
+
 // The checks are not vacuous: each of them rejects an input that breaks its property.
 TEST_CASE("fuzz regressions: the checks catch a violated property") {
     CHECK_THROWS_AS(require(false, "x"), PropertyViolation);

@@ -1,0 +1,57 @@
+// The handles of kernel caches, by id: what profile pairs a trace event's `args.debug_handles`
+// with when there is no sidecar, and where it finds a bundle's kernel directory. Every
+// `debug_handle_` member of every SDSC file counts, at any depth of the document (today it is
+// the op object's first member; other writers may nest it).
+#pragma once
+
+#include "sdscprov/debug_handle.hpp"
+#include "sdscprov/discover.hpp"
+#include "sdscprov/problem.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sdscprov {
+
+struct IndexedKernelDir {
+    std::string path;
+    std::optional<std::string> kernel; // from the directory's name
+};
+
+struct IndexedHandle {
+    DebugHandle handle;              // as the first file holding it has it
+    std::string file;                // that file
+    std::vector<std::uint32_t> dirs; // every kernel directory holding this id, in walk order
+};
+
+class HandleIndex {
+public:
+    std::vector<IndexedKernelDir> dirs; // in walk order
+    std::unordered_map<std::string, IndexedHandle> handles;
+
+    const IndexedHandle* find(std::string_view id) const;
+    // The directories whose name carries `kernel`, in walk order.
+    std::vector<std::uint32_t> dirs_named(std::string_view kernel) const;
+    bool empty() const { return dirs.empty(); }
+};
+
+struct HandleIndexOptions {
+    DiscoverOptions discover;
+    std::uint64_t max_file_size = std::uint64_t{1} << 30;
+    unsigned jobs = 0; // 0: all cores
+};
+
+struct HandleIndexResult {
+    HandleIndex index;
+    std::vector<Problem> problems; // walk and file problems, in walk order
+};
+
+// Walks `roots` and reads every SDSC file (files in parallel, results in walk order).
+HandleIndexResult index_handles(const std::vector<std::string>& roots,
+                                const HandleIndexOptions& options = {});
+
+} // namespace sdscprov

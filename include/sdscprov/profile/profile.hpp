@@ -1,0 +1,207 @@
+// Profile: a profiler trace's device kernel events paired with their provenance, and their device
+// time ranked by model source line, by ATen op and by kernel. The pairing and the aggregation
+// live here; the printers (print.hpp) only render a ProfileReport, which holds every figure they
+// show. docs/profile.md describes the rules.
+//
+// Pairing of a kernel event `spyre_kernel_v1_<summary>_<key>#<step>`:
+//  - with torch-spyre's spyre_provenance.json: kernelIdentities[key] -> its direct handles (their
+//    fused_from expanded) and its kernelOccurrences -> compiler kernel names -> kernel
+//    directories in the caches;
+//  - without one (or for a key no sidecar has): the event's args.debug_handles looked up in the
+//    caches' SDSC files, which also gives the kernel directory.
+// A `#<step>` belongs to the whole bundle: an event's time is never split between its ops. A
+// bundle counts fully for each of its source lines and each of its ATen ops, so the per-line
+// and per-op totals can exceed the total device time.
+#pragma once
+
+#include "sdscprov/debug_handle.hpp"
+#include "sdscprov/problem.hpp"
+#include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/profile/trace.hpp"
+#include "sdscprov/spyre_provenance.hpp"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+// ---- time ---------------------------------------------------------------------------------------
+
+// Integer nanoseconds from the JSON text of a number of microseconds (`dur`, `ts`), rounded half
+// away from zero from the decimal digits themselves (never through a binary float): "12.3455" is
+// 12346 ns. nullopt for a negative value, or one over max_event_ns.
+inline constexpr std::uint64_t max_event_ns = std::uint64_t{1} << 62;
+std::optional<std::uint64_t> microseconds_to_ns(std::string_view json_number);
+
+// The device's pipeline stages between the five counter readings of args.cycles_ts:
+// DMI = TS2 - TS1, PREP = TS3 - TS2, CMPT = TS4 - TS3, DMO = TS5 - TS4 (modulo 2^32). A stage
+// counts only when both of its readings are non-zero (0: not filled). Counter ticks, not seconds.
+enum class Stage : std::uint8_t { dmi, prep, cmpt, dmo };
+inline constexpr std::size_t stage_count = 4;
+std::string_view to_string(Stage s); // "DMI", "PREP", "CMPT", "DMO"
+
+struct StageTotals {
+    std::array<std::uint64_t, stage_count> ticks{};  // summed (saturating)
+    std::array<std::uint64_t, stage_count> events{}; // events that filled the stage
+    void add(const StageTotals& other);
+    bool operator==(const StageTotals&) const = default;
+};
+
+// The stages of one event's five readings.
+StageTotals stages_of(const std::array<std::uint32_t, 5>& cycles_ts);
+
+// Device time of a set of kernel events.
+struct DeviceTime {
+    std::uint64_t events = 0; // kernel events
+    std::uint64_t ns = 0;     // summed dur (saturating at 2^64 - 1)
+    StageTotals stages;
+    void add(const DeviceTime& other);
+};
+
+// ---- diagnostics --------------------------------------------------------------------------------
+
+// What a kernel event's pairing or values ran into. The names of torch-spyre's trace reader
+// where it has one (carrier-conflict, collision, native-handle-disagreement).
+enum class ProfileCode : std::uint8_t {
+    carrier_conflict,           // the name's key and args.provenance_key differ: unresolved
+    collision,                  // the key's identity has another eventNameBase: unresolved
+    unknown_key,                // no sidecar has the key
+    unparsable_name,            // named spyre_kernel... but not spyre_kernel_v1_<summary>_<key>
+    malformed_provenance_key,   // args.provenance_key not 16 base32 characters: ignored
+    malformed_debug_handles,    // args.debug_handles not an array of distinct strings: ignored
+    native_handle_disagreement, // args.debug_handles differ from the sidecar's: the sidecar wins
+    no_handles,                 // no sidecar has the key and the event carries no debug_handles
+    unknown_handle,             // a debug_handles id found in no SDSC file of the caches
+    sources_disagree,           // the sidecar and the caches' files say different things
+    bad_duration,               // dur missing, not a number, negative or absurd: not counted
+    bad_cycles_ts,              // cycles_ts not five integers in [0, 2^32): stages not counted
+    not_an_event,               // an element of traceEvents that is not an object
+    already_annotated,          // args.sdscprov exists: --annotate-trace leaves the event alone
+};
+std::string_view to_string(ProfileCode c); // "carrier-conflict", ...
+Severity severity_of(ProfileCode c);
+
+// One diagnostic for a group of events (same code, same bundle): where the first one is, and
+// how many there are.
+struct ProfileDiagnostic {
+    ProfileCode code = ProfileCode::unknown_key;
+    Severity severity = Severity::warning;
+    std::string path; // the trace
+    TextPosition pos; // of the first event
+    std::uint64_t first_event = 0;
+    std::uint64_t events = 0;
+    std::string message;
+};
+
+// ---- the report ---------------------------------------------------------------------------------
+
+enum class Resolution : std::uint8_t { sidecar, caches, unresolved };
+std::string_view to_string(Resolution r);
+
+struct SourceLine {
+    std::string file;
+    std::int64_t line = 0;
+    auto operator<=>(const SourceLine&) const = default;
+    std::string label() const; // "file:line"
+};
+
+// The events of one bundle identity (a provenance key), or of one group of unresolved events
+// (same reason, same event name).
+struct ProfileBundle {
+    std::string key;        // the provenance key; empty when no key could be read
+    std::string event_name; // the event name without #<step> (of the first event)
+    Resolution resolution = Resolution::unresolved;
+    std::optional<ProfileCode> reason;     // why it is unresolved
+    std::vector<std::string> handle_ids;   // the direct handles, in the bundle's order
+    std::vector<std::string> kernel_names; // compiler kernel names, sorted
+    std::vector<std::string> kernel_dirs;  // in walk order
+    std::vector<SourceLine> lines;         // of its handles and their constituents, sorted
+    std::vector<std::string> aten_ops;     // likewise, sorted
+    DeviceTime time;
+    // The frames of its folded stack: source lines joined by '+' (or "[no source]",
+    // "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
+    // compiler kernel names joined by '+' (or the event name).
+    std::string root_label;
+    std::string aten_label;
+    std::string kernel_label;
+};
+
+// One row of a ranking.
+struct ProfileRow {
+    std::string label;               // "file:line", an ATen op, a kernel, or "[...]"
+    std::optional<SourceLine> line;  // by line, unless a "[...]" row
+    std::optional<std::string> text; // the source line's text, when readable here
+    DeviceTime time;
+    std::vector<std::uint32_t> bundles; // indexes into ProfileReport::bundles
+};
+
+struct ProfileCoverage {
+    std::uint64_t trace_events = 0;    // elements of traceEvents
+    std::uint64_t kernel_events = 0;   // device kernel events
+    std::uint64_t resolved_events = 0; // of those, paired with provenance
+    std::uint64_t kernel_ns = 0;       // their device time
+    std::uint64_t resolved_ns = 0;
+    std::uint64_t unmeasured_events = 0;      // kernel events without a usable dur
+    std::uint64_t counters_failed_events = 0; // kernel events whose cycles_ts are all 0
+};
+
+struct ProfileReport {
+    std::string trace;
+    bool gzip = false;
+    std::uint64_t trace_bytes = 0;
+    std::vector<std::string> sidecars;
+    std::vector<std::string> caches;
+    ProfileCoverage coverage;
+    StageTotals stages;
+    // Sorted by device time (then events, key, event name), largest first; the rankings too
+    // (then label).
+    std::vector<ProfileBundle> bundles;
+    std::vector<ProfileRow> by_line;
+    std::vector<ProfileRow> by_aten;
+    std::vector<ProfileRow> by_kernel;
+    std::vector<DebugHandle> handles; // the bundles' direct handles (fused_from nested), by id
+    std::vector<ProfileDiagnostic> diagnostics; // by first event
+    std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
+};
+
+// ---- pairing and aggregation --------------------------------------------------------------------
+
+struct PairingSources {
+    std::vector<SpyreProvenance> sidecars; // the first one that has a key gives it
+    HandleIndex caches;
+};
+
+// Receives a trace's events (as the TraceReader's handler) and aggregates them. Memory grows
+// with the number of distinct kernels (event names and argument sets), never with the trace:
+// distinct unresolved names beyond max_unresolved_groups share one group.
+class ProfileBuilder final : public TraceHandler {
+public:
+    static constexpr std::size_t max_unresolved_groups = 100000;
+
+    // `reader` gives the positions of diagnostics; `annotate` makes annotation() available.
+    ProfileBuilder(const PairingSources& sources, std::string trace_path, TraceReader& reader,
+                   bool annotate = false);
+    ~ProfileBuilder() override;
+    ProfileBuilder(const ProfileBuilder&) = delete;
+    ProfileBuilder& operator=(const ProfileBuilder&) = delete;
+
+    void event(const TraceEvent& e) override;
+
+    // With `annotate`: the `args.sdscprov` value (JSON text) for the event last given to event(),
+    // or nullptr when it is not a paired kernel event (or was annotated before).
+    const std::string* annotation() const;
+
+    // The report, once the whole trace was read: rankings sorted, source line texts read.
+    ProfileReport finish(const TraceReadResult& read);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sdscprov

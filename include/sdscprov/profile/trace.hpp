@@ -1,0 +1,129 @@
+// Profiler traces: a streaming reader of the Chrome trace that `torch.profiler` writes
+// (`prof.export_chrome_trace`, or `.json.gz` from `tensorboard_trace_handler`). The trace is read
+// in chunks, plain or gzip (told from its first bytes, not its name), and each element of
+// `traceEvents` is handed over on its own: memory is bounded by the largest event, never by the
+// trace's size. Every byte is validated as JSON (RFC 8259, with simdjson's limits): a truncated or
+// garbled trace is an error at path:line:col of the (decompressed) text. docs/profile.md says
+// what the reader accepts.
+#pragma once
+
+#include "sdscprov/problem.hpp"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+// How one member of an event was found.
+enum class FieldState : std::uint8_t {
+    absent,
+    ok,         // present, of the expected JSON type
+    wrong_type, // present, of another type (e.g. a string where a number belongs)
+};
+
+// The members of one trace event that profile reads, as views into the reader's buffers: valid
+// during TraceHandler::event() only. Other members are validated and skipped. When a member is
+// given twice, the last one counts (as with Python's json module).
+struct TraceEvent {
+    std::uint64_t index = 0;  // position in traceEvents, 0-based
+    std::uint64_t offset = 0; // byte offset of the element's first byte in the trace's text
+    bool object = false;      // false: an element that is not an object (nothing else is set)
+    std::uint64_t end = 0;    // byte offset of the object's closing '}'
+    bool empty = true;        // the object has no members
+
+    FieldState ph_state = FieldState::absent;
+    std::string_view ph;
+    FieldState name_state = FieldState::absent;
+    std::string_view name;
+    FieldState dur_state = FieldState::absent;
+    std::string_view dur; // the number's JSON text, e.g. "12.345" (ok)
+
+    // args: an object (ok), with the offset of its '{' and whether it has no members.
+    FieldState args_state = FieldState::absent;
+    std::uint64_t args_open = 0;
+    bool args_empty = true;
+    FieldState provenance_key_state = FieldState::absent; // args.provenance_key: a string
+    std::string_view provenance_key;
+    // args.debug_handles: an array (ok) whose elements are all strings (else wrong_type).
+    FieldState debug_handles_state = FieldState::absent;
+    std::span<const std::string_view> debug_handles; // the string elements, in order
+    // args.cycles_ts: an array (ok); how many elements, whether every one is an integer in
+    // [0, 2^32), and the first five of those.
+    FieldState cycles_ts_state = FieldState::absent;
+    std::size_t cycles_ts_count = 0;
+    bool cycles_ts_counters = true;
+    std::array<std::uint32_t, 5> cycles_ts{};
+    bool has_sdscprov_arg = false; // args.sdscprov (a trace annotated before)
+};
+
+// Receives the trace as it is read.
+class TraceHandler {
+public:
+    virtual ~TraceHandler() = default;
+    // Each element of traceEvents, in order.
+    virtual void event(const TraceEvent& e) = 0;
+    // Every byte of the trace's text, in order, each exactly once; bytes holding an event are
+    // passed only after event() was called for it.
+    virtual void bytes(std::string_view text) { (void)text; }
+};
+
+struct TraceStats {
+    std::uint64_t bytes = 0;    // of the trace's text (decompressed)
+    std::uint64_t elements = 0; // of traceEvents
+    bool gzip = false;
+    bool bare_array = false; // the whole document is the array (Chrome's JSON Array Format)
+};
+
+// A fatal problem: nothing after it was read. `code` is parse-error (not JSON), not-a-trace
+// (JSON, but no traceEvents array), value-too-large or io-error.
+struct TraceError {
+    TextPosition pos; // 0:0 when there is no position (e.g. the file cannot be opened)
+    std::uint64_t offset = 0;
+    std::string code;
+    std::string message;
+};
+
+struct TraceReadResult {
+    TraceStats stats;
+    std::optional<TraceError> error;
+};
+
+struct TraceReaderOptions {
+    std::size_t chunk_bytes = std::size_t{1} << 20; // read (or inflated) at a time
+    // A single event, or a member of the document other than traceEvents, larger than this is
+    // refused (value-too-large): it bounds the memory a hostile trace can ask for.
+    std::size_t max_value_bytes = std::size_t{32} << 20;
+    // Threads parsing batches of events (the reading thread is one of them); 0: one per core, at
+    // most 8. Events are handed over in order, from the reading thread, whatever the number.
+    unsigned threads = 0;
+};
+
+class TraceReader {
+public:
+    explicit TraceReader(TraceReaderOptions options = {});
+    ~TraceReader();
+    TraceReader(const TraceReader&) = delete;
+    TraceReader& operator=(const TraceReader&) = delete;
+
+    // Reads the trace at `path` ("-" is standard input).
+    TraceReadResult read(const std::string& path, TraceHandler& handler);
+    // Reads a trace held in memory (plain or gzip bytes), in chunks as a file would be.
+    TraceReadResult read_bytes(std::string_view bytes, TraceHandler& handler);
+
+    // Line and column (1-based; columns count code points) of `offset` in the trace's text.
+    // During TraceHandler::event(): any offset from that event on, up to the end of what has been
+    // read.
+    TextPosition position(std::uint64_t offset);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sdscprov

@@ -1,0 +1,466 @@
+#!/usr/bin/env python3
+"""Generate a profiler trace for a kernel cache it also writes, with the totals `sdscprov profile`
+must give for it: test data for profile's tests, and the large trace of its benchmark.
+
+    gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B] [--gzip]
+
+Writes, deterministically for the same arguments:
+  OUT_DIR/cache/                 a kernel cache (scripts/gen_cache.py: SDSC files with handles,
+                                 a few null; inductor-spyre/ and inductor-spyre-cache/ layouts)
+  OUT_DIR/spyre_provenance.json  torch-spyre's sidecar for it (schema v1): one bundle identity
+                                 per kernel directory, its handles, one compile's occurrences
+  OUT_DIR/trace.json[.gz]        the Chrome trace prof.export_chrome_trace writes with
+                                 torch-spyre, in Kineto's layout
+  OUT_DIR/expected.json          what profile's JSON and folded output must hold, per pairing:
+                                 "sidecar" (--origins only), "caches" (the cache only) and
+                                 "both"; computed here from the events written, with this
+                                 script's own arithmetic (integer nanoseconds chosen first, then
+                                 written as microseconds)
+
+The trace has every lane a torch-spyre trace has: the two whole-window `Spans` wrappers, host CPU
+ops and the host events naming kernels (prepare_kernel:, launch_jobplan:, dxp_standalone:), DMA
+copies (tid 100 and 200), memset/release (tid 400), flow and metadata events, and device kernel
+events (tid 0) `spyre_kernel_v1_<summary>_<key>#<step>` with several non-contiguous steps per
+bundle, repeated every iteration. Kernel events of a bundle carry args.provenance_key,
+args.debug_handles and args.cycles_ts, only some of them, or no args at all (so the cache-only
+pairing leaves them unpaired); counters wrap past 2^32, some are only half filled (DMAI, DMAO) or
+all zero (counters failed). Durations are written as Kineto does (3 decimals), some as integers,
+with 4 decimals (rounded half away from zero to the nanosecond) or with an exponent. Events are
+not in time order.
+"""
+
+import argparse
+import base64
+import gzip
+import hashlib
+import json
+import os
+import random
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_cache  # noqa: E402  (the cache generator beside this script)
+
+PREFIX = 'spyre_kernel_v1_'
+LARGEST_STEP = '#18446744073709551615'
+
+
+# ---------------------------------------------------------------------------------------------
+# The cache and its bundles
+
+def cache_handles(cache_dir, rel):
+    """The handles of a kernel directory's SDSC files, in file order (each file's op object's
+    debug_handle_; null ones left out), de-duplicated by id."""
+    kdir = os.path.join(cache_dir, rel)
+    files = []
+    for name in os.listdir(kdir):
+        m = re.fullmatch(r'sdsc_(\d+)(_[A-Za-z0-9_]+)?\.json', name)
+        if m:
+            files.append((int(m.group(1)), name, os.path.join(kdir, name)))
+    execute = os.path.join(kdir, 'execute')
+    if os.path.isdir(execute):
+        for sub in sorted(os.listdir(execute)):
+            path = os.path.join(execute, sub, 'sdsc.json')
+            if os.path.isfile(path):
+                files.append((0, 'execute/' + sub, path))
+    handles, seen = [], set()
+    for _, _, path in sorted(files):
+        with open(path) as f:
+            doc = json.load(f)
+        (op,) = doc.values()
+        h = op.get('debug_handle_')
+        if isinstance(h, dict) and h['id'] not in seen:
+            seen.add(h['id'])
+            handles.append(h)
+    return handles
+
+
+def walk(h, lines, ops):
+    if h['source'] is not None:
+        lines.add((h['source']['file'], h['source']['start_line']))
+    if h['aten_op'] is not None:
+        ops.add(h['aten_op'])
+    for child in h['fused_from']:
+        walk(child, lines, ops)
+
+
+def summary_of(ops):
+    packets = sorted({re.sub(r'[^A-Za-z0-9]+', '_', op.split('.')[1]) for op in ops
+                      if op.count('.') >= 1})
+    summary = 'fused_' + '_'.join(packets) if packets else 'fused_unknown'
+    room = 127 - len(PREFIX) - 1 - 16 - len(LARGEST_STEP)
+    return summary[:room].rstrip('_') or 'fused'
+
+
+def make_bundles(cache_dir, manifest, rng):
+    bundles = []
+    for i, d in enumerate(manifest['kernel_dirs']):
+        handles = cache_handles(cache_dir, d['dir'])
+        ids = [h['id'] for h in handles]
+        digest = hashlib.sha256(('%s|%s' % (d['dir'], ','.join(ids))).encode()).digest()
+        key = base64.b32encode(digest[:10]).decode().lower()
+        lines, ops = set(), set()
+        for h in handles:
+            walk(h, lines, ops)
+        # The compiler kernel name; a kernel-cache directory's name does not carry it.
+        kernel = d['kernel'] or 'sdsc_fused_%s_%d' % ('_'.join(
+            sorted({op.split('.')[1] for op in ops})) or 'unknown', 900 + i)
+        steps = sorted(rng.sample(range(1, 40), rng.choice([1, 1, 2, 3])))
+        bundles.append({
+            'dir': d['dir'], 'dir_kernel': d['kernel'], 'kernel': kernel, 'key': key,
+            'base': PREFIX + summary_of(ops) + '_' + key, 'handles': handles, 'ids': ids,
+            'lines': sorted(lines), 'ops': sorted(ops), 'steps': steps,
+            # which args its kernel events carry: all, the key and counters only, or none
+            'carrier': rng.choices(['full', 'key', 'none'], weights=[75, 15, 10])[0],
+            'weight': rng.choice([1, 1, 1, 2, 4]),     # launches per iteration
+            'mean_ns': rng.choice([2000, 8000, 30000, 120000, 900000]),
+        })
+    return bundles
+
+
+# ---------------------------------------------------------------------------------------------
+# The sidecar (torch-spyre's spyre_provenance.json, schema v1)
+
+def flatten(h, out):
+    out[h['id']] = {'id': h['id'], 'source': h['source'], 'aten_op': h['aten_op'],
+                    'ir_chain': h['ir_chain'], 'fused_from': [c['id'] for c in h['fused_from']],
+                    'transform_history': h['transform_history']}
+    for c in h['fused_from']:
+        flatten(c, out)
+
+
+def sidecar(bundles):
+    compile_id = hashlib.sha256(b'gen_trace compile').hexdigest()
+    handles, identities, occurrences, kernels = {}, {}, {}, []
+    for b in bundles:
+        for h in b['handles']:
+            flatten(h, handles)
+        identities[b['key']] = {
+            'directHandleIds': b['ids'],
+            'specHandleBindings': [{'specPath': [i], 'handleId': hid}
+                                   for i, hid in enumerate(b['ids'])],
+            'atenOps': b['ops'], 'eventNameBase': b['base']}
+        occurrence = hashlib.sha256(('%s|%s|%s' % (compile_id, b['kernel'], b['key']))
+                                    .encode()).hexdigest()
+        occurrences[occurrence] = {
+            'identityKey': b['key'], 'compileId': compile_id, 'compilerKernelName': b['kernel'],
+            'registrations': [{'ordinal': 1, 'alias': b['kernel'] + ':1'}]}
+        kernels.append({'compilerKernelName': b['kernel'], 'identityKey': b['key']})
+    projection = {
+        'source': 'inductor_provenance_tracking_node_mappings', 'version': 2.0,
+        'producer': {'torchSpyreVersion': '0.1.0', 'torchVersion': '2.13.0+cpu'},
+        'settings': {'provenanceTrackingLevel': 1, 'structuredTracing': True},
+        'kernels': kernels, 'uncollectedKernels': [], 'upstreamProjectionFailed': False,
+        'upstreamJoin': 'ok', 'preToPost': {}, 'postToPre': {}, 'cppCodeToPost': {},
+        'postToCppCode': {}, 'kernelStackTraces': {}}
+    return {'schemaVersion': 1,
+            'eventKey': {'version': 1, 'algorithm': 'sha256-prefix-80-base32-lower', 'width': 16,
+                         'stepAttribution': 'bundle'},
+            'mergeGeneration': 1, 'status': 'complete', 'diagnostics': {}, 'handles': handles,
+            'kernelIdentities': identities, 'kernelOccurrences': occurrences,
+            'upstreamProjections': {compile_id: projection}}
+
+
+# ---------------------------------------------------------------------------------------------
+# The trace
+
+def dur_text(rng, ns):
+    """(text, expected ns): a duration of about ns nanoseconds in microseconds, written one of
+    the ways traces write numbers; the expected value is rounded half away from zero."""
+    roll = rng.random()
+    if roll < 0.08:
+        tenths = ns * 10 + rng.choice([5, 5, 4, 6, 0, 9])      # 4 decimals: rounding matters
+        return '%d.%04d' % (tenths // 10000, tenths % 10000), (tenths + 5) // 10
+    if roll < 0.12:
+        us = max(1, ns // 1000)
+        return '%d' % us, us * 1000                            # a whole number of microseconds
+    if roll < 0.15:
+        digits = str(ns)                                       # 12.345 us as 1.2345e1
+        return '%s.%se%d' % (digits[0], digits[1:] or '0', len(digits) - 1 - 3), ns
+    return '%d.%03d' % (ns // 1000, ns % 1000), ns
+
+
+def cycles(rng):
+    """(cycles_ts text or None, stage ticks (4) or None, failed counters)."""
+    roll = rng.random()
+    if roll < 0.05:
+        return None, None, False
+    if roll < 0.08:
+        return '[0, 0, 0, 0, 0]', None, True
+    lengths = [rng.randint(50, 4000), rng.randint(10, 500), rng.randint(200, 90000),
+               rng.randint(50, 4000)]
+    start = rng.choice([rng.randint(1, 2**32 - 1), 2**32 - rng.randint(1, 20000)])  # wraps
+    ts = [start]
+    for n in lengths:
+        ts.append((ts[-1] + n) % 2**32)
+    if any(t == 0 for t in ts):                                # 0 means "not filled"
+        ts = [t or 1 for t in ts]
+        lengths = [(ts[i + 1] - ts[i]) % 2**32 for i in range(4)]
+    stages = list(lengths)
+    if roll < 0.13:                                            # async DMAI: TS1-TS2 only
+        ts[2:] = [0, 0, 0]
+        stages = [lengths[0], None, None, None]
+    elif roll < 0.18:                                          # DMAO: TS4-TS5 only
+        ts[:3] = [0, 0, 0]
+        stages = [None, None, None, lengths[3]]
+    return '[%s]' % ', '.join(str(t) for t in ts), stages, False
+
+
+class Expected:
+    """Per bundle (and per way of pairing) what profile must add up."""
+
+    def __init__(self, bundles):
+        self.bundles = bundles
+        self.per = {b['key']: {'events': 0, 'ns': 0, 'stages': [[0, 0] for _ in range(4)],
+                               'args_events': 0, 'args_ns': 0,
+                               'args_stages': [[0, 0] for _ in range(4)]} for b in bundles}
+        self.failed = {'all': 0, 'args': 0}
+        self.trace_events = 0
+
+    def kernel_event(self, b, ns, stages, failed, with_handles):
+        for scope in (('', 'all'), ('args_', 'args')) if with_handles else (('', 'all'),):
+            prefix, name = scope
+            p = self.per[b['key']]
+            p[prefix + 'events'] += 1
+            p[prefix + 'ns'] += ns
+            if stages:
+                for i, t in enumerate(stages):
+                    if t is not None:
+                        p[prefix + 'stages'][i][0] += t
+                        p[prefix + 'stages'][i][1] += 1
+            self.failed[name] += failed
+
+    def result(self, pairing):
+        """The report's figures for one pairing: 'sidecar', 'caches' or 'both'."""
+        by_line, by_aten, by_kernel, folded = {}, {}, {}, {}
+        stages = [[0, 0] for _ in range(4)]
+        coverage = {'kernel_events': 0, 'resolved_events': 0, 'kernel_ns': 0, 'resolved_ns': 0,
+                    'unmeasured_events': 0, 'counters_failed_events': self.failed['all']}
+
+        def add(table, label, events, ns):
+            row = table.setdefault(label, [0, 0])
+            row[0] += ns
+            row[1] += events
+
+        for b in self.bundles:
+            p = self.per[b['key']]
+            if p['events'] == 0:
+                continue
+            for i in range(4):
+                stages[i][0] += p['stages'][i][0]
+                stages[i][1] += p['stages'][i][1]
+            coverage['kernel_events'] += p['events']
+            coverage['kernel_ns'] += p['ns']
+            groups = []          # (events, ns, paired, kernel label)
+            if pairing == 'caches':
+                # Paired through args.debug_handles; a bundle's kernel is its directory's name
+                # when the name carries it. Its events without handles are unpaired.
+                label = b['dir_kernel'] if b['ids'] and b['dir_kernel'] else b['base']
+                if p['args_events']:
+                    groups.append((p['args_events'], p['args_ns'], True, label))
+                if p['events'] > p['args_events']:
+                    groups.append((p['events'] - p['args_events'], p['ns'] - p['args_ns'], False,
+                                   b['base']))
+            else:
+                groups.append((p['events'], p['ns'], True, b['kernel']))
+            for events, ns, paired, kernel in groups:
+                lines = ['%s:%d' % l for l in b['lines']]
+                if paired:
+                    coverage['resolved_events'] += events
+                    coverage['resolved_ns'] += ns
+                    for l in lines or ['[no source]']:
+                        add(by_line, l, events, ns)
+                    for op in b['ops'] or ['[no aten op]']:
+                        add(by_aten, op, events, ns)
+                    root = '+'.join(lines) or '[no source]'
+                    aten = '+'.join(b['ops']) or '[no aten op]'
+                else:
+                    add(by_line, '[unresolved]', events, ns)
+                    add(by_aten, '[unresolved]', events, ns)
+                    root = aten = '[unresolved]'
+                add(by_kernel, kernel, events, ns)
+                if ns:
+                    stack = '%s;%s;%s' % (root, aten, kernel)
+                    folded[stack] = folded.get(stack, 0) + ns
+        return {'coverage': coverage,
+                'stages': {name: stages[i] for i, name in enumerate(['DMI', 'PREP', 'CMPT', 'DMO'])},
+                'by_line': by_line, 'by_aten': by_aten, 'by_kernel': by_kernel, 'folded': folded}
+
+
+def event_text(fields, args=None):
+    head = ', '.join('"%s": %s' % kv for kv in fields)
+    if args is None:
+        return '  {\n    %s\n  }' % head
+    return '  {\n    %s,\n    "args": {\n      %s\n    }\n  }' % (
+        head, ', '.join('"%s": %s' % kv for kv in args))
+
+
+def write_trace(out, bundles, rng, iterations, target_bytes, expected):
+    pid, host = 1, 4242
+    t = 1732000000000000          # nanoseconds: about 1.7e15 us, like Kineto's epoch timestamps
+    start = t
+    out.write('{\n  "schemaVersion": 1,\n  "deviceProperties": [\n    {"id": 0, "name": '
+              '"IBM Spyre", "totalGlobalMem": 137438953472}\n  ],\n  "record_shapes": 0,\n'
+              '  "with_stack": 1,\n  "traceEvents": [\n')
+    written = [0]
+    first = [True]
+
+    def emit(text):
+        if not first[0]:
+            out.write(',\n')
+        first[0] = False
+        out.write(text)
+        written[0] += len(text) + 2
+        expected.trace_events += 1
+
+    def us(ns):
+        return '%d.%03d' % (ns // 1000, ns % 1000)
+
+    for meta, p, tid, value in (('process_name', pid, 0, '"Spyre device 0"'),
+                                ('thread_name', pid, 0, '"kernels"'),
+                                ('thread_name', pid, 100, '"DMA HtoD"'),
+                                ('thread_name', pid, 200, '"DMA DtoH"'),
+                                ('thread_name', pid, 400, '"memset"'),
+                                ('process_name', host, host, '"python3"')):
+        emit(event_text([('name', '"%s"' % meta), ('ph', '"M"'), ('ts', us(t)), ('pid', p),
+                         ('tid', tid)], [('name', value)]))
+    correlation = 1
+    iteration = 0
+    spans_at = None
+    while True:
+        if iterations is not None and iteration >= iterations:
+            break
+        if target_bytes is not None and written[0] >= target_bytes:
+            break
+        host_events, device_events = [], []
+        for b in bundles:
+            for _ in range(b['weight']):
+                launch = t
+                host_events.append(event_text(
+                    [('ph', '"X"'), ('cat', '"user_annotation"'),
+                     ('name', '"launch_jobplan:%s"' % b['kernel']), ('pid', host),
+                     ('tid', host), ('ts', us(launch)), ('dur', us(rng.randint(3000, 9000)))],
+                    [('External id', correlation)]))
+                if iteration == 0:
+                    host_events.append(event_text(
+                        [('ph', '"X"'), ('cat', '"user_annotation"'),
+                         ('name', '"prepare_kernel:%s"' % b['kernel']), ('pid', host),
+                         ('tid', host), ('ts', us(launch - 500)), ('dur', '0.400')]))
+                if rng.random() < 0.3:
+                    host_events.append(event_text(
+                        [('ph', '"X"'), ('cat', '"cpu_op"'), ('name', '"aten::linear"'),
+                         ('pid', host), ('tid', host), ('ts', us(launch - 200)),
+                         ('dur', us(rng.randint(1000, 5000)))],
+                        [('External id', correlation), ('Record function id', 0),
+                         ('Ev Idx', correlation)]))
+                    host_events.append(event_text(
+                        [('ph', '"s"'), ('id', correlation), ('pid', host), ('tid', host),
+                         ('ts', us(launch)), ('cat', '"ac2g"'), ('name', '"ac2g"')]))
+                if rng.random() < 0.2:
+                    device_events.append(event_text(
+                        [('ph', '"X"'), ('cat', '"gpu_memcpy"'),
+                         ('name', '"Memcpy HtoD (Host -> Device)"'), ('pid', pid),
+                         ('tid', rng.choice([100, 200])), ('ts', us(launch + 100)),
+                         ('dur', us(rng.randint(500, 40000)))],
+                        [('correlation', correlation), ('bytes', rng.randint(1, 1 << 24))]))
+                if rng.random() < 0.05:
+                    device_events.append(event_text(
+                        [('ph', '"X"'), ('cat', '"gpu_memset"'), ('name', '"Memset (Device)"'),
+                         ('pid', pid), ('tid', 400), ('ts', us(launch + 50)), ('dur', '1.000')]))
+                for step in b['steps']:
+                    ns = max(1, int(rng.expovariate(1.0 / b['mean_ns'])))
+                    text, ns = dur_text(rng, ns)
+                    fields = [('ph', '"X"'), ('cat', '"kernel"'),
+                              ('name', '"%s#%d"' % (b['base'], step)), ('pid', pid), ('tid', 0),
+                              ('ts', us(t)), ('dur', text)]
+                    cyc, stages, failed = cycles(rng)
+                    args = [('correlation', correlation), ('stream', 0)]
+                    with_handles = False
+                    if b['carrier'] == 'full':
+                        args += [('provenance_key', '"%s"' % b['key']),
+                                 ('debug_handles', json.dumps(b['ids']))]
+                        with_handles = True
+                    elif b['carrier'] == 'key':
+                        args.append(('provenance_key', '"%s"' % b['key']))
+                    if cyc is not None and b['carrier'] != 'none':
+                        args.append(('cycles_ts', cyc))
+                    else:
+                        stages, failed = None, False
+                    if b['carrier'] == 'none':
+                        device_events.append(event_text(fields))
+                    else:
+                        device_events.append(event_text(fields, args))
+                    expected.kernel_event(b, ns, stages, failed, with_handles)
+                    t += ns + rng.randint(100, 3000)
+                correlation += 1
+        # Kineto writes the host's events, then the device's: not in time order, and a little
+        # shuffled within each.
+        for events in (host_events, device_events):
+            for i in range(0, len(events), 8):
+                window = events[i:i + 8]
+                rng.shuffle(window)
+                for e in window:
+                    emit(e)
+        if spans_at is None:
+            spans_at = t
+        iteration += 1
+    end = t
+    for name, tid in (('__aiu_profiler__', '"__aiu_profiler__"'),
+                      ('PyTorch Profiler (0)', '"PyTorch Profiler"')):
+        emit(event_text([('ph', '"X"'), ('cat', '"Trace"'), ('ts', us(start)),
+                         ('dur', us(end - start)), ('pid', '"Spans"'), ('tid', tid),
+                         ('name', '"%s"' % name)], [('Op count', 0)]))
+    out.write('\n  ],\n  "traceName": "spyre_trace.json",\n  "displayTimeUnit": "ms",\n'
+              '  "baseTimeNanoseconds": 1732000000000000000\n}\n')
+    return iteration
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('out_dir')
+    p.add_argument('--files', type=int, default=120, help='SDSC files in the cache')
+    p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--iterations', type=int, help='model iterations in the trace (default 3)')
+    p.add_argument('--target-bytes', type=float,
+                   help='write iterations until the trace is this large (e.g. 1e9)')
+    p.add_argument('--gzip', action='store_true', help='write trace.json.gz')
+    a = p.parse_args(argv)
+    iterations = a.iterations if a.iterations is not None or a.target_bytes else 3
+    target = int(a.target_bytes) if a.target_bytes else None
+
+    cache_dir = os.path.join(a.out_dir, 'cache')
+    if os.path.exists(cache_dir):
+        print('gen_trace: %s already exists; remove it first' % cache_dir, file=sys.stderr)
+        return 2
+    os.makedirs(cache_dir)
+    manifest, _ = gen_cache.generate(cache_dir, a.files, a.seed, ['current', 'may2026', 'execute'],
+                                     ['populated', 'populated', 'populated', 'null'], 'mixed',
+                                     False, 1)
+    rng = random.Random('gen_trace:%d' % a.seed)
+    bundles = make_bundles(cache_dir, manifest, rng)
+    with open(os.path.join(a.out_dir, 'spyre_provenance.json'), 'w') as f:
+        f.write(json.dumps(sidecar(bundles), indent=2, sort_keys=True, ensure_ascii=True) + '\n')
+    expected = Expected(bundles)
+    name = 'trace.json.gz' if a.gzip else 'trace.json'
+    path = os.path.join(a.out_dir, name)
+    if a.gzip:
+        out = gzip.open(path, 'wt', compresslevel=1 if target else 6, encoding='ascii')
+    else:
+        out = open(path, 'w', encoding='ascii', buffering=1 << 20)
+    with out:
+        done = write_trace(out, bundles, rng, iterations, target, expected)
+    result = {'trace': name, 'iterations': done, 'trace_events': expected.trace_events,
+              'bundles': len(bundles)}
+    for pairing in ('sidecar', 'caches', 'both'):
+        result[pairing] = expected.result(pairing)
+    with open(os.path.join(a.out_dir, 'expected.json'), 'w') as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+        f.write('\n')
+    print('gen_trace: %d bundles, %d iterations, %d trace events in %s' % (
+        len(bundles), done, expected.trace_events, path), file=sys.stderr)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

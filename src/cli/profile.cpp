@@ -1,0 +1,301 @@
+// `sdscprov profile TRACE [CACHES...] [--origins spyre_provenance.json ...]`: options and wiring
+// only; the stage's work is in include/sdscprov/profile/.
+#include "profile.hpp"
+
+#include "sdscprov/profile/annotate_trace.hpp"
+#include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/profile/print.hpp"
+#include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/trace.hpp"
+#include "sdscprov/sidecar.hpp"
+#include "sdscprov/spyre_provenance.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace sdscprov::cli {
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_bad_input = 2;
+
+// How many diagnostics of one code are printed on standard error (the JSON report has them all).
+constexpr std::size_t printed_per_code = 10;
+
+void print_line(const std::string& path, TextPosition pos, Severity severity,
+                const std::string& message, std::string_view code) {
+    std::cerr << path;
+    if (pos.line > 0) {
+        std::cerr << ':' << pos.line << ':' << pos.col;
+    }
+    std::cerr << ": " << to_string(severity) << ": " << message << " [" << code << "]\n";
+}
+
+bool print_problems(const std::vector<Problem>& problems, bool quiet) {
+    bool errors = false;
+    for (const auto& p : problems) {
+        errors |= p.severity == Severity::error;
+        if (!quiet || p.severity == Severity::error) {
+            print_line(p.path, p.pos, p.severity, p.message, to_string(p.code));
+        }
+    }
+    return errors;
+}
+
+bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool quiet) {
+    bool errors = false;
+    std::map<ProfileCode, std::size_t> printed;
+    std::map<ProfileCode, std::uint64_t> left_out;
+    for (const auto& d : diagnostics) {
+        errors |= d.severity == Severity::error;
+        if (quiet && d.severity != Severity::error) {
+            continue;
+        }
+        if (printed[d.code]++ >= printed_per_code) {
+            ++left_out[d.code];
+            continue;
+        }
+        std::string events = d.events == 1 ? "" : " (" + std::to_string(d.events) + " events)";
+        print_line(d.path, d.pos, d.severity, d.message + events, to_string(d.code));
+    }
+    for (const auto& [code, n] : left_out) {
+        std::cerr << "sdscprov profile: " << n << " more " << to_string(code)
+                  << " diagnostics (--format json lists them all)\n";
+    }
+    return errors;
+}
+
+// The whole report to standard output, every failure (a full disk, a closed pipe) reported.
+bool write_stdout(std::string_view bytes) {
+    while (!bytes.empty()) {
+        ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            std::cerr << "sdscprov profile: cannot write the report to standard output: "
+                      << std::strerror(errno) << '\n';
+            return false;
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+std::size_t terminal_width() {
+    winsize ws{};
+    if (::isatty(STDOUT_FILENO) != 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+        ws.ws_col > 0) {
+        return std::max<std::size_t>(ws.ws_col, 60);
+    }
+    const char* columns = std::getenv("COLUMNS");
+    if (columns != nullptr) {
+        long n = std::strtol(columns, nullptr, 10);
+        if (n >= 60 && n <= 1000) {
+            return static_cast<std::size_t>(n);
+        }
+    }
+    return 100;
+}
+
+// The sidecars: torch-spyre's spyre_provenance.json only (the handles of a compile, per bundle
+// identity); another kind of file is refused.
+bool read_sidecars(const std::vector<std::string>& paths, PairingSources& sources,
+                   std::vector<Problem>& problems) {
+    bool ok = true;
+    for (const auto& path : paths) {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        if (!in) {
+            problems.push_back(
+                make_problem(path, {}, ProblemCode::io_error, "cannot read this --origins file"));
+            ok = false;
+            continue;
+        }
+        std::string text = std::move(bytes).str();
+        if (sidecar_kind(text) != SidecarKind::spyre_provenance) {
+            problems.push_back(make_problem(
+                path, {}, ProblemCode::bad_argument,
+                "is not torch-spyre's spyre_provenance.json (profile pairs trace events through "
+                "that sidecar's kernelIdentities)"));
+            ok = false;
+            continue;
+        }
+        auto read = parse_spyre_provenance(path, text);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.doc) {
+            sources.sidecars.push_back(std::move(*read.doc));
+        } else {
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+} // namespace
+
+CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
+    auto* cmd = app.add_subcommand(
+        "profile", "Rank a profiler trace's device time by model source line, ATen op and "
+                   "kernel, pairing each kernel event with its provenance");
+    cmd->add_option("trace", o.trace,
+                    "The Chrome trace (prof.export_chrome_trace), plain or gzip (.json.gz); - "
+                    "reads standard input")
+        ->required();
+    cmd->add_option("caches", o.caches,
+                    "Kernel caches whose SDSC files hold the handles (default: "
+                    "$TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER)");
+    cmd->add_option("--origins", o.origins,
+                    "torch-spyre's spyre_provenance.json of the compile; may be given more than "
+                    "once (the first that has a key gives it)")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--format", o.format,
+                    "text (ranked tables), json (docs/profile.md), folded (flame graph stacks)")
+        ->check(CLI::IsMember({"text", "json", "folded"}))
+        ->capture_default_str();
+    cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
+    cmd->add_option("--by", o.by, "Only this table in text")
+        ->check(CLI::IsMember({"line", "aten", "kernel"}));
+    cmd->add_flag("--stages", o.stages,
+                  "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");
+    cmd->add_option("--annotate-trace", o.annotate_trace,
+                    "Also write a copy of the trace whose paired events gain args.sdscprov "
+                    "(source lines, ATen ops, kernel, handles): open it in Perfetto");
+    cmd->add_option("--color", o.color, "Colour in text")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
+    cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
+    cmd->add_option("-j,--jobs", o.jobs,
+                    "Threads reading the caches and parsing the trace (default: all cores)")
+        ->check(CLI::Range(1U, 1024U));
+    cmd->add_flag("--include-incomplete", o.include_incomplete,
+                  "Also read the kernel cache's temporary (*.tmp.*) and failed/ entries");
+    cmd->add_flag("--follow-symlinks", o.follow_symlinks, "Follow symbolic links to directories");
+    cmd->add_option("--max-file-size", o.max_file_size,
+                    "Larger SDSC files are reported, not read (bytes)")
+        ->capture_default_str();
+    cmd->footer("Example:\n  sdscprov profile spyre_trace.json --origins spyre_provenance.json\n"
+                "  sdscprov profile trace.json.gz $TORCHINDUCTOR_CACHE_DIR --format folded | "
+                "flamegraph.pl > flame.svg\n"
+                "Exit status: 0 done, 2 bad input (the trace, a sidecar or a cache; errors such "
+                "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
+    return cmd;
+}
+
+int run_profile(const ProfileCli& o) {
+    std::vector<Problem> problems;
+    PairingSources sources;
+    if (!read_sidecars(o.origins, sources, problems)) {
+        print_problems(problems, o.quiet);
+        std::cerr << "sdscprov profile: fix the --origins file first: the trace was not read\n";
+        return exit_bad_input;
+    }
+
+    std::vector<std::string> roots = o.caches;
+    if (roots.empty()) {
+        struct stat st {};
+        for (auto& root : default_cache_roots()) {
+            if (::stat(root.c_str(), &st) == 0) {
+                roots.push_back(root);
+            } else if (sources.sidecars.empty()) {
+                std::cerr << "sdscprov profile: no --origins sidecar and no kernel cache at "
+                          << root << " (give the caches on the command line): nothing to pair "
+                          << "the trace with\n";
+                return exit_bad_input;
+            }
+        }
+    } else {
+        for (const auto& root : roots) {
+            struct stat st {};
+            if (::stat(root.c_str(), &st) != 0) {
+                std::cerr << root << ": error: cannot access: " << std::strerror(errno)
+                          << " [bad-argument]\n";
+                return exit_bad_input;
+            }
+        }
+    }
+    if (!roots.empty()) {
+        HandleIndexOptions index_options;
+        index_options.discover.include_incomplete = o.include_incomplete;
+        index_options.discover.follow_symlinks = o.follow_symlinks;
+        index_options.max_file_size = o.max_file_size;
+        index_options.jobs = o.jobs;
+        auto indexed = index_handles(roots, index_options);
+        sources.caches = std::move(indexed.index);
+        problems.insert(problems.end(), indexed.problems.begin(), indexed.problems.end());
+    }
+
+    TraceReaderOptions reader_options;
+    reader_options.threads = o.jobs;
+    TraceReader reader(reader_options);
+    bool annotate = !o.annotate_trace.empty();
+    ProfileBuilder builder(sources, o.trace, reader, annotate);
+    std::optional<AnnotatedTrace> annotated;
+    if (annotate) {
+        annotated.emplace(builder, o.annotate_trace);
+        if (auto refused = annotated->open(o.trace)) {
+            print_problems({*refused}, o.quiet);
+            return exit_bad_input;
+        }
+    }
+    TraceHandler& handler = annotated ? static_cast<TraceHandler&>(*annotated) : builder;
+    TraceReadResult read = reader.read(o.trace, handler);
+    if (read.error) {
+        print_problems(problems, o.quiet);
+        print_line(o.trace, read.error->pos, Severity::error, read.error->message,
+                   read.error->code);
+        std::cerr << "sdscprov profile: the trace could not be read: no report"
+                  << (annotate ? ", no annotated trace" : "") << '\n';
+        return exit_bad_input;
+    }
+    ProfileReport report = builder.finish(read);
+    report.caches = roots;
+    report.problems = problems;
+    bool failed = false;
+    if (annotated) {
+        if (auto problem = annotated->commit()) {
+            report.problems.push_back(*problem);
+        }
+    }
+
+    if (!o.quiet) {
+        std::string out;
+        if (o.format == "json") {
+            out = render_profile_json(report);
+        } else if (o.format == "folded") {
+            out = render_profile_folded(report);
+        } else {
+            ProfileTextOptions text;
+            text.top = o.top;
+            text.stages = o.stages;
+            text.width = terminal_width();
+            const char* no_color = std::getenv("NO_COLOR");
+            text.color =
+                o.color == "always" || (o.color == "auto" && ::isatty(STDOUT_FILENO) != 0 &&
+                                        (no_color == nullptr || *no_color == '\0'));
+            if (!o.by.empty()) {
+                text.rankings = {o.by == "line"   ? ProfileRanking::line
+                                 : o.by == "aten" ? ProfileRanking::aten
+                                                  : ProfileRanking::kernel};
+            }
+            out = render_profile_text(report, text);
+        }
+        failed |= !write_stdout(out);
+    }
+    failed |= print_problems(report.problems, o.quiet);
+    failed |= print_diagnostics(report.diagnostics, o.quiet);
+    return failed ? exit_bad_input : exit_ok;
+}
+
+} // namespace sdscprov::cli

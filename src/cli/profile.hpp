@@ -1,0 +1,31 @@
+// `sdscprov profile`: the command-line front of the profile stage (include/sdscprov/profile/).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sdscprov::cli {
+
+struct ProfileCli {
+    std::string trace;
+    std::vector<std::string> caches;
+    std::vector<std::string> origins;
+    std::string format = "text";
+    std::size_t top = 20;
+    std::string by; // empty: every ranking
+    bool stages = false;
+    std::string annotate_trace;
+    std::string color = "auto";
+    bool quiet = false;
+    unsigned jobs = 0;
+    bool include_incomplete = false;
+    bool follow_symlinks = false;
+    std::uint64_t max_file_size = std::uint64_t{1} << 30;
+};
+
+CLI::App* add_profile_command(CLI::App& app, ProfileCli& options);
+int run_profile(const ProfileCli& options);
+
+} // namespace sdscprov::cli

@@ -1,0 +1,926 @@
+#include "sdscprov/profile/profile.hpp"
+
+#include "../json_out.hpp"
+#include "sdscprov/source_text.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+namespace sdscprov {
+
+// ---- time ---------------------------------------------------------------------------------------
+
+namespace {
+
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    return a > std::numeric_limits<std::uint64_t>::max() - b
+               ? std::numeric_limits<std::uint64_t>::max()
+               : a + b;
+}
+
+} // namespace
+
+std::optional<std::uint64_t> microseconds_to_ns(std::string_view t) {
+    std::size_t i = 0;
+    bool negative = i < t.size() && t[i] == '-';
+    i += negative ? 1 : 0;
+    std::size_t int_begin = i;
+    while (i < t.size() && is_digit(t[i])) {
+        ++i;
+    }
+    std::size_t int_end = i;
+    std::size_t frac_begin = i;
+    std::size_t frac_end = i;
+    if (i < t.size() && t[i] == '.') {
+        frac_begin = ++i;
+        while (i < t.size() && is_digit(t[i])) {
+            ++i;
+        }
+        frac_end = i;
+    }
+    std::int64_t exponent = 0;
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        bool exp_negative = i < t.size() && t[i] == '-';
+        if (i < t.size() && (t[i] == '-' || t[i] == '+')) {
+            ++i;
+        }
+        if (i == t.size()) {
+            return std::nullopt;
+        }
+        while (i < t.size() && is_digit(t[i])) {
+            exponent = std::min<std::int64_t>(exponent * 10 + (t[i] - '0'), 1000000);
+            ++i;
+        }
+        exponent = exp_negative ? -exponent : exponent;
+    }
+    if (i != t.size() || int_begin == int_end) {
+        return std::nullopt; // not a JSON number
+    }
+    // The value is D * 10^(exponent - fraction digits) microseconds, D the digits without the
+    // point; in nanoseconds, D * 10^shift.
+    std::size_t int_len = int_end - int_begin;
+    std::size_t total = int_len + (frac_end - frac_begin);
+    auto digit = [&](std::size_t k) {
+        return k < int_len ? t[int_begin + k] : t[frac_begin + (k - int_len)];
+    };
+    std::size_t lead = 0;
+    while (lead < total && digit(lead) == '0') {
+        ++lead;
+    }
+    if (lead == total) {
+        return 0; // zero, "-0" included
+    }
+    if (negative) {
+        return std::nullopt;
+    }
+    std::size_t significant = total - lead;
+    std::int64_t shift = exponent - static_cast<std::int64_t>(frac_end - frac_begin) + 3;
+    std::int64_t keep = static_cast<std::int64_t>(significant) + shift; // digits before the point
+    if (keep > 19) {
+        return std::nullopt; // at least 10^19 ns
+    }
+    if (keep <= 0) {
+        // Below one nanosecond: rounds to 1 only from 0.5 (the first dropped digit is the first
+        // significant one only when keep is 0).
+        return keep == 0 && digit(lead) >= '5' ? 1 : 0;
+    }
+    std::uint64_t ns = 0;
+    for (std::int64_t k = 0; k < keep; ++k) {
+        auto index = static_cast<std::size_t>(k);
+        ns = ns * 10 +
+             (index < significant ? static_cast<std::uint64_t>(digit(lead + index) - '0') : 0);
+    }
+    auto kept = static_cast<std::size_t>(keep);
+    if (kept < significant && digit(lead + kept) >= '5') {
+        ++ns; // half away from zero: the first dropped digit decides
+    }
+    if (ns > max_event_ns) {
+        return std::nullopt;
+    }
+    return ns;
+}
+
+std::string_view to_string(Stage s) {
+    static constexpr std::string_view names[] = {"DMI", "PREP", "CMPT", "DMO"};
+    return names[static_cast<std::size_t>(s)];
+}
+
+void StageTotals::add(const StageTotals& other) {
+    for (std::size_t i = 0; i < stage_count; ++i) {
+        ticks[i] = saturating_add(ticks[i], other.ticks[i]);
+        events[i] = saturating_add(events[i], other.events[i]);
+    }
+}
+
+StageTotals stages_of(const std::array<std::uint32_t, 5>& ts) {
+    StageTotals s;
+    for (std::size_t i = 0; i < stage_count; ++i) {
+        if (ts[i] != 0 && ts[i + 1] != 0) {
+            s.ticks[i] = static_cast<std::uint32_t>(ts[i + 1] - ts[i]); // modulo 2^32
+            s.events[i] = 1;
+        }
+    }
+    return s;
+}
+
+void DeviceTime::add(const DeviceTime& other) {
+    events = saturating_add(events, other.events);
+    ns = saturating_add(ns, other.ns);
+    stages.add(other.stages);
+}
+
+// ---- names --------------------------------------------------------------------------------------
+
+std::string_view to_string(ProfileCode c) {
+    switch (c) {
+    case ProfileCode::carrier_conflict:
+        return "carrier-conflict";
+    case ProfileCode::collision:
+        return "collision";
+    case ProfileCode::unknown_key:
+        return "unknown-key";
+    case ProfileCode::unparsable_name:
+        return "unparsable-name";
+    case ProfileCode::malformed_provenance_key:
+        return "malformed-provenance-key";
+    case ProfileCode::malformed_debug_handles:
+        return "malformed-debug-handles";
+    case ProfileCode::native_handle_disagreement:
+        return "native-handle-disagreement";
+    case ProfileCode::no_handles:
+        return "no-handles";
+    case ProfileCode::unknown_handle:
+        return "unknown-handle";
+    case ProfileCode::sources_disagree:
+        return "sources-disagree";
+    case ProfileCode::bad_duration:
+        return "bad-duration";
+    case ProfileCode::bad_cycles_ts:
+        return "bad-cycles-ts";
+    case ProfileCode::not_an_event:
+        return "not-an-event";
+    case ProfileCode::already_annotated:
+        return "already-annotated";
+    }
+    return "unknown";
+}
+
+Severity severity_of(ProfileCode c) {
+    switch (c) {
+    case ProfileCode::carrier_conflict:
+    case ProfileCode::collision:
+    case ProfileCode::bad_duration:
+    case ProfileCode::bad_cycles_ts:
+        return Severity::error;
+    default:
+        return Severity::warning;
+    }
+}
+
+std::string_view to_string(Resolution r) {
+    switch (r) {
+    case Resolution::sidecar:
+        return "sidecar";
+    case Resolution::caches:
+        return "caches";
+    case Resolution::unresolved:
+        return "unresolved";
+    }
+    return "unresolved";
+}
+
+std::string SourceLine::label() const {
+    return file + ":" + std::to_string(line);
+}
+
+// ---- event names --------------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view event_prefix = "spyre_kernel_v1_";
+constexpr std::size_t key_width = 16;
+
+bool is_key_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+}
+
+bool is_key(std::string_view s) {
+    return s.size() == key_width && std::all_of(s.begin(), s.end(), is_key_char);
+}
+
+// The name without a `#<step>` suffix (decimal digits); the whole name when it has none, and
+// nullopt when what follows the last '#' is not a step.
+std::optional<std::string_view> without_step(std::string_view name) {
+    auto hash = name.rfind('#');
+    if (hash == std::string_view::npos) {
+        return name;
+    }
+    std::string_view step = name.substr(hash + 1);
+    if (step.empty() || !std::all_of(step.begin(), step.end(), is_digit)) {
+        return std::nullopt;
+    }
+    return name.substr(0, hash);
+}
+
+// The key of `spyre_kernel_v1_<summary>_<key>` (the name without its step): summary non-empty
+// of [A-Za-z0-9_], key 16 lowercase base32 characters, as torch-spyre's parser has it.
+std::optional<std::string_view> name_key(std::string_view base) {
+    if (base.size() <= event_prefix.size() + key_width + 1 || !base.starts_with(event_prefix)) {
+        return std::nullopt;
+    }
+    std::size_t key_start = base.size() - key_width;
+    if (base[key_start - 1] != '_') {
+        return std::nullopt;
+    }
+    std::string_view summary =
+        base.substr(event_prefix.size(), key_start - 1 - event_prefix.size());
+    auto display = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_';
+    };
+    if (summary.empty() || !std::all_of(summary.begin(), summary.end(), display)) {
+        return std::nullopt;
+    }
+    std::string_view key = base.substr(key_start);
+    return is_key(key) ? std::optional(key) : std::nullopt;
+}
+
+std::string id_list(const std::vector<std::string>& ids) {
+    std::string s = "[";
+    for (const auto& id : ids) {
+        s += (s.size() > 1 ? ", " : "") + id;
+    }
+    return s + "]";
+}
+
+void append_field(std::string& key, char state, std::string_view text) {
+    auto n = static_cast<std::uint32_t>(text.size());
+    key.push_back(state);
+    key.append(reinterpret_cast<const char*>(&n), sizeof n);
+    key.append(text);
+}
+
+std::vector<std::uint32_t> intersection(const std::vector<std::uint32_t>& a,
+                                        const std::vector<std::uint32_t>& b) {
+    std::vector<std::uint32_t> out;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+}
+
+// Source lines and ATen ops of a handle and, recursively, of the handles it is fused from.
+void collect(const DebugHandle& h, std::set<SourceLine>& lines, std::set<std::string>& ops) {
+    if (h.source) {
+        lines.insert({h.source->file, h.source->start_line});
+    }
+    if (h.aten_op) {
+        ops.insert(*h.aten_op);
+    }
+    for (const auto& child : h.fused_from) {
+        collect(child, lines, ops);
+    }
+}
+
+template <class Items, class Label>
+std::string joined(const Items& items, Label label, std::string_view none) {
+    std::string s;
+    for (const auto& item : items) {
+        s += (s.empty() ? "" : "+") + label(item);
+    }
+    return s.empty() ? std::string(none) : s;
+}
+
+} // namespace
+
+// ---- the builder --------------------------------------------------------------------------------
+
+struct ProfileBuilder::Impl {
+    struct Variant {
+        std::uint32_t bundle = 0;
+        bool kernel = false;
+        std::vector<std::uint32_t> diagnostics;
+    };
+    struct BundleState {
+        ProfileBundle bundle;
+        std::vector<DebugHandle> handles;
+        std::vector<std::uint32_t> diagnostics;
+        std::string annotation;
+    };
+
+    const PairingSources& sources;
+    std::string path;
+    TraceReader& reader;
+    bool annotate;
+
+    std::vector<std::multimap<std::string, const SpyreOccurrence*>> occurrences; // per sidecar
+
+    std::unordered_map<std::string, std::uint32_t> variant_of;
+    std::vector<Variant> variants;
+    std::vector<BundleState> bundles;
+    std::unordered_map<std::string, std::uint32_t> resolved_by_key;
+    std::map<std::pair<ProfileCode, std::string>, std::uint32_t> unresolved_by_name;
+    std::optional<std::uint32_t> overflow_group;
+    std::vector<ProfileDiagnostic> diagnostics;
+    std::map<std::pair<ProfileCode, std::string>, std::uint32_t> diagnostic_by_message;
+    std::map<std::pair<ProfileCode, std::uint32_t>, std::uint32_t> event_diagnostics;
+    ProfileCoverage coverage;
+    StageTotals stages;
+    std::string key_buf;
+    const std::string* last_annotation = nullptr;
+
+    Impl(const PairingSources& s, std::string p, TraceReader& r, bool a)
+        : sources(s), path(std::move(p)), reader(r), annotate(a) {
+        for (const auto& doc : sources.sidecars) {
+            auto& by_identity = occurrences.emplace_back();
+            for (const auto& [id, occurrence] : doc.occurrences) {
+                by_identity.emplace(occurrence.identity_key, &occurrence);
+            }
+        }
+    }
+
+    // A diagnostic about the variant being created; one per code and message.
+    std::uint32_t diagnose(ProfileCode code, const TraceEvent& e, std::string message) {
+        auto key = std::make_pair(code, message);
+        auto it = diagnostic_by_message.find(key);
+        if (it != diagnostic_by_message.end()) {
+            return it->second;
+        }
+        auto index = static_cast<std::uint32_t>(diagnostics.size());
+        diagnostics.push_back({code, severity_of(code), path, reader.position(e.offset), e.index, 0,
+                               std::move(message)});
+        diagnostic_by_message.emplace(std::move(key), index);
+        return index;
+    }
+
+    // A diagnostic about single events of a bundle: one per code and bundle, counted here.
+    void diagnose_event(ProfileCode code, std::uint32_t bundle, const TraceEvent& e,
+                        const std::string& message) {
+        auto [it, added] = event_diagnostics.try_emplace({code, bundle}, 0U);
+        if (added) {
+            it->second = static_cast<std::uint32_t>(diagnostics.size());
+            diagnostics.push_back(
+                {code, severity_of(code), path, reader.position(e.offset), e.index, 0, message});
+        }
+        ++diagnostics[it->second].events;
+    }
+
+    std::uint32_t unresolved_bundle(ProfileCode reason, std::string_view name,
+                                    std::string_view key) {
+        auto group = std::make_pair(reason, std::string(name));
+        auto it = unresolved_by_name.find(group);
+        if (it != unresolved_by_name.end()) {
+            return it->second;
+        }
+        if (unresolved_by_name.size() >= max_unresolved_groups) {
+            if (!overflow_group) {
+                overflow_group = static_cast<std::uint32_t>(bundles.size());
+                BundleState b;
+                b.bundle.event_name = "(other unpaired events)";
+                b.bundle.reason = reason;
+                bundles.push_back(std::move(b));
+                label(bundles.back().bundle);
+            }
+            return *overflow_group;
+        }
+        auto index = static_cast<std::uint32_t>(bundles.size());
+        BundleState b;
+        b.bundle.key = std::string(key);
+        b.bundle.event_name = std::string(name);
+        b.bundle.reason = reason;
+        bundles.push_back(std::move(b));
+        label(bundles.back().bundle);
+        unresolved_by_name.emplace(std::move(group), index);
+        return index;
+    }
+
+    static void label(ProfileBundle& b) {
+        bool paired = b.resolution != Resolution::unresolved;
+        b.root_label =
+            paired ? joined(
+                         b.lines, [](const SourceLine& l) { return l.label(); }, "[no source]")
+                   : "[unresolved]";
+        b.aten_label = paired
+                           ? joined(
+                                 b.aten_ops, [](const std::string& s) { return s; }, "[no aten op]")
+                           : "[unresolved]";
+        b.kernel_label = joined(
+            b.kernel_names, [](const std::string& s) { return s; }, b.event_name);
+    }
+
+    // The bundle of a paired key (the first variant that pairs it makes it).
+    std::uint32_t paired_bundle(Variant& v, const TraceEvent& e, std::string_view key,
+                                std::string_view base, Resolution how, const SpyreProvenance* doc,
+                                std::size_t doc_index, const std::vector<std::string>& ids) {
+        auto found = resolved_by_key.find(std::string(key));
+        if (found != resolved_by_key.end()) {
+            const auto& first = bundles[found->second].bundle;
+            if (how == Resolution::caches && first.handle_ids != ids) {
+                v.diagnostics.push_back(diagnose(
+                    ProfileCode::native_handle_disagreement, e,
+                    "events of key " + std::string(key) + " carry other args.debug_handles " +
+                        id_list(ids) + " than the first one's " + id_list(first.handle_ids) +
+                        ": the first event's are used"));
+            }
+            return found->second;
+        }
+        auto index = static_cast<std::uint32_t>(bundles.size());
+        BundleState state;
+        ProfileBundle& b = state.bundle;
+        b.key = std::string(key);
+        b.event_name = std::string(base);
+        b.resolution = how;
+        b.handle_ids = ids;
+        for (const auto& id : ids) {
+            if (doc != nullptr) {
+                state.handles.push_back(expand_handle(*doc, id));
+            } else if (const auto* cached = sources.caches.find(id)) {
+                state.handles.push_back(cached->handle);
+            }
+        }
+        std::set<SourceLine> lines;
+        std::set<std::string> ops;
+        for (const auto& h : state.handles) {
+            collect(h, lines, ops);
+        }
+        b.lines.assign(lines.begin(), lines.end());
+        b.aten_ops.assign(ops.begin(), ops.end());
+        kernel_dirs(state, e, doc, doc_index);
+        label(b);
+        if (annotate) {
+            state.annotation = annotation_text(b);
+        }
+        bundles.push_back(std::move(state));
+        resolved_by_key.emplace(std::string(key), index);
+        return index;
+    }
+
+    // Kernel names and directories: the sidecar's occurrences name kernels, whose directories
+    // the caches have; the caches' files say which directories hold the bundle's handles.
+    void kernel_dirs(BundleState& state, const TraceEvent& e, const SpyreProvenance* doc,
+                     std::size_t doc_index) {
+        ProfileBundle& b = state.bundle;
+        const HandleIndex& caches = sources.caches;
+        std::vector<std::uint32_t> holding;
+        bool held = false;
+        for (const auto& id : b.handle_ids) {
+            if (const auto* cached = caches.find(id)) {
+                holding = held ? intersection(holding, cached->dirs) : cached->dirs;
+                held = true;
+            }
+        }
+        if (held && holding.empty()) {
+            // The handles are spread over several directories: all of them.
+            std::set<std::uint32_t> all;
+            for (const auto& id : b.handle_ids) {
+                if (const auto* cached = caches.find(id)) {
+                    all.insert(cached->dirs.begin(), cached->dirs.end());
+                }
+            }
+            holding.assign(all.begin(), all.end());
+        }
+        std::vector<std::uint32_t> dirs;
+        std::set<std::string> names;
+        if (doc != nullptr) {
+            auto [first, last] = occurrences[doc_index].equal_range(b.key);
+            std::set<std::uint32_t> named;
+            for (auto it = first; it != last; ++it) {
+                names.insert(it->second->kernel_name);
+                for (auto d : caches.dirs_named(it->second->kernel_name)) {
+                    named.insert(d);
+                }
+            }
+            std::vector<std::uint32_t> by_name(named.begin(), named.end());
+            if (!by_name.empty() && held) {
+                dirs = intersection(by_name, holding);
+                if (dirs.empty()) {
+                    state.diagnostics.push_back(diagnose(
+                        ProfileCode::sources_disagree, e,
+                        "the sidecar's kernel " +
+                            joined(
+                                names, [](const std::string& s) { return s; }, "") +
+                            " is in " + dir_list(by_name) +
+                            ", whose SDSC files do not hold its handles " + id_list(b.handle_ids) +
+                            "; " + dir_list(holding) + " do: those are used"));
+                    dirs = holding;
+                }
+            } else {
+                dirs = held ? holding : by_name;
+            }
+            for (std::size_t i = 0; i < b.handle_ids.size() && i < state.handles.size(); ++i) {
+                const auto* cached = caches.find(b.handle_ids[i]);
+                if (cached != nullptr && !(cached->handle == state.handles[i])) {
+                    state.diagnostics.push_back(
+                        diagnose(ProfileCode::sources_disagree, e,
+                                 "handle " + b.handle_ids[i] + " differs between " + doc->path +
+                                     " and " + cached->file + ": the sidecar's is used"));
+                }
+            }
+        } else {
+            dirs = holding;
+            for (auto d : dirs) {
+                if (caches.dirs[d].kernel) {
+                    names.insert(*caches.dirs[d].kernel);
+                }
+            }
+        }
+        b.kernel_names.assign(names.begin(), names.end());
+        for (auto d : dirs) {
+            b.kernel_dirs.push_back(caches.dirs[d].path);
+        }
+    }
+
+    std::string dir_list(const std::vector<std::uint32_t>& dirs) const {
+        std::string s;
+        for (auto d : dirs) {
+            s += (s.empty() ? "" : ", ") + sources.caches.dirs[d].path;
+        }
+        return s.empty() ? "no directory" : s;
+    }
+
+    static std::string annotation_text(const ProfileBundle& b) {
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+        auto strings = [&](std::string_view key, const auto& items, auto text) {
+            json_out::key(w, key);
+            w.StartArray();
+            for (const auto& item : items) {
+                json_out::string(w, text(item));
+            }
+            w.EndArray();
+        };
+        auto same = [](const std::string& s) -> std::string_view { return s; };
+        w.StartObject();
+        strings("source_lines", b.lines, [](const SourceLine& l) { return l.label(); });
+        strings("aten_ops", b.aten_ops, same);
+        strings("kernels", b.kernel_names, same);
+        strings("kernel_dirs", b.kernel_dirs, same);
+        strings("handles", b.handle_ids, same);
+        json_out::key(w, "provenance_key");
+        json_out::string(w, b.key);
+        json_out::key(w, "paired_by");
+        json_out::string(w, to_string(b.resolution));
+        w.EndObject();
+        return {buffer.GetString(), buffer.GetSize()};
+    }
+
+    // Classifies the first event of a variant: the pairing rules (profile.hpp).
+    Variant classify(const TraceEvent& e) {
+        Variant v;
+        std::string_view name = e.name_state == FieldState::ok ? e.name : std::string_view();
+        auto base = without_step(name);
+        auto parsed = base ? name_key(*base) : std::nullopt;
+        std::string_view group_name = base.value_or(name);
+
+        std::optional<std::string_view> native;
+        if (e.provenance_key_state == FieldState::ok && is_key(e.provenance_key)) {
+            native = e.provenance_key;
+        } else if (e.provenance_key_state != FieldState::absent) {
+            v.diagnostics.push_back(
+                diagnose(ProfileCode::malformed_provenance_key, e,
+                         e.provenance_key_state == FieldState::ok
+                             ? "args.provenance_key '" + printable(e.provenance_key) +
+                                   "' is not 16 lowercase base32 characters: ignored"
+                             : std::string("args.provenance_key is not a string: ignored")));
+        }
+        std::optional<std::vector<std::string>> handles;
+        if (e.debug_handles_state == FieldState::ok) {
+            handles.emplace(e.debug_handles.begin(), e.debug_handles.end());
+            std::set<std::string> distinct(handles->begin(), handles->end());
+            if (distinct.size() != handles->size()) {
+                v.diagnostics.push_back(diagnose(ProfileCode::malformed_debug_handles, e,
+                                                 "args.debug_handles names an id twice: ignored"));
+                handles.reset();
+            }
+        } else if (e.debug_handles_state == FieldState::wrong_type) {
+            v.diagnostics.push_back(
+                diagnose(ProfileCode::malformed_debug_handles, e,
+                         "args.debug_handles is not an array of strings: ignored"));
+        }
+
+        if (!parsed && !native) {
+            if (!name.starts_with("spyre_kernel")) {
+                return v; // not a Spyre kernel event
+            }
+            v.kernel = true;
+            v.bundle = unresolved_bundle(ProfileCode::unparsable_name, group_name, "");
+            v.diagnostics.push_back(
+                diagnose(ProfileCode::unparsable_name, e,
+                         "event name '" + printable(name) +
+                             "' is not spyre_kernel_v1_<summary>_<key>[#<step>]: unpaired"));
+            return v;
+        }
+        v.kernel = true;
+        if (parsed && native && *parsed != *native) {
+            v.bundle = unresolved_bundle(ProfileCode::carrier_conflict, group_name, *parsed);
+            v.diagnostics.push_back(diagnose(ProfileCode::carrier_conflict, e,
+                                             "the name's key " + std::string(*parsed) +
+                                                 " and args.provenance_key " +
+                                                 std::string(*native) + " differ: unpaired"));
+            return v;
+        }
+        std::string key(native ? *native : *parsed);
+        for (std::size_t i = 0; i < sources.sidecars.size(); ++i) {
+            const auto& doc = sources.sidecars[i];
+            auto identity = doc.identities.find(key);
+            if (identity == doc.identities.end()) {
+                continue;
+            }
+            const auto& id = identity->second;
+            if (parsed && *base != id.event_name_base) {
+                v.bundle = unresolved_bundle(ProfileCode::collision, group_name, key);
+                v.diagnostics.push_back(diagnose(ProfileCode::collision, e,
+                                                 "key " + key + " is the bundle '" +
+                                                     id.event_name_base + "' in " + doc.path +
+                                                     ", not '" + printable(*base) + "': unpaired"));
+                return v;
+            }
+            if (handles && *handles != id.direct_handle_ids) {
+                v.diagnostics.push_back(
+                    diagnose(ProfileCode::native_handle_disagreement, e,
+                             "args.debug_handles " + id_list(*handles) + " differ from " +
+                                 id_list(id.direct_handle_ids) + " in " + doc.path + " for key " +
+                                 key + ": the sidecar's are used"));
+            }
+            v.bundle = paired_bundle(v, e, key, group_name, Resolution::sidecar, &doc, i,
+                                     id.direct_handle_ids);
+            return v;
+        }
+        bool by_caches = !sources.caches.empty() && handles;
+        if (!sources.sidecars.empty()) {
+            v.diagnostics.push_back(
+                diagnose(ProfileCode::unknown_key, e,
+                         "key " + key + " is in no sidecar given" +
+                             (by_caches ? ": paired through the caches" : ": unpaired")));
+        }
+        if (!by_caches) {
+            ProfileCode reason =
+                sources.sidecars.empty() ? ProfileCode::no_handles : ProfileCode::unknown_key;
+            if (reason == ProfileCode::no_handles) {
+                v.diagnostics.push_back(diagnose(
+                    ProfileCode::no_handles, e,
+                    "event of key " + key +
+                        " carries no args.debug_handles and there is no sidecar: unpaired"));
+            }
+            v.bundle = unresolved_bundle(reason, group_name, key);
+            return v;
+        }
+        std::vector<std::string> known;
+        std::vector<std::string> unknown;
+        for (const auto& id : *handles) {
+            (sources.caches.find(id) != nullptr ? known : unknown).push_back(id);
+        }
+        if (!unknown.empty()) {
+            v.diagnostics.push_back(diagnose(ProfileCode::unknown_handle, e,
+                                             "args.debug_handles " + id_list(unknown) + " of key " +
+                                                 key + (unknown.size() == 1 ? " is" : " are") +
+                                                 " in no SDSC file of the caches" +
+                                                 (known.empty() ? ": unpaired" : "")));
+            if (known.empty()) {
+                v.bundle = unresolved_bundle(ProfileCode::unknown_handle, group_name, key);
+                return v;
+            }
+        }
+        v.bundle = paired_bundle(v, e, key, group_name, Resolution::caches, nullptr, 0, known);
+        return v;
+    }
+
+    void event(const TraceEvent& e) {
+        last_annotation = nullptr;
+        ++coverage.trace_events;
+        if (!e.object) {
+            diagnose_event(ProfileCode::not_an_event, std::numeric_limits<std::uint32_t>::max(), e,
+                           "an element of traceEvents that is not an object: ignored");
+            return;
+        }
+        if (e.ph_state != FieldState::ok || e.ph != "X") {
+            return; // only complete events carry device time
+        }
+        bool kernel_name = e.name_state == FieldState::ok && e.name.starts_with("spyre_kernel");
+        if (!kernel_name && e.provenance_key_state == FieldState::absent) {
+            return;
+        }
+        // Events with the same name (step aside), provenance key and handles pair alike.
+        key_buf.clear();
+        std::string_view name = e.name_state == FieldState::ok ? e.name : std::string_view();
+        append_field(key_buf, 'n', without_step(name).value_or(name));
+        append_field(key_buf, static_cast<char>('0' + static_cast<int>(e.provenance_key_state)),
+                     e.provenance_key);
+        key_buf.push_back(static_cast<char>('0' + static_cast<int>(e.debug_handles_state)));
+        for (auto h : e.debug_handles) {
+            append_field(key_buf, 'h', h);
+        }
+        auto found = variant_of.find(key_buf);
+        std::uint32_t index = 0;
+        if (found == variant_of.end()) {
+            index = static_cast<std::uint32_t>(variants.size());
+            variants.push_back(classify(e));
+            variant_of.emplace(key_buf, index);
+        } else {
+            index = found->second;
+        }
+        const Variant& v = variants[index];
+        for (auto d : v.diagnostics) {
+            ++diagnostics[d].events;
+        }
+        if (!v.kernel) {
+            return;
+        }
+        BundleState& bundle = bundles[v.bundle];
+        for (auto d : bundle.diagnostics) {
+            ++diagnostics[d].events;
+        }
+        DeviceTime t;
+        t.events = 1;
+        std::optional<std::uint64_t> ns;
+        if (e.dur_state == FieldState::ok) {
+            ns = microseconds_to_ns(e.dur);
+        }
+        if (ns) {
+            t.ns = *ns;
+        } else {
+            ++coverage.unmeasured_events;
+            std::string what =
+                e.dur_state == FieldState::absent ? "a kernel event without dur"
+                : e.dur_state == FieldState::wrong_type
+                    ? "dur is not a number"
+                    : "dur " + std::string(e.dur) + " is negative or longer than 2^62 ns";
+            diagnose_event(ProfileCode::bad_duration, v.bundle, e,
+                           what + ": the time of these events is not counted");
+        }
+        if (e.cycles_ts_state == FieldState::ok && e.cycles_ts_count == 5 && e.cycles_ts_counters) {
+            if (std::all_of(e.cycles_ts.begin(), e.cycles_ts.end(),
+                            [](std::uint32_t c) { return c == 0; })) {
+                ++coverage.counters_failed_events;
+            } else {
+                t.stages = stages_of(e.cycles_ts);
+            }
+        } else if (e.cycles_ts_state != FieldState::absent) {
+            diagnose_event(ProfileCode::bad_cycles_ts, v.bundle, e,
+                           "args.cycles_ts is not five integers in [0, 2^32): the stages of "
+                           "these events are not counted");
+        }
+        bundle.bundle.time.add(t);
+        stages.add(t.stages);
+        ++coverage.kernel_events;
+        coverage.kernel_ns = saturating_add(coverage.kernel_ns, t.ns);
+        if (bundle.bundle.resolution != Resolution::unresolved) {
+            ++coverage.resolved_events;
+            coverage.resolved_ns = saturating_add(coverage.resolved_ns, t.ns);
+            if (annotate) {
+                if (e.has_sdscprov_arg) {
+                    diagnose_event(ProfileCode::already_annotated, v.bundle, e,
+                                   "args.sdscprov is there already: the event is left as it is");
+                } else if (e.args_state != FieldState::wrong_type) {
+                    last_annotation = &bundle.annotation;
+                }
+            }
+        }
+    }
+
+    // ---- the report -------------------------------------------------------------------------
+
+    static bool heavier(const DeviceTime& a, const DeviceTime& b) {
+        return a.ns != b.ns ? a.ns > b.ns : a.events > b.events;
+    }
+
+    static void sort_rows(std::vector<ProfileRow>& rows) {
+        std::sort(rows.begin(), rows.end(), [](const ProfileRow& a, const ProfileRow& b) {
+            if (a.time.ns != b.time.ns || a.time.events != b.time.events) {
+                return heavier(a.time, b.time);
+            }
+            return a.label < b.label;
+        });
+    }
+
+    ProfileReport finish(const TraceReadResult& read) {
+        ProfileReport r;
+        r.trace = path;
+        r.gzip = read.stats.gzip;
+        r.trace_bytes = read.stats.bytes;
+        for (const auto& doc : sources.sidecars) {
+            r.sidecars.push_back(doc.path);
+        }
+        r.coverage = coverage;
+        r.stages = stages;
+
+        std::vector<std::uint32_t> order(bundles.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
+        }
+        std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+            const auto& a = bundles[x].bundle;
+            const auto& b = bundles[y].bundle;
+            if (a.time.ns != b.time.ns || a.time.events != b.time.events) {
+                return heavier(a.time, b.time);
+            }
+            return std::tie(a.key, a.event_name, a.reason) <
+                   std::tie(b.key, b.event_name, b.reason);
+        });
+        std::map<std::string, DebugHandle> handles;
+        for (auto i : order) {
+            // A group that no event reached (only its variant's diagnostics) is left out.
+            if (bundles[i].bundle.time.events == 0) {
+                continue;
+            }
+            for (auto& h : bundles[i].handles) {
+                handles.emplace(h.id, h);
+            }
+            r.bundles.push_back(bundles[i].bundle);
+        }
+        for (auto& [id, h] : handles) {
+            r.handles.push_back(std::move(h));
+        }
+        std::sort(r.handles.begin(), r.handles.end(),
+                  [](const DebugHandle& a, const DebugHandle& b) {
+                      return a.id.size() != b.id.size() ? a.id.size() < b.id.size() : a.id < b.id;
+                  });
+
+        std::map<SourceLine, ProfileRow> lines;
+        std::map<std::string, ProfileRow> ops;
+        std::map<std::string, ProfileRow> kernels;
+        auto add = [](ProfileRow& row, std::string label, const ProfileBundle& b,
+                      std::uint32_t index) {
+            if (row.bundles.empty()) {
+                row.label = std::move(label);
+            }
+            row.time.add(b.time);
+            row.bundles.push_back(index);
+        };
+        for (std::uint32_t i = 0; i < r.bundles.size(); ++i) {
+            const auto& b = r.bundles[i];
+            if (b.resolution != Resolution::unresolved && !b.lines.empty()) {
+                for (const auto& l : b.lines) {
+                    add(lines[l], l.label(), b, i);
+                    lines[l].line = l;
+                }
+            } else {
+                add(lines[{b.root_label, 0}], b.root_label, b, i);
+            }
+            if (b.resolution != Resolution::unresolved && !b.aten_ops.empty()) {
+                for (const auto& op : b.aten_ops) {
+                    add(ops[op], op, b, i);
+                }
+            } else {
+                add(ops[b.aten_label], b.aten_label, b, i);
+            }
+            add(kernels[b.kernel_label], b.kernel_label, b, i);
+        }
+        SourceLines texts;
+        for (auto& [line, row] : lines) {
+            if (row.line) {
+                row.text = texts.line(HandleSource{line.file, line.line, 0, {}, {}});
+            }
+            r.by_line.push_back(std::move(row));
+        }
+        for (auto& [op, row] : ops) {
+            r.by_aten.push_back(std::move(row));
+        }
+        for (auto& [kernel, row] : kernels) {
+            r.by_kernel.push_back(std::move(row));
+        }
+        sort_rows(r.by_line);
+        sort_rows(r.by_aten);
+        sort_rows(r.by_kernel);
+
+        for (const auto& d : diagnostics) {
+            if (d.events > 0) {
+                r.diagnostics.push_back(d);
+            }
+        }
+        std::stable_sort(r.diagnostics.begin(), r.diagnostics.end(),
+                         [](const ProfileDiagnostic& a, const ProfileDiagnostic& b) {
+                             return a.first_event != b.first_event ? a.first_event < b.first_event
+                                                                   : a.code < b.code;
+                         });
+        return r;
+    }
+};
+
+ProfileBuilder::ProfileBuilder(const PairingSources& sources, std::string trace_path,
+                               TraceReader& reader, bool annotate)
+    : impl_(std::make_unique<Impl>(sources, std::move(trace_path), reader, annotate)) {}
+
+ProfileBuilder::~ProfileBuilder() = default;
+
+void ProfileBuilder::event(const TraceEvent& e) {
+    impl_->event(e);
+}
+
+const std::string* ProfileBuilder::annotation() const {
+    return impl_->last_annotation;
+}
+
+ProfileReport ProfileBuilder::finish(const TraceReadResult& read) {
+    return impl_->finish(read);
+}
+
+} // namespace sdscprov
