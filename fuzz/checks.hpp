@@ -9,21 +9,21 @@
 // catch exactly those cases).
 #pragma once
 
-#include "sdscprov/bundle.hpp"
-#include "sdscprov/debug_handle.hpp"
-#include "sdscprov/derive.hpp"
-#include "sdscprov/handle_id.hpp"
-#include "sdscprov/json_error.hpp"
-#include "sdscprov/json_layout.hpp"
-#include "sdscprov/origins.hpp"
+#include "sdscprov/sdsc/bundle.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/sidecars/derive.hpp"
+#include "sdscprov/handle/handle_id.hpp"
+#include "sdscprov/core/json_error.hpp"
+#include "sdscprov/core/json_layout.hpp"
+#include "sdscprov/sidecars/origins.hpp"
 #include "sdscprov/profile/print.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
-#include "sdscprov/scan.hpp"
-#include "sdscprov/sidecar.hpp"
-#include "sdscprov/spyre_provenance.hpp"
-#include "sdscprov/upstream.hpp"
-#include "sdscprov/writer.hpp"
+#include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/sidecars/sidecar.hpp"
+#include "sdscprov/sidecars/spyre_provenance.hpp"
+#include "sdscprov/sidecars/upstream.hpp"
+#include "sdscprov/write/writer.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -2,17 +2,17 @@
 // the work is done in the library (include/sdscprov/).
 #include "help.hpp"
 #include "profile.hpp"
-#include "sdscprov/annotate.hpp"
-#include "sdscprov/check.hpp"
-#include "sdscprov/display.hpp"
-#include "sdscprov/explain.hpp"
-#include "sdscprov/file_size.hpp"
-#include "sdscprov/merge.hpp"
-#include "sdscprov/origins.hpp"
-#include "sdscprov/pipeline.hpp"
-#include "sdscprov/report.hpp"
-#include "sdscprov/sidecar.hpp"
-#include "sdscprov/upstream.hpp"
+#include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/commands/check.hpp"
+#include "sdscprov/core/display.hpp"
+#include "sdscprov/commands/explain.hpp"
+#include "sdscprov/core/file_size.hpp"
+#include "sdscprov/report/merge.hpp"
+#include "sdscprov/sidecars/origins.hpp"
+#include "sdscprov/commands/pipeline.hpp"
+#include "sdscprov/report/report.hpp"
+#include "sdscprov/sidecars/sidecar.hpp"
+#include "sdscprov/sidecars/upstream.hpp"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

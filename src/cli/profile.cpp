@@ -7,8 +7,8 @@
 #include "sdscprov/profile/print.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
-#include "sdscprov/sidecar.hpp"
-#include "sdscprov/spyre_provenance.hpp"
+#include "sdscprov/sidecars/sidecar.hpp"
+#include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 #include "sdscprov/profile/annotate_trace.hpp"
 
-#include "sdscprov/replace.hpp"
+#include "sdscprov/write/replace.hpp"
 
 #include <cerrno>
 #include <cstring>

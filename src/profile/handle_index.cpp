@@ -1,6 +1,6 @@
 #include "sdscprov/profile/handle_index.hpp"
 
-#include "sdscprov/scan.hpp"
+#include "sdscprov/sdsc/scan.hpp"
 
 #include <algorithm>
 #include <atomic>

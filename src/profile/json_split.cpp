@@ -1,4 +1,4 @@
-#include "json_split.hpp"
+#include "profile/json_split.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include "sdscprov/profile/print.hpp"
 
-#include "../json_out.hpp"
-#include "sdscprov/source_text.hpp"
+#include "report/json_out.hpp"
+#include "sdscprov/core/source_text.hpp"
 
 #include <algorithm>
 #include <map>

@@ -9,9 +9,9 @@
 // locate_json_error for the exact byte and a plain message.
 #include "sdscprov/profile/trace.hpp"
 
-#include "json_split.hpp"
-#include "sdscprov/json_error.hpp"
-#include "trace_source.hpp"
+#include "profile/json_split.hpp"
+#include "sdscprov/core/json_error.hpp"
+#include "profile/trace_source.hpp"
 
 #include <algorithm>
 #include <condition_variable>

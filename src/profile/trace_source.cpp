@@ -1,4 +1,4 @@
-#include "trace_source.hpp"
+#include "profile/trace_source.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -24,7 +24,7 @@ build_type=$(cache_value CMAKE_BUILD_TYPE)
 
 cmake --install "$build_dir" --prefix "$prefix"
 
-for f in bin/sdscprov include/sdscprov/scan.hpp include/sdscprov/discover.hpp; do
+for f in bin/sdscprov include/sdscprov/sdsc/scan.hpp include/sdscprov/walk/discover.hpp include/sdscprov/core/problem.hpp; do
     [ -f "$prefix/$f" ] || fail "$f is not installed"
 done
 [ -x "$prefix/bin/sdscprov" ] || fail "bin/sdscprov is not executable"

@@ -7,7 +7,7 @@
 // read-only file. OUT ending in `.gz` is written gzip-compressed.
 #pragma once
 
-#include "sdscprov/problem.hpp"
+#include "sdscprov/core/problem.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 

@@ -4,9 +4,9 @@
 // the op object's first member; other writers may nest it).
 #pragma once
 
-#include "sdscprov/debug_handle.hpp"
-#include "sdscprov/discover.hpp"
-#include "sdscprov/problem.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/walk/discover.hpp"
+#include "sdscprov/core/problem.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -14,11 +14,11 @@
 // and per-op totals can exceed the total device time.
 #pragma once
 
-#include "sdscprov/debug_handle.hpp"
-#include "sdscprov/problem.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/core/problem.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/trace.hpp"
-#include "sdscprov/spyre_provenance.hpp"
+#include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include <array>
 #include <cstdint>

@@ -7,7 +7,7 @@
 // what the reader accepts.
 #pragma once
 
-#include "sdscprov/problem.hpp"
+#include "sdscprov/core/problem.hpp"
 
 #include <array>
 #include <cstdint>

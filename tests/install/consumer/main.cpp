@@ -1,8 +1,8 @@
 // Uses the installed library for real: recognises a file name and scans a small SDSC document.
 // Prints what it found (checked by test_install.sh) and exits non-zero when anything is wrong.
 #include <iostream>
-#include <sdscprov/discover.hpp>
-#include <sdscprov/scan.hpp>
+#include <sdscprov/walk/discover.hpp>
+#include <sdscprov/sdsc/scan.hpp>
 #include <string_view>
 
 namespace {

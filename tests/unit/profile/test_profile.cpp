@@ -6,7 +6,7 @@
 #include "sdscprov/profile/print.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
-#include "sdscprov/spyre_provenance.hpp"
+#include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include <doctest/doctest.h>
 #include <map>

@@ -2,7 +2,7 @@
 // error at its line:col, gzip read like plain text, and the splitter's block scan equal to its
 // byte-by-byte reference.
 #include "../../../src/profile/json_split.hpp"
-#include "sdscprov/problem.hpp"
+#include "sdscprov/core/problem.hpp"
 #include "sdscprov/profile/trace.hpp"
 
 #include <doctest/doctest.h>

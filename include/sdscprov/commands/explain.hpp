@@ -1,0 +1,92 @@
+// Explain (`sdscprov explain TARGET`): one kernel's provenance, op by op, for a person looking at a
+// kernel that stalled in the profiler. Everything shown comes from the SDSC files' own
+// `debug_handle_`, plus the text of the model source line a handle points at
+// when that file is readable on this machine. docs/explain.md describes the output.
+#pragma once
+
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/walk/discover.hpp"
+#include "sdscprov/core/problem.hpp"
+#include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/core/source_text.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sdscprov {
+
+// One SDSC file: its op object and what its handle says. With SDSC de-duplication several
+// OpSpecs run one file; explain shows the file once (its handle is the first OpSpec's).
+struct ExplainOp {
+    std::string file; // the SDSC file's path, as discovered
+    FileStatus status = FileStatus::unreadable;
+    std::string op_key; // "<N>_<opfunc>" (status ok)
+    std::string opfunc; // from the op key
+    std::optional<std::uint64_t> index;
+    HandleState handle_state = HandleState::absent;
+    std::optional<DebugHandle> handle; // when populated
+    // The text of line handle->source->start_line (1-based) of handle->source->file, without its
+    // line end; nullopt when the handle has no source or the file cannot be read (missing, not a
+    // regular file, over max_source_file_size, no such line). Invalid UTF-8 is replaced by U+FFFD.
+    std::optional<std::string> source_line_text;
+    // The same for each constituent, parallel to handle->fused_from (empty without a handle).
+    std::vector<std::optional<std::string>> fused_source_line_texts;
+    std::vector<Problem> problems; // the scan's problems (parse error, malformed handle, ...)
+};
+
+// One stack trace of the kernel, from PyTorch's kernel stack traces file: the frame a handle
+// would take as its source (the innermost outside torch), with that line's text when readable.
+struct ExplainTrace {
+    std::string trace;
+    std::optional<HandleSource> source; // nullopt: the trace has no `File "...", line N` frame
+    std::optional<std::string> source_line_text;
+};
+
+struct ExplainKernel {
+    std::string dir;                   // the kernel directory, as discovered
+    std::optional<std::string> kernel; // from the directory's name
+    std::vector<ExplainOp> ops;        // file order (by N, then by name)
+    // The kernel's pre-grad and post-grad FX nodes, from upstream PyTorch's provenance tracking
+    // mappings (kernel level only, `--mappings`); the printers show them only when filled.
+    std::vector<std::string> pre_grad_nodes;
+    std::vector<std::string> post_grad_nodes;
+    // The kernel's stack traces from the mappings (a kernel stack traces file): for kernels
+    // written before handles existed, the only source lines there are.
+    std::vector<ExplainTrace> stack_traces;
+};
+
+// The kernel directories TARGET names, in discovery order:
+// - an existing file: its kernel directory with only that file (whatever the file's name);
+// - an existing directory: every kernel directory found below it (usually itself);
+// - otherwise, when TARGET has no '/', a kernel name: every kernel directory under `search_roots`
+//   whose kernel name, or whose directory name, is TARGET (a cache keeps every recompile, so a
+//   name can have several directories).
+// Nothing found is a `bad_argument` problem ("no kernel directory named 'X' under ROOTS"); walk
+// problems (missing roots, unreadable directories) are appended to `problems` too.
+std::vector<KernelDir> resolve_explain_target(const std::string& target,
+                                              const std::vector<std::string>& search_roots,
+                                              std::vector<Problem>& problems,
+                                              const DiscoverOptions& options = {});
+
+// Scans every file of `dir` and reads the source lines its handles point at (each source file is
+// read at most once per call).
+ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner);
+
+// Sets `kernel.stack_traces` from the mappings' stack traces of the kernel, each with its source
+// line and that line's text.
+void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces);
+
+// Text for people: per kernel a header, per op a block (source line, ATen op, ir_chain, fused
+// constituents, transform history, id), or what is missing and how to get it. ANSI colour when
+// `color`.
+void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& kernels, bool color);
+
+// {"sdscprov_explain": 1, "kernels": [...], "problems": [...]} (docs/explain.md). `problems` are
+// the ones about the target itself (resolution); each op carries its own.
+void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& kernels,
+                        const std::vector<Problem>& problems = {});
+
+} // namespace sdscprov

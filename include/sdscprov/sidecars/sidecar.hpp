@@ -1,0 +1,42 @@
+// The sidecar files a compile leaves, read by kind: `--origins` takes any of them.
+//  - sdscprov's origins map (docs/origins-map.md): per-op FX origins, handles derived;
+//  - torch-spyre's spyre_provenance.json: per-op handles, written verbatim;
+//  - PyTorch's provenance node mappings or kernel stack traces: kernel level only,
+//    used in reports, never to make a handle.
+// The kind is told from the document's top-level members, never from the file name.
+#pragma once
+
+#include "sdscprov/core/file_size.hpp"
+#include "sdscprov/sidecars/origins.hpp"
+#include "sdscprov/core/problem.hpp"
+#include "sdscprov/sidecars/upstream.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+enum class SidecarKind { origins_map, spyre_provenance, upstream_mappings, unknown };
+std::string_view to_string(SidecarKind k);
+
+// The kind of a JSON document by its top-level members: `sdscprov_origins` (origins map),
+// `schemaVersion` or another of its members (spyre_provenance.json), the node mappings' members,
+// an empty object or one whose first value is a list (upstream mappings: node mappings or kernel
+// stack traces). `unknown` for any other object, and when the text is not a JSON object.
+SidecarKind sidecar_kind(std::string_view json);
+
+struct Sidecars {
+    // Handle sources in precedence order: the order of the files on the command line (the first
+    // file that gives a kernel wins; a lower one that gives another handle for the same op is
+    // reported as conflicting-origins).
+    std::vector<OriginsMap> maps;
+    std::vector<UpstreamMappings> upstream; // kernel-level mappings (files and spyre projections)
+};
+
+// Reads every file, whatever its kind, each checked whole; problems at path:line:col. A file that
+// is not regular or has more than `max_size` bytes (--max-file-size) is refused unread.
+Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems,
+                       std::uint64_t max_size = default_max_file_size);
+
+} // namespace sdscprov

@@ -1,0 +1,120 @@
+// Discovery: from command-line paths to kernel directories and their SDSC files, in a stable
+// order. Knows file names and directory layouts, nothing about file contents.
+#pragma once
+
+#include "sdscprov/core/problem.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+// How a file was recognised as an SDSC file.
+enum class FileNaming {
+    indexed,        // sdsc_<N>.json (since 2026-05-27)
+    indexed_opfunc, // sdsc_<N>_<opfunc>.json (2026-05-06 to 2026-05-27)
+    execute,        // execute/<kernel>/sdsc.json (before 2026-04)
+    named,          // named on the command line: taken whatever its name
+};
+
+std::string_view to_string(FileNaming n);
+
+struct SdscName {
+    FileNaming naming = FileNaming::named;
+    std::optional<std::uint64_t> index; // N, when the name carries it
+    std::string opfunc;                 // opfunc, when the name carries it
+};
+
+// Recognises sdsc_<N>.json and sdsc_<N>_<opfunc>.json (N decimal, opfunc [A-Za-z0-9_]+).
+// `sdsc.json` is recognised by its place (execute/<kernel>/), not by this function.
+std::optional<SdscName> match_sdsc_file_name(std::string_view file_name);
+
+// The kernel name in a kernel directory's name, `[<8 hex>_]<kernel>_<8 random>` with the kernel
+// starting with `sdsc_`; nullopt for other names (e.g. inductor-spyre-cache/<sha256 key>/).
+std::optional<std::string> kernel_name_from_dir(std::string_view dir_name);
+
+struct SdscFile {
+    std::string path; // as reached from the command-line argument
+    SdscName name;
+    bool regular = false; // seen as a regular file when discovered (the reader need not stat it)
+    // Reached (with follow_symlinks) through a symlink to a directory outside every directory
+    // given to discover(): read like any other file, never written by annotate or strip.
+    bool outside_roots = false;
+    // A sibling of the files named on the command line (e.g. the staged files a pre-commit hook
+    // passes): read where the kernel's join needs it (bundle.mlir positions, ambiguous kernels),
+    // never written, and not in any report (drop_context_files).
+    bool context = false;
+};
+
+struct KernelDir {
+    std::string path;                  // the directory, as reached from the argument
+    std::optional<std::string> kernel; // from the directory's name
+    bool has_bundle = false;           // bundle.mlir beside the files
+    std::vector<SdscFile> files;       // by N, then by name
+    // sdscprov's own temporary files beside them (names as parse_temp_file_name() reads them): a
+    // run that was killed leaves them; the writing commands remove those whose writer is gone.
+    std::vector<std::string> temps;
+    // In a sharded run (shard.hpp): the directory's place in the whole walk's order.
+    std::optional<std::uint64_t> position;
+};
+
+// Removes the context files from `dir.files` (the named files keep their order).
+void drop_context_files(KernelDir& dir);
+
+// Where Inductor keeps its cache when no path is given: $TORCHINDUCTOR_CACHE_DIR, else its
+// default /tmp/torchinductor_<user>.
+std::vector<std::string> default_cache_roots();
+
+
+// Temporary files are named ".<name>.sdscprov-b<boot>-<run>-<n>.tmp" beside the file they
+// replace: <name> the file's name (shortened when long, see temp_embedded_name()), <boot> 8
+// lowercase hex digits naming the kernel that ran the writer (the start of its boot id, the same in
+// every pid namespace of one machine), <run> 16 random lowercase hex digits drawn once per run,
+// <n> the run's count of temporaries (decimal). Nothing else is taken for one of ours: a file
+// merely named like one ("...sdscprov-4000000-backup.tmp", or our own names before the run token)
+// is never touched.
+struct TempFileName {
+    std::string_view embedded; // <name>
+    std::string_view boot;     // <boot>
+    std::string_view run;      // <run>
+};
+std::optional<TempFileName> parse_temp_file_name(std::string_view name);
+bool is_temp_file_name(std::string_view name);
+
+// The <name> part of the temporaries of the file named `file_name`: the name itself when it has at
+// most 180 bytes, else its first bytes (cut at a UTF-8 character boundary), '~' and 16 hex digits
+// of a hash of the whole name, 180 bytes in all: the temporary of a 255-byte name fits NAME_MAX.
+std::string temp_embedded_name(std::string_view file_name);
+
+struct DiscoverOptions {
+    bool include_incomplete = false; // also walk the kernel cache's *.tmp.* and failed/ entries
+    bool follow_symlinks = false;    // follow directory symlinks (loops are detected)
+    bool find_temps = false; // also look beside execute/<kernel>/sdsc.json for our temporaries
+};
+
+struct DiscoverStats {
+    std::uint64_t directories = 0;        // directories read
+    std::uint64_t skipped_incomplete = 0; // *.tmp.* and failed/ entries not walked
+};
+
+// Walks `roots` in order. A directory root is walked recursively, entries in byte order of their
+// names, depth first; each directory holding SDSC files is passed to `on_kernel_dir` once, before
+// its subdirectories. Subdirectories of a kernel directory (recognised by its name, or by its
+// place in inductor-spyre-cache/) hold backend output and are not walked, and no `execute/`
+// directory is walked: both are only read for the oldest layout's execute/<kernel>/sdsc.json.
+// File roots are grouped by parent directory (in order of first appearance) after the directory
+// roots; each group is its whole kernel directory, the SDSC files not named being `context`.
+// A file or directory is visited once however often and under whatever names the roots reach it
+// (`c c`, `c ./c`, `c c/k/sdsc_0.json`). Problems go to `on_problem` and the walk goes on:
+// missing roots, unreadable directories, a directory root without any SDSC file
+// (no-sdsc-files), a directory symlink to SDSC files that was not followed
+// (symlink-not-followed, a note).
+DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOptions& options,
+                       const std::function<void(KernelDir&&)>& on_kernel_dir,
+                       const std::function<void(Problem&&)>& on_problem);
+
+} // namespace sdscprov

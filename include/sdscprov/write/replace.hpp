@@ -1,0 +1,109 @@
+// Safe replace: new bytes go to a temporary file in the same directory, which is renamed over the
+// original only if the original is still the file we read. A reader sees the old file or the new
+// one, never a half-written one; a killed run leaves at most our own temporary files behind, and
+// the next writing run removes those it can prove abandoned (remove_if_abandoned()).
+//
+// Proof of life: the writer creates each temporary with O_EXCL under a name no other run can
+// make (temporary names: parse_temp_file_name() in discover.hpp) and holds an exclusive flock(2)
+// on it from then until it is renamed or removed. The kernel drops the lock when the writer dies,
+// however it dies, so a lock that can be taken proves the writer gone, in any pid namespace of the
+// same kernel (containers, CI runners): pids prove nothing there. On NFS, Linux emulates flock
+// with byte-range locks held by the server, so the proof holds across the machines that mount it
+// while locking works (not with `nolock`); a temporary of another kernel on a network file system
+// is therefore never removed, only reported.
+#pragma once
+
+#include "sdscprov/core/problem.hpp"
+#include "sdscprov/sdsc/scan.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov {
+
+enum class Durability {
+    none,  // no fsync: the OS writes when it likes (a crash may lose the new content, never mix)
+    batch, // temps of a batch written, one syncfs per file system, renames, one fsync per directory
+    full,  // fsync of each temp before its rename, fsync of the directory after
+};
+
+// One file's new content in a temporary file beside it, written and locked, not yet renamed.
+// Move-only: it owns the temporary's descriptor (and with it the lock). Destroyed before its
+// rename, it removes the temporary.
+class PendingReplace {
+public:
+    PendingReplace() = default;
+    ~PendingReplace();
+    PendingReplace(PendingReplace&& other) noexcept;
+    PendingReplace& operator=(PendingReplace&& other) noexcept;
+    PendingReplace(const PendingReplace&) = delete;
+    PendingReplace& operator=(const PendingReplace&) = delete;
+
+    std::string path;   // the file to replace
+    std::string temp;   // its new content, written
+    FileStamp original; // the file as we read it
+    bool done = false;  // renamed over the original
+
+    int fd() const { return fd_; }
+    // Renamed (done) or not: removes the temporary unless it was renamed, then closes it (the lock
+    // goes with it). Safe to call more than once.
+    void release();
+
+private:
+    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&);
+    friend std::optional<PendingReplace> write_temp(const std::string&, std::string_view,
+                                                    const FileStamp&, Durability, Problem&);
+    int fd_ = -1;                  // open, locked; -1 before the temporary was created
+    void* registration_ = nullptr; // the name as the signal handlers see it
+};
+
+// A new, empty temporary file beside `path` (mode 0600), ours by its name, created with O_EXCL,
+// locked and known to the signal handlers for its whole life: for writers that stream into it
+// (profile --annotate-trace) and for write_temp. nullopt with a write-failed problem.
+std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem);
+
+// Writes `bytes` to a new temporary file beside `path` and gives it everything the original has
+// besides its bytes: mode (setuid, setgid and sticky bits included), owner and group, and extended
+// attributes (ACLs and security labels are extended attributes); fsyncs it with Durability::full.
+// Whatever cannot be given exactly (another user's file written by a user that is not root, an
+// attribute the file system refuses) stops the write: nullopt with a write-failed problem, no
+// temporary left, the file unchanged. A read-only original (no write permission for its owner) is
+// never replaced, not even by root.
+std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
+                                         const FileStamp& original, Durability durability,
+                                         Problem& problem);
+
+// Renames each temp over its file if the file still is the one we read (same device, inode, size,
+// modification and change time), else removes the temp and reports `changed-on-disk`: someone (a
+// compile) rewrote it, or changed its mode, owner or attributes, after our read, and their file
+// wins. With Durability::batch, first one syncfs per file system the temps are on (when one fails,
+// e.g. a full disk, no file is replaced and every temp is removed); with batch and full, each
+// directory is fsynced once after its renames.
+std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability);
+
+// Removes every file in `pending` that was not renamed (after an error elsewhere).
+void discard(std::vector<PendingReplace>& pending);
+
+// What remove_if_abandoned() did with a temporary file.
+enum class TempFate {
+    removed,    // its writer is gone: removed
+    alive,      // its writer holds the lock: kept
+    ours,       // written by this run: kept
+    other_host, // another kernel's, on a network file system: a free lock proves nothing, kept
+    kept,       // cannot be opened, is not a plain file of one link, or the lock cannot be tried
+};
+
+// Removes the temporary file `temp` (whose name parse_temp_file_name() accepts) if its writer is
+// provably gone: its lock is free, and it was written on this kernel or lies on a local file
+// system. Never follows a link; `detail` says why a file was kept.
+TempFate remove_if_abandoned(const std::string& temp, std::string& detail);
+
+// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored) that remove this
+// process's temporary files, then end it by the same signal with its default action, so that the
+// exit status is the signal's. Files already renamed stay new, the others old: as after SIGKILL,
+// without the temporaries. Call once, before any write; the handlers are async-signal-safe.
+void remove_temps_on_signals();
+
+} // namespace sdscprov

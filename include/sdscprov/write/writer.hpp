@@ -1,0 +1,68 @@
+// Writing `debug_handle_` into an SDSC file's bytes: only that member changes, every other byte
+// is kept, and the handle is laid out in the file's own style, as torch-spyre's json.dump(indent=2)
+// would have written it in a torch-spyre file.
+#pragma once
+
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/core/json_error.hpp"
+#include "sdscprov/sdsc/scan.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace sdscprov {
+
+// How a file is laid out, read from the bytes around its op object.
+struct FileStyle {
+    bool pretty = true;               // one member/element per line (else everything on one line)
+    std::string newline = "\n";       // "\r\n" for CRLF files
+    std::string indent_unit = "  ";   // one nesting level: spaces or a tab, as the file has it
+    std::string key_separator = ": "; // between a key and its value: ": ", " : " or ":"
+    std::string item_separator =
+        ","; // between members/elements on one line (compact files): "," or ", "
+};
+
+// The style of `bytes`, whose scan is `scan` (status ok). Falls back to torch-spyre's style
+// (json.dump indent=2) for whatever the file does not show.
+FileStyle detect_style(std::string_view bytes, const ScanResult& scan);
+
+// `handle` as JSON text for a value at nesting `depth` (the root object is depth 0, the op object
+// 1, the op's members 2): serialised with RapidJSON (strings as Python's ensure_ascii writes them:
+// \uXXXX lowercase for non-ASCII and control characters), laid out in `style` with continuation
+// lines indented for `depth`; no leading indentation and no trailing newline. Empty containers are
+// written `[]`, like Python.
+std::string render_handle(const DebugHandle& handle, const FileStyle& style, std::size_t depth);
+
+// How deep the handle's own values nest as written, not counting what its fused_from children
+// add: the number of containers of the handle around its deepest value, the handle object
+// included and empty arrays not (as the parser counts). A child in fused_from adds 2 to its own
+// nesting (the array and its object).
+std::size_t own_nesting(const DebugHandle& handle);
+
+// The nesting of the whole handle, fused_from children included (no recursion).
+std::size_t handle_nesting(const DebugHandle& handle);
+
+// The deepest a handle can nest and still be written into an SDSC file that parses: it is a
+// member of the op object, itself a member of the top-level object, and a value inside
+// max_json_depth containers (json_error.hpp) is refused. A sidecar giving a deeper handle is
+// refused when it is read, before any file is written.
+inline constexpr std::size_t max_handle_nesting = max_json_depth - 3;
+
+// The file's bytes with the op object's `debug_handle_` set to `handle`: inserted as the op
+// object's first member when absent, its value replaced when present (null, populated or
+// malformed). Every byte outside the member (or its value) is kept. Throws
+// std::invalid_argument when `scan` is not an ok scan of `bytes` or a string of the handle is not
+// valid UTF-8 (nothing Python could have written).
+std::string set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle);
+// The same into `out` (its capacity is reused: annotate keeps one buffer per thread). `bytes`
+// must not alias `out`.
+void set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle,
+                std::string& out);
+
+// The file's bytes with the handle's value replaced by `null` (strip), or the whole member and
+// one adjoining separator removed (strip --remove). Unchanged bytes when there is no handle.
+std::string set_handle_null(std::string_view bytes, const ScanResult& scan);
+std::string remove_handle(std::string_view bytes, const ScanResult& scan);
+
+} // namespace sdscprov

@@ -1,0 +1,322 @@
+#include "sdscprov/commands/annotate.hpp"
+
+#include "sdscprov/sdsc/bundle.hpp"
+#include "sdscprov/write/diff.hpp"
+#include "sdscprov/handle/handle_id.hpp"
+#include "sdscprov/write/writer.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+namespace sdscprov {
+
+Annotator::Annotator(const OriginsIndex& index,
+                     std::map<std::string, std::size_t> kernel_name_counts, AnnotateOptions options,
+                     std::vector<UpstreamMappings> upstream)
+    : index_(index), kernel_name_counts_(std::move(kernel_name_counts)), options_(options),
+      upstream_(std::move(upstream)) {}
+
+namespace {
+
+// The new bytes must parse, keep the op, and hold `expected` as the op's handle state (and, when
+// populated, `handle`).
+std::string verify(Scanner& scanner, const ScanResult& before, const std::string& after,
+                   HandleState expected, const DebugHandle* handle) {
+    ScanResult check = scanner.scan_bytes(before.file, after);
+    if (check.status != FileStatus::ok) {
+        return "the new bytes do not parse";
+    }
+    if (check.op_key != before.op_key) {
+        return "the new bytes changed the op key";
+    }
+    if (check.handle_state != expected || (handle != nullptr && check.handle != *handle)) {
+        return "the handle does not read back as written";
+    }
+    return {};
+}
+
+// Builds a file's new bytes with `edit` (into a buffer per thread, reused: a file's worth of
+// allocation per written file showed in the profile), checks them, and in write mode writes them
+// to a temporary file beside the original (renamed over it by commit_batch). A failed check is a
+// bug of ours, caught before anything was written: the file stays as it is.
+void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings& settings,
+                   const std::function<void(std::string&)>& edit, HandleState expected,
+                   const DebugHandle* handle, FileOutcome& outcome, KernelReport& report,
+                   KernelAnnotation& annotation) {
+    thread_local std::string after;
+    std::string wrong;
+    try {
+        edit(after);
+        outcome.changes = after != scanner.bytes();
+        if (settings.diff) {
+            outcome.diff = unified_diff(scan.file.path, scanner.bytes(), after);
+        }
+        wrong = verify(scanner, scan, after, expected, handle); // reuses the read buffer
+    } catch (const std::exception& e) {
+        wrong = e.what();
+    }
+    if (!wrong.empty()) {
+        report.problems.push_back(
+            make_problem(scan.file.path, {}, ProblemCode::internal_error,
+                         "internal error, the file is left unchanged: " + wrong));
+        outcome.action = FileAction::bad_file;
+        outcome.changes = false;
+        outcome.diff.clear();
+        return;
+    }
+    if (outcome.changes && settings.mode == AnnotateMode::write) {
+        if (scan.file.outside_roots) {
+            report.problems.push_back(make_problem(
+                scan.file.path, {}, ProblemCode::write_failed,
+                "reached through a symbolic link to a directory outside the paths given: not "
+                "written (the link and its target are unchanged)"));
+            return;
+        }
+        Problem problem;
+        auto pending = write_temp(scan.file.path, after, scan.stamp, settings.durability, problem);
+        if (pending) {
+            annotation.pending.push_back(std::move(*pending));
+        } else {
+            report.problems.push_back(std::move(problem));
+        }
+    }
+}
+
+// A populated handle's id must be the hash of its content (id version 2, else 1; docs/formats.md).
+// A mismatch is worth a warning (paths may have been rewritten after the compile), never a
+// silent rewrite.
+void check_stored_id(const ScanResult& scan, std::vector<Problem>& problems) {
+    if (scan.handle_state != HandleState::populated || !scan.handle ||
+        verify_handle_id(*scan.handle) != IdVersion::none) {
+        return;
+    }
+    problems.push_back(make_problem(
+        scan.file.path, scan.handle_pos, ProblemCode::inconsistent_handle_id,
+        "the handle's id " + scan.handle->id +
+            " is not the hash of its content (id version 2 gives " + handle_id_v2(*scan.handle) +
+            "): its source or names may have been rewritten after the compile; left as it is"));
+}
+
+std::string_view base_name(std::string_view path) {
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems) {
+    for (const auto& temp : dir.temps) {
+        auto name = parse_temp_file_name(base_name(temp));
+        std::string_view parent =
+            std::string_view(temp).substr(0, temp.size() - base_name(temp).size());
+        // Named after a file of this directory that this run may write: nothing else is touched.
+        bool beside_its_file =
+            name && std::any_of(dir.files.begin(), dir.files.end(), [&](const SdscFile& f) {
+                std::string_view file_name = base_name(f.path);
+                return !f.outside_roots &&
+                       std::string_view(f.path).substr(0, f.path.size() - file_name.size()) ==
+                           parent &&
+                       temp_embedded_name(file_name) == name->embedded;
+            });
+        if (!beside_its_file) {
+            continue;
+        }
+        std::string detail;
+        switch (remove_if_abandoned(temp, detail)) {
+        case TempFate::removed:
+            problems.push_back(make_problem(temp, {}, ProblemCode::leftover_temp,
+                                            "removed a temporary file left by an interrupted "
+                                            "sdscprov run (its lock was free: the run is gone)"));
+            break;
+        case TempFate::other_host:
+            problems.push_back(make_problem(
+                temp, {}, ProblemCode::leftover_temp,
+                "left as it is: a temporary file of an sdscprov run on another machine (or before "
+                "a reboot) on a network file system, where a free lock does not prove that run "
+                "gone; remove it once no sdscprov run writes here"));
+            break;
+        case TempFate::alive:
+        case TempFate::ours:
+        case TempFate::kept:
+            break;
+        }
+    }
+}
+
+void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
+    const KernelDir& dir = report.dir;
+    KernelAnnotation annotation;
+    if (options_.mode == AnnotateMode::write) {
+        remove_leftover_temps(dir, report.problems);
+    }
+
+    std::optional<BundleOrder> bundle;
+    if (dir.has_bundle) {
+        auto read = read_bundle(dir.path + "/bundle.mlir", scanner.options().max_file_size);
+        report.problems.insert(report.problems.end(), read.problems.begin(), read.problems.end());
+        bundle = std::move(read.order);
+    }
+    KernelJoin join;
+    if (dir.has_bundle && !bundle) {
+        join.match = KernelMatch::unusable;
+        join.detail = "bundle.mlir cannot be read";
+        join.ops.resize(dir.files.size());
+    } else {
+        std::size_t same_name = 1;
+        if (dir.kernel) {
+            auto it = kernel_name_counts_.find(*dir.kernel);
+            same_name = it == kernel_name_counts_.end() ? 1 : it->second;
+        }
+        join = join_kernel(dir, bundle, index_, same_name);
+        if (!join.candidates.empty()) {
+            // Several entries of one sidecar: the files' opfuncs and handles may settle it.
+            std::vector<ScanResult> scans;
+            scans.reserve(dir.files.size());
+            for (const auto& f : dir.files) {
+                scans.push_back(scanner.scan_file(f));
+            }
+            join = settle_join(dir, bundle, join, scans);
+        }
+    }
+    report.problems.insert(report.problems.end(), join.problems.begin(), join.problems.end());
+    annotation.match = join.match;
+    annotation.detail = join.detail;
+    annotation.lost_ops = join.lost_ops;
+    if (join.entry) {
+        annotation.map_entry =
+            join.entry->map->path + ":" + std::to_string(join.entry->kernel->pos.line);
+        for (std::size_t op : join.lost_ops) {
+            LostHandle lost;
+            lost.op = op;
+            lost.spec_path = join.entry->ops[op].op->spec_path;
+            lost.handle = *join.handles[op];
+            for (std::size_t f = 0; f < join.ops.size(); ++f) {
+                if (std::find(join.ops[f].begin(), join.ops[f].end(), op) != join.ops[f].end()) {
+                    lost.file = dir.files[f].path;
+                }
+            }
+            annotation.lost.push_back(std::move(lost));
+        }
+    }
+    if (!upstream_.empty() && dir.kernel) {
+        UpstreamKernel up = upstream_kernel(upstream_, *dir.kernel);
+        if (!up.keys.empty()) {
+            annotation.upstream = std::move(up);
+        }
+    }
+
+    report.files.reserve(dir.files.size());
+    for (std::size_t i = 0; i < dir.files.size(); ++i) {
+        if (dir.files[i].context) {
+            continue; // joined with, never written or reported
+        }
+        report.files.push_back(scanner.scan_file(dir.files[i]));
+        ScanResult& scan = report.files.back();
+        report.counts.add(scan);
+        FilePlan plan = plan_file(join, i, scan, options_.join);
+        check_stored_id(scan, report.problems);
+        if (plan.action == FileAction::differs && options_.stale_warnings) {
+            report.problems.push_back(make_problem(
+                scan.file.path, scan.handle_pos, ProblemCode::stale_handle,
+                "stale handle: the file holds id " + scan.handle->id + " but " +
+                    annotation.map_entry + " gives " + plan.handle->id +
+                    " for this op (another compile's, e.g. a kernel-cache hit); --refresh "
+                    "replaces it"));
+        }
+        FileOutcome outcome;
+        outcome.action = plan.action;
+        outcome.detail = std::move(plan.detail);
+        if (writes(plan.action)) {
+            const DebugHandle& handle = *plan.handle;
+            write_checked(
+                scanner, scan, {options_.mode, options_.durability, options_.diff},
+                [&](std::string& out) { set_handle(scanner.bytes(), scan, handle, out); },
+                HandleState::populated, &handle, outcome, report, annotation);
+        }
+        annotation.files.push_back(std::move(outcome));
+    }
+    report.annotation = std::move(annotation);
+    drop_context_files(report.dir);
+}
+
+void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
+    sdscprov::commit_batch(batch, {options_.mode, options_.durability, options_.diff});
+}
+
+void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& settings) {
+    if (settings.mode != AnnotateMode::write) {
+        return;
+    }
+    std::vector<PendingReplace> all;
+    for (auto& k : batch) {
+        for (auto& p : k.annotation->pending) {
+            all.push_back(std::move(p));
+        }
+        k.annotation->pending.clear();
+    }
+    auto problems = commit(all, settings.durability);
+    // Map results back to each kernel's files; problems go to the kernel holding the file.
+    std::size_t next = 0;
+    for (auto& k : batch) {
+        for (std::size_t i = 0; i < k.files.size(); ++i) {
+            auto& outcome = k.annotation->files[i];
+            if (next < all.size() && all[next].path == k.files[i].file.path) {
+                outcome.written = all[next].done;
+                ++next;
+            }
+        }
+        for (const auto& p : problems) {
+            for (const auto& f : k.files) {
+                if (p.path == f.file.path) {
+                    k.problems.push_back(p);
+                }
+            }
+        }
+    }
+}
+
+void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& options) {
+    KernelAnnotation annotation;
+    annotation.match = KernelMatch::matched; // strip needs no map: every directory is its own
+    const KernelDir& dir = report.dir;
+    if (options.write.mode == AnnotateMode::write) {
+        remove_leftover_temps(dir, report.problems);
+    }
+    drop_context_files(report.dir); // each file is stripped on its own: no join
+    report.files.reserve(dir.files.size());
+    for (const auto& file : dir.files) {
+        report.files.push_back(scanner.scan_file(file));
+        ScanResult& scan = report.files.back();
+        report.counts.add(scan);
+        FileOutcome outcome;
+        bool duplicate = std::any_of(scan.problems.begin(), scan.problems.end(), [](const auto& p) {
+            return p.code == ProblemCode::duplicate_handle;
+        });
+        if (scan.status != FileStatus::ok) {
+            outcome.action = FileAction::bad_file;
+        } else if (duplicate) {
+            // Which of the two members would a reader take? Never guess: leave the file alone.
+            outcome.action = FileAction::malformed;
+            outcome.detail = "debug_handle_ appears more than once in the op: left alone";
+        } else if (scan.handle_state == HandleState::absent ||
+                   (scan.handle_state == HandleState::null && !options.remove)) {
+            outcome.action = FileAction::keep;
+        } else {
+            outcome.action = options.remove ? FileAction::remove : FileAction::strip;
+            write_checked(
+                scanner, scan, options.write,
+                [&](std::string& out) {
+                    out = options.remove ? remove_handle(scanner.bytes(), scan)
+                                         : set_handle_null(scanner.bytes(), scan);
+                },
+                options.remove ? HandleState::absent : HandleState::null, nullptr, outcome, report,
+                annotation);
+        }
+        annotation.files.push_back(std::move(outcome));
+    }
+    annotation.dry_run = options.write.mode != AnnotateMode::write;
+    report.annotation = std::move(annotation);
+}
+
+} // namespace sdscprov

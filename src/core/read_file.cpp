@@ -1,0 +1,117 @@
+#include "core/read_file.hpp"
+
+#include "sdscprov/core/file_size.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace sdscprov {
+
+std::optional<std::uint64_t> parse_max_file_size(std::string_view text, std::string& error) {
+    constexpr std::uint64_t largest = (std::uint64_t{1} << 63) - 1;
+    std::uint64_t value = 0;
+    bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!digits || ec != std::errc() || end != text.data() + text.size() || value > largest) {
+        error = "a number of bytes from 0 to " + std::to_string(largest) + " is needed, not '" +
+                std::string(text) + "'";
+        return std::nullopt;
+    }
+    return value;
+}
+
+namespace detail {
+
+const char* not_regular_message(mode_t mode) {
+    return S_ISFIFO(mode)   ? "is a fifo, not a regular file"
+           : S_ISSOCK(mode) ? "is a socket, not a regular file"
+           : S_ISDIR(mode)  ? "is a directory, not a file"
+           : S_ISCHR(mode)  ? "is a character device, not a regular file"
+           : S_ISBLK(mode)  ? "is a block device, not a regular file"
+                            : "is not a regular file";
+}
+
+std::optional<simdjson::padded_string> read_whole_file(const std::string& path,
+                                                       std::uint64_t max_size,
+                                                       std::string_view what, Problem& problem) {
+    auto io_error = [&](const std::string& doing, int err) {
+        problem = make_problem(path, {}, ProblemCode::io_error,
+                               doing + " " + std::string(what) + ": " + std::strerror(err));
+        return std::nullopt;
+    };
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int err = errno;
+        struct stat st {};
+        // A unix socket cannot be opened at all (ENXIO): say what it is.
+        if (err == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+            problem = make_problem(path, {}, ProblemCode::not_regular_file,
+                                   not_regular_message(st.st_mode));
+            return std::nullopt;
+        }
+        return io_error("cannot read", err);
+    }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return io_error("cannot stat", errno);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        problem =
+            make_problem(path, {}, ProblemCode::not_regular_file, not_regular_message(st.st_mode));
+        return std::nullopt;
+    }
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size > max_size) {
+        problem =
+            make_problem(path, {}, ProblemCode::file_too_large,
+                         "file is " + std::to_string(size) + " bytes, more than --max-file-size (" +
+                             std::to_string(max_size) + ")");
+        return std::nullopt;
+    }
+    simdjson::padded_string bytes(static_cast<std::size_t>(size));
+    if (bytes.data() == nullptr) {
+        return io_error("cannot read", ENOMEM);
+    }
+    std::size_t done = 0;
+    for (;;) {
+        // One byte past the size: a file that grew since the fstat is found, not cut.
+        char extra = 0;
+        char* into = done < size ? bytes.data() + done : &extra;
+        std::size_t room = done < size ? static_cast<std::size_t>(size) - done : 1;
+        ssize_t n = ::read(fd, into, room);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return io_error("cannot read", errno);
+        }
+        if (n == 0) {
+            break;
+        }
+        if (done >= size) {
+            problem = make_problem(path, {}, ProblemCode::io_error,
+                                   "cannot read " + std::string(what) +
+                                       ": it grew while being read (is it still being written?)");
+            return std::nullopt;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (done < size) {
+        problem = make_problem(path, {}, ProblemCode::io_error,
+                               "cannot read " + std::string(what) +
+                                   ": it shrank while being read (is it still being written?)");
+        return std::nullopt;
+    }
+    return bytes;
+}
+
+} // namespace detail
+} // namespace sdscprov

@@ -1,0 +1,637 @@
+#include "sdscprov/sdsc/scan.hpp"
+
+#include "walk/batch_open.hpp"
+#include "core/read_file.hpp"
+#include "sdscprov/core/json_error.hpp"
+#include "sdscprov/core/json_layout.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace sdscprov {
+
+std::string_view to_string(HandleState s) {
+    switch (s) {
+    case HandleState::absent:
+        return "absent";
+    case HandleState::null:
+        return "null";
+    case HandleState::populated:
+        return "populated";
+    case HandleState::malformed:
+        return "malformed";
+    }
+    return "absent";
+}
+
+std::string_view to_string(FileStatus s) {
+    switch (s) {
+    case FileStatus::ok:
+        return "ok";
+    case FileStatus::unreadable:
+        return "unreadable";
+    case FileStatus::invalid_json:
+        return "invalid-json";
+    case FileStatus::not_sdsc:
+        return "not-sdsc";
+    }
+    return "ok";
+}
+
+std::string_view to_string(ProvenanceMember m) {
+    static constexpr std::string_view names[] = {"stack_trace", "original_aten", "from_node",
+                                                 "origins",     "origin_node",   "traceback",
+                                                 "provenance",  "debug_handle_"};
+    return names[static_cast<std::size_t>(m)];
+}
+
+namespace {
+
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+
+// ---- Byte layout of a document already validated by simdjson --------------------------------
+
+// i at an object's '{'; returns the offset of the key of member `index` (its opening quote).
+std::size_t member_key_offset(std::string_view b, std::size_t open, std::size_t index) {
+    std::size_t i = json_skip_ws(b, open + 1);
+    for (std::size_t m = 0; m < index; ++m) {
+        i = json_string_end(b, i);                   // key
+        i = json_skip_ws(b, json_skip_ws(b, i) + 1); // ':' and the value's start
+        i = json_skip_ws(b, json_value_end(b, i));   // value, then ','
+        i = json_skip_ws(b, i + 1);
+    }
+    return i;
+}
+
+// ---- Provenance members at any depth (the coverage column) ---------------------------------------
+
+// Populated: not null, not an empty string, array or object (0 and false count).
+bool is_populated(const element& e) {
+    switch (e.type()) {
+    case element_type::NULL_VALUE:
+        return false;
+    case element_type::STRING:
+        return e.get_string_length().value_unsafe() != 0;
+    case element_type::ARRAY: {
+        simdjson::dom::array a;
+        return e.get(a) == simdjson::SUCCESS && a.begin() != a.end();
+    }
+    case element_type::OBJECT: {
+        simdjson::dom::object o;
+        return e.get(o) == simdjson::SUCCESS && o.begin() != o.end();
+    }
+    default:
+        return true;
+    }
+}
+
+int provenance_member_of(std::string_view key) {
+    // Switch on the length first: almost every key in an SDSC file is rejected by it.
+    switch (key.size()) {
+    case 7:
+        return key == "origins" ? static_cast<int>(ProvenanceMember::origins) : -1;
+    case 9:
+        return key == "from_node"   ? static_cast<int>(ProvenanceMember::from_node)
+               : key == "traceback" ? static_cast<int>(ProvenanceMember::traceback)
+                                    : -1;
+    case 10:
+        return key == "provenance" ? static_cast<int>(ProvenanceMember::provenance) : -1;
+    case 11:
+        return key == "stack_trace"   ? static_cast<int>(ProvenanceMember::stack_trace)
+               : key == "origin_node" ? static_cast<int>(ProvenanceMember::origin_node)
+                                      : -1;
+    case 13:
+        return key == "original_aten"   ? static_cast<int>(ProvenanceMember::original_aten)
+               : key == "debug_handle_" ? static_cast<int>(ProvenanceMember::debug_handle)
+                                        : -1;
+    default:
+        return -1;
+    }
+}
+
+// The coverage column asks about every member at any depth: a recursive walk over the DOM costs a
+// third of the parse itself (callgrind: 107k instructions for a 26 KB file against 312k for the
+// parse). A linear pass over simdjson's tape (layout: simdjson docs/tape.md, pinned by the Debian
+// package at 3.0.1) costs a few instructions per value. Its results are checked against a DOM walk
+// in tests/unit/test_scan.cpp, so a change of the tape layout fails the tests, not the reports.
+//
+// `op_handles` is how many debug_handle_ members the op object itself has, `op_handle_populated`
+// whether its value is populated: late-2026 files all carry that one member, and when it is the
+// only name in the file the answer is known without the structural pass.
+std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t op_handles,
+                                bool op_handle_populated) {
+    const std::uint64_t* tape = doc.tape.get();
+    const std::uint8_t* strings = doc.string_buf.get();
+    auto type_of = [&](std::size_t i) { return static_cast<char>(tape[i] >> 56); };
+    auto payload = [&](std::size_t i) { return tape[i] & 0x00FFFFFFFFFFFFFFULL; };
+    auto string_at = [&](std::size_t i) {
+        const std::uint8_t* p = strings + payload(i);
+        std::uint32_t len = 0;
+        std::memcpy(&len, p, sizeof len);
+        return std::string_view(reinterpret_cast<const char*>(p + sizeof len), len);
+    };
+    auto populated = [&](std::size_t i) {
+        switch (type_of(i)) {
+        case 'n':
+            return false;
+        case '"':
+            return !string_at(i).empty();
+        case '{':
+        case '[':
+            return (payload(i) & 0xFFFFFFFFULL) != i + 2; // one past the matching close
+        default:
+            return true; // numbers and booleans, 0 and false included, are content
+        }
+    };
+    // Most SDSC files hold none of the names at all. simdjson appends every string, keys and
+    // values, to string_buf in document order as [u32 length][bytes][NUL]; one pass over that
+    // buffer rules the names out without following the structure.
+    const std::size_t end = static_cast<std::size_t>(payload(0)); // the closing root word
+    // The last string on the tape bounds the used part of string_buf (the buffer is reused and
+    // holds older parses' strings beyond it). It is found walking back from the end: numbers take
+    // two words, the second raw bits that may look like any type, but always right after their
+    // type word; a string word right after a number's type word is therefore ambiguous, and only
+    // then the tape is walked forward from the start.
+    auto is_number = [&](std::size_t i) {
+        char t = type_of(i);
+        return t == 'l' || t == 'u' || t == 'd';
+    };
+    std::size_t last_string = end;
+    bool ambiguous = false;
+    for (std::size_t i = end; i-- > 1;) {
+        if (type_of(i) == '"') {
+            ambiguous = i > 1 && is_number(i - 1);
+            last_string = i;
+            break;
+        }
+    }
+    if (ambiguous) {
+        last_string = end;
+        for (std::size_t i = 1; i < end; i += is_number(i) ? 2 : 1) {
+            if (type_of(i) == '"') {
+                last_string = i;
+            }
+        }
+    }
+    if (last_string == end) {
+        return 0; // no string at all
+    }
+    const std::size_t strings_end =
+        payload(last_string) + sizeof(std::uint32_t) + string_at(last_string).size() + 1;
+    std::size_t handle_names = 0;
+    std::size_t other_names = 0;
+    for (std::size_t at = 0; at < strings_end && other_names == 0;) {
+        std::uint32_t len = 0;
+        std::memcpy(&len, strings + at, sizeof len);
+        if (len == 7 || len == 9 || len == 10 || len == 11 || len == 13) {
+            int m = provenance_member_of(
+                std::string_view(reinterpret_cast<const char*>(strings + at + sizeof len), len));
+            handle_names += m == static_cast<int>(ProvenanceMember::debug_handle) ? 1 : 0;
+            other_names += m >= 0 && m != static_cast<int>(ProvenanceMember::debug_handle) ? 1 : 0;
+        }
+        at += sizeof len + len + 1;
+    }
+    if (other_names == 0 && handle_names == op_handles && op_handles <= 1) {
+        return op_handle_populated ? static_cast<std::uint8_t>(1U << static_cast<unsigned>(
+                                                                   ProvenanceMember::debug_handle))
+                                   : 0;
+    }
+    // Per open container: is it an object, and is the next string in it a key?
+    std::vector<std::pair<bool, bool>> open;
+    open.reserve(32);
+    std::uint8_t bits = 0;
+    for (std::size_t i = 1; i < end;) {
+        char type = type_of(i);
+        if (type == '}' || type == ']') {
+            open.pop_back();
+            if (!open.empty() && open.back().first) {
+                open.back().second = true;
+            }
+            ++i;
+            continue;
+        }
+        if (!open.empty() && open.back().first && open.back().second) {
+            int m = provenance_member_of(string_at(i)); // a key: always a string
+            if (m >= 0 && populated(i + 1)) {
+                bits = static_cast<std::uint8_t>(bits | (1U << m));
+            }
+            open.back().second = false;
+            ++i;
+            continue;
+        }
+        if (type == '{' || type == '[') {
+            open.emplace_back(type == '{', true);
+            ++i;
+            continue;
+        }
+        i += (type == 'l' || type == 'u' || type == 'd') ? 2 : 1;
+        if (!open.empty() && open.back().first) {
+            open.back().second = true;
+        }
+    }
+    return bits;
+}
+
+// "<N>_<opfunc>": N decimal, opfunc [A-Za-z0-9_]+.
+bool split_op_key(std::string_view key, std::uint64_t& n, std::string_view& opfunc) {
+    std::size_t digits = 0;
+    while (digits < key.size() && key[digits] >= '0' && key[digits] <= '9') {
+        ++digits;
+    }
+    if (digits == 0 || digits > 19 || digits + 1 >= key.size() || key[digits] != '_') {
+        return false;
+    }
+    opfunc = key.substr(digits + 1);
+    for (char c : opfunc) {
+        bool ok =
+            (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        if (!ok) {
+            return false;
+        }
+    }
+    n = 0;
+    for (std::size_t i = 0; i < digits; ++i) {
+        n = n * 10 + static_cast<std::uint64_t>(key[i] - '0');
+    }
+    return true;
+}
+
+std::string in_quotes(std::string_view s) {
+    std::string out = "'";
+    out.append(s.substr(0, 80));
+    if (s.size() > 80) {
+        out.append("...");
+    }
+    out.push_back('\'');
+    return out;
+}
+
+} // namespace
+
+FileStamp file_stamp(const struct stat& st) {
+    return FileStamp{static_cast<std::uint64_t>(st.st_dev),
+                     static_cast<std::uint64_t>(st.st_ino),
+                     static_cast<std::uint64_t>(st.st_size),
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                     static_cast<std::uint32_t>(st.st_mode),
+                     static_cast<std::uint32_t>(st.st_uid),
+                     static_cast<std::uint32_t>(st.st_gid)};
+}
+
+struct Scanner::Impl {
+    ScanOptions options;
+    simdjson::dom::parser parser;
+    std::vector<char> buffer; // file bytes, then SIMDJSON_PADDING bytes
+    // Read buffer size when the file's size is not known beforehand (SDSC files: 15-50 KB).
+    static constexpr std::size_t min_read_buffer = 64 * 1024;
+    std::size_t length = 0;
+
+    // Opening ahead (prefetch()): the files in the order they will be asked for, the next one,
+    // and the part of them the opener holds open now.
+    std::unique_ptr<BatchOpener> opener;
+    std::vector<const SdscFile*> ahead;
+    std::size_t ahead_next = 0;
+    std::size_t group_begin = 0;
+    std::size_t group_end = 0;
+
+    void stop_ahead() {
+        ahead.clear();
+        ahead_next = group_begin = group_end = 0;
+        if (opener != nullptr) {
+            opener->close_all();
+        }
+    }
+
+    // The open descriptor of `file` when it is the next file opened ahead, else -1. The opener
+    // closes it with the next group.
+    int take_ahead(const SdscFile& file) {
+        if (ahead_next >= ahead.size()) {
+            return -1;
+        }
+        if (ahead[ahead_next] != &file) {
+            stop_ahead(); // asked out of order: opened the ordinary way from now on
+            return -1;
+        }
+        if (ahead_next >= group_end) {
+            group_begin = ahead_next;
+            group_end = std::min(ahead.size(), group_begin + BatchOpener::slots);
+            std::array<const char*, BatchOpener::slots> paths{};
+            for (std::size_t i = group_begin; i < group_end; ++i) {
+                // Whatever the walk saw: opened with the ordinary open's flags, a fifo or a
+                // device is then found out by the same fstat (read() stats what the walk did
+                // not see as regular).
+                paths[i - group_begin] = ahead[i]->path.c_str();
+            }
+            opener->open({paths.data(), group_end - group_begin});
+        }
+        return opener->fd(ahead_next++ - group_begin);
+    }
+
+    void reserve(std::size_t n) {
+        if (buffer.size() < n + simdjson::SIMDJSON_PADDING) {
+            buffer.resize(n + n / 2 + simdjson::SIMDJSON_PADDING);
+        }
+    }
+
+    // Reads the whole file into `buffer`, through `opened` when it is a descriptor of it (left
+    // open), else opening it. Returns false with a problem on failure.
+    bool read(const SdscFile& file, int opened, FileStamp& stamp, Problem& problem) {
+        const std::string& path = file.path;
+        // O_NONBLOCK: opening a fifo named sdsc_0.json must not hang the scan.
+        int fd = opened >= 0 ? opened
+                             : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+            int err = errno;
+            // A unix socket cannot be opened at all (ENXIO): say what it is, as for a fifo.
+            struct stat st {};
+            if (err == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+                problem = make_problem(path, {}, ProblemCode::not_regular_file,
+                                       detail::not_regular_message(st.st_mode));
+                return false;
+            }
+            problem = make_problem(path, {}, ProblemCode::io_error,
+                                   std::string("cannot open: ") + std::strerror(err));
+            return false;
+        }
+        // A file the walk saw as regular needs no fstat unless its stamp is wanted; should it
+        // have been replaced since, reading it (or a failed read) shows what it is now.
+        bool stat_first = options.stamp || !file.regular;
+        bool ok = !stat_first || check_regular(fd, path, stamp, problem);
+        if (ok && !read_all(fd, path, stat_first, stamp, problem)) {
+            if (!stat_first && problem.code == ProblemCode::io_error) {
+                check_regular(fd, path, stamp, problem); // a clearer message when it is not
+            }
+            ok = false;
+        }
+        if (opened < 0) {
+            ::close(fd);
+        }
+        if (ok) {
+            stamp.size = length;
+        }
+        return ok;
+    }
+
+    // fstat: the file's stamp, and a problem when it is not a regular file or too large.
+    bool check_regular(int fd, const std::string& path, FileStamp& stamp, Problem& problem) {
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) {
+            problem = make_problem(path, {}, ProblemCode::io_error,
+                                   std::string("cannot stat: ") + std::strerror(errno));
+            return false;
+        }
+        stamp = file_stamp(st);
+        if (!S_ISREG(st.st_mode)) {
+            problem = make_problem(path, {}, ProblemCode::not_regular_file,
+                                   detail::not_regular_message(st.st_mode));
+            return false;
+        }
+        auto size = static_cast<std::uint64_t>(st.st_size);
+        if (size > options.max_file_size) {
+            problem =
+                make_problem(path, {}, ProblemCode::file_too_large,
+                             "file is " + std::to_string(size) + " bytes, more than " +
+                                 "--max-file-size (" + std::to_string(options.max_file_size) + ")");
+            return false;
+        }
+        return true;
+    }
+
+    // Reads from `fd` to end of file into `buffer`. `stat_done`: check_regular() already filled
+    // `stamp`; if not, it runs as soon as the file turns out larger than the buffer, so that a
+    // huge file is refused by its size instead of being read.
+    bool read_all(int fd, const std::string& path, bool stat_done, FileStamp& stamp,
+                  Problem& problem) {
+        // Read until end of file: the file may have grown since fstat. A regular file returns a
+        // short read only at its end, so asking for one byte more than its size ends the loop
+        // without a second read call in the usual case.
+        length = 0;
+        reserve(stat_done ? static_cast<std::size_t>(stamp.size) + 1
+                          : std::max(buffer.size(), min_read_buffer) - simdjson::SIMDJSON_PADDING);
+        for (;;) {
+            std::size_t room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
+            if (room == 0) {
+                if (!stat_done) {
+                    if (!check_regular(fd, path, stamp, problem)) {
+                        return false;
+                    }
+                    stat_done = true;
+                }
+                if (length >= options.max_file_size) {
+                    problem = make_problem(path, {}, ProblemCode::file_too_large,
+                                           "file grew past --max-file-size while being read");
+                    return false;
+                }
+                reserve(std::max(length * 2, static_cast<std::size_t>(stamp.size) + 1));
+                room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
+            }
+            ssize_t got = ::read(fd, buffer.data() + length, room);
+            if (got < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                problem = make_problem(path, {}, ProblemCode::io_error,
+                                       std::string("cannot read: ") + std::strerror(errno));
+                return false;
+            }
+            length += static_cast<std::size_t>(got);
+            if (static_cast<std::size_t>(got) < room) {
+                // Read without fstat into a buffer larger than the limit: the limit still holds.
+                if (length > options.max_file_size) {
+                    problem = make_problem(path, {}, ProblemCode::file_too_large,
+                                           "file is " + std::to_string(length) +
+                                               " bytes, more than --max-file-size (" +
+                                               std::to_string(options.max_file_size) + ")");
+                    return false;
+                }
+                return true;
+            }
+        }
+    }
+
+    ScanResult scan(const SdscFile& file, std::string_view bytes);
+};
+
+ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
+    ScanResult r;
+    r.file = file;
+    const std::string& path = file.path;
+    if (bytes.substr(0, 3) == "\xEF\xBB\xBF") {
+        r.bom = 3; // simdjson 3.0.1 does not skip a BOM; the bytes after it are the document
+    }
+    std::string_view doc = bytes.substr(r.bom);
+    element root;
+    auto error = parser.parse(doc.data(), doc.size(), false).get(root);
+    if (error != simdjson::SUCCESS) {
+        r.status = FileStatus::invalid_json;
+        if (auto located = locate_json_error(doc)) {
+            r.problems.push_back(make_problem(path, position_at(bytes, r.bom + located->offset),
+                                              ProblemCode::parse_error, located->message));
+        } else {
+            r.problems.push_back(
+                make_problem(path, position_at(bytes, r.bom), ProblemCode::parse_error,
+                             std::string("invalid JSON: ") + simdjson::error_message(error)));
+        }
+        return r;
+    }
+
+    // An SDSC document: exactly one top-level member "<N>_<opfunc>" holding an object.
+    std::size_t root_open = json_skip_ws(doc, 0);
+    auto not_sdsc = [&](std::size_t offset, std::string why) {
+        r.status = FileStatus::not_sdsc;
+        r.problems.push_back(make_problem(path, position_at(bytes, r.bom + offset),
+                                          ProblemCode::not_sdsc,
+                                          "not an SDSC document: " + std::move(why)));
+        return r;
+    };
+    simdjson::dom::object top;
+    if (root.get(top) != simdjson::SUCCESS) {
+        return not_sdsc(root_open, "the top level is not an object");
+    }
+    std::size_t members = top.size();
+    if (members != 1) {
+        if (members == 0) {
+            return not_sdsc(root_open, "the top-level object is empty");
+        }
+        return not_sdsc(member_key_offset(doc, root_open, 1),
+                        "the top-level object has " + std::to_string(members) +
+                            " members, an SDSC file has exactly one (\"<N>_<opfunc>\")");
+    }
+    auto [key, op_value] = *top.begin();
+    r.op_key_offset = r.bom + member_key_offset(doc, root_open, 0);
+    std::uint64_t n = 0;
+    std::string_view opfunc;
+    bool key_ok = split_op_key(key, n, opfunc);
+    if (!key_ok && file.name.naming != FileNaming::execute) {
+        return not_sdsc(r.op_key_offset - r.bom,
+                        "the top-level key " + in_quotes(key) + " is not \"<N>_<opfunc>\"");
+    }
+    simdjson::dom::object op;
+    if (op_value.get(op) != simdjson::SUCCESS) {
+        return not_sdsc(json_member_value(doc, r.op_key_offset - r.bom),
+                        "the op " + in_quotes(key) + " does not hold an object");
+    }
+    r.status = FileStatus::ok;
+    r.op_key.assign(key);
+    if (key_ok) {
+        r.index = n;
+        r.opfunc.assign(opfunc);
+    }
+    r.op_object_open = r.bom + json_member_value(doc, r.op_key_offset - r.bom);
+    r.op_key_pos = position_at(bytes, r.op_key_offset);
+
+    if (key_ok && file.name.index && *file.name.index != n) {
+        r.problems.push_back(make_problem(path, r.op_key_pos, ProblemCode::index_mismatch,
+                                          "op " + in_quotes(key) + " has index " +
+                                              std::to_string(n) + " but the file name says " +
+                                              std::to_string(*file.name.index)));
+    }
+    if (key_ok && !file.name.opfunc.empty() && file.name.opfunc != opfunc) {
+        r.problems.push_back(make_problem(path, r.op_key_pos, ProblemCode::opfunc_mismatch,
+                                          "op " + in_quotes(key) + " has opfunc " +
+                                              in_quotes(opfunc) + " but the file name says " +
+                                              in_quotes(file.name.opfunc)));
+    }
+
+    // The handle: count occurrences, remember the first one's position among the members.
+    std::size_t index = 0;
+    std::size_t occurrences = 0;
+    element handle_value;
+    for (auto [member_key, member_value] : op) {
+        if (member_key == "debug_handle_") {
+            if (occurrences++ == 0) {
+                r.handle_member_index = index;
+                handle_value = member_value;
+            }
+        }
+        ++index;
+    }
+    if (occurrences > 0) {
+        std::size_t key_at =
+            member_key_offset(doc, r.op_object_open - r.bom, r.handle_member_index);
+        std::size_t value_at = json_member_value(doc, key_at);
+        r.handle_member = ByteSpan{r.bom + key_at, r.bom + json_value_end(doc, value_at)};
+        r.handle_pos = position_at(bytes, r.bom + key_at);
+        if (occurrences > 1) {
+            r.handle_state = HandleState::malformed;
+            r.problems.push_back(make_problem(path, r.handle_pos, ProblemCode::duplicate_handle,
+                                              "debug_handle_ appears " +
+                                                  std::to_string(occurrences) +
+                                                  " times in the op object"));
+        } else if (handle_value.is_null()) {
+            r.handle_state = HandleState::null;
+        } else {
+            auto read = read_debug_handle(handle_value);
+            if (read.handle) {
+                r.handle_state = HandleState::populated;
+                r.handle = std::move(read.handle);
+            } else {
+                r.handle_state = HandleState::malformed;
+                r.problems.push_back(make_problem(
+                    path, position_at(bytes, r.bom + value_at), ProblemCode::malformed_handle,
+                    "debug_handle_ is not of the documented shape: " + read.malformed_reason));
+            }
+        }
+    }
+    r.provenance =
+        provenance_of_tape(parser.doc, occurrences, occurrences == 1 && is_populated(handle_value));
+    return r;
+}
+
+Scanner::Scanner(ScanOptions options) : impl_(std::make_unique<Impl>()) {
+    impl_->options = options;
+}
+
+Scanner::~Scanner() = default;
+
+void Scanner::prefetch(std::vector<const SdscFile*> files) {
+    impl_->stop_ahead();
+    if (impl_->opener == nullptr) {
+        impl_->opener = std::make_unique<BatchOpener>();
+    }
+    if (impl_->opener->available()) {
+        impl_->ahead = std::move(files);
+    }
+}
+
+ScanResult Scanner::scan_file(const SdscFile& file) {
+    FileStamp stamp;
+    Problem problem;
+    if (!impl_->read(file, impl_->take_ahead(file), stamp, problem)) {
+        ScanResult r;
+        r.file = file;
+        r.stamp = stamp;
+        r.status = FileStatus::unreadable;
+        r.problems.push_back(std::move(problem));
+        return r;
+    }
+    ScanResult r = impl_->scan(file, bytes());
+    r.stamp = stamp;
+    return r;
+}
+
+ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
+    impl_->reserve(bytes.size());
+    std::memcpy(impl_->buffer.data(), bytes.data(), bytes.size());
+    impl_->length = bytes.size();
+    return impl_->scan(file, this->bytes());
+}
+
+std::string_view Scanner::bytes() const {
+    return {impl_->buffer.data(), impl_->length};
+}
+
+const ScanOptions& Scanner::options() const {
+    return impl_->options;
+}
+
+} // namespace sdscprov

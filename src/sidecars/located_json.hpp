@@ -1,0 +1,154 @@
+// Internal: reading a sidecar file from a simdjson DOM while knowing where each value is in the
+// text, so that every rejected value is reported at its line and column. Shared by the readers of
+// the origins map and of spyre_provenance.json.
+#pragma once
+
+#include "sdscprov/core/json_layout.hpp"
+#include "sdscprov/core/problem.hpp"
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <simdjson.h>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sdscprov::detail {
+
+// Walks a parsed document in pre-order beside the value locations of its text. Location indexes
+// (`at`) are positions in json_value_locations(bytes): the root is 0.
+class LocatedJsonReader {
+public:
+    using element = simdjson::dom::element;
+
+    LocatedJsonReader(std::string path, std::string_view bytes, ProblemCode code)
+        : path_(std::move(path)), bytes_(bytes), lines_(bytes), locs_(json_value_locations(bytes)),
+          code_(code) {}
+
+    std::vector<Problem> problems;
+
+    bool any_error() const {
+        for (const auto& p : problems) {
+            if (p.severity == Severity::error) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+protected:
+    TextPosition position(std::size_t at, bool at_key) const {
+        return lines_.position(at_key ? locs_[at].key : locs_[at].value);
+    }
+
+    void error(std::size_t at, bool at_key, std::string message) {
+        problems.push_back(make_problem(path_, position(at, at_key), code_, std::move(message)));
+    }
+
+    void warning(TextPosition pos, std::string message) {
+        Problem p = make_problem(path_, pos, code_, std::move(message));
+        p.severity = Severity::warning;
+        problems.push_back(std::move(p));
+    }
+
+    void unknown(std::string_view key, std::size_t at, std::string_view where,
+                 std::string_view known) {
+        error(at, true,
+              "unknown member '" + std::string(key) + "' in " + std::string(where) +
+                  " (known: " + std::string(known) + ")");
+    }
+
+    // Calls f(key, value, location index) for each member, in text order; rejects duplicates.
+    void members(const simdjson::dom::object& obj, std::size_t at,
+                 const std::function<void(std::string_view, const element&, std::size_t)>& f) {
+        std::set<std::string_view> seen;
+        std::size_t child = at + 1;
+        for (auto [key, value] : obj) {
+            if (!seen.insert(key).second) {
+                error(child, true, "duplicate member '" + std::string(key) + "'");
+            } else {
+                f(key, value, child);
+            }
+            child += locs_[child].count;
+        }
+    }
+
+    // Calls f(value, location index, element index) for each element.
+    void elements(const simdjson::dom::array& arr, std::size_t at,
+                  const std::function<void(const element&, std::size_t, std::size_t)>& f) {
+        std::size_t child = at + 1;
+        std::size_t i = 0;
+        for (element value : arr) {
+            f(value, child, i++);
+            child += locs_[child].count;
+        }
+    }
+
+    bool string(const element& e, std::size_t at, std::string_view what, std::string& out) {
+        std::string_view s;
+        if (e.get(s) != simdjson::SUCCESS) {
+            error(at, false, std::string(what) + " must be a string");
+            return false;
+        }
+        out.assign(s);
+        return true;
+    }
+
+    bool optional_string(const element& e, std::size_t at, std::string_view what,
+                         std::optional<std::string>& out) {
+        if (e.is_null()) {
+            out.reset();
+            return true;
+        }
+        std::string_view s;
+        if (e.get(s) != simdjson::SUCCESS) {
+            error(at, false, std::string(what) + " must be a string or null");
+            return false;
+        }
+        out = std::string(s);
+        return true;
+    }
+
+    bool object(const element& e, std::size_t at, std::string_view what,
+                simdjson::dom::object& out) {
+        if (e.get(out) != simdjson::SUCCESS) {
+            error(at, false, std::string(what) + " must be an object");
+            return false;
+        }
+        return true;
+    }
+
+    bool array(const element& e, std::size_t at, std::string_view what, simdjson::dom::array& out) {
+        if (e.get(out) != simdjson::SUCCESS) {
+            error(at, false, std::string(what) + " must be an array");
+            return false;
+        }
+        return true;
+    }
+
+    // The value's text, as it is in the file.
+    std::string_view raw(std::size_t at) const {
+        return bytes_.substr(locs_[at].value, locs_[at].end - locs_[at].value);
+    }
+
+    std::string path_;
+    std::string_view bytes_;
+    LineIndex lines_;
+    std::vector<JsonValueLocation> locs_;
+    ProblemCode code_;
+};
+
+// Loads `path` into a padded buffer (a sidecar can be megabytes: read once, parse in place): a
+// regular file of at most `max_size` bytes (read_file.hpp). On failure, returns nullopt with an
+// io-error, not-a-regular-file or file-too-large problem in `problems`.
+std::optional<simdjson::padded_string> load_padded(const std::string& path, std::string_view what,
+                                                   std::uint64_t max_size,
+                                                   std::vector<Problem>& problems);
+
+// Parses `bytes` (followed by SIMDJSON_PADDING readable bytes) into `root`; on invalid JSON adds a
+// parse-error problem at the error's line and column and returns false.
+bool parse_located(simdjson::dom::parser& parser, const std::string& path, std::string_view bytes,
+                   simdjson::dom::element& root, std::vector<Problem>& problems);
+
+} // namespace sdscprov::detail

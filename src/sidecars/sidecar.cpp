@@ -1,0 +1,144 @@
+#include "sdscprov/sidecars/sidecar.hpp"
+
+#include "sidecars/located_json.hpp"
+#include "sdscprov/sidecars/spyre_provenance.hpp"
+
+#include <simdjson.h>
+
+namespace sdscprov {
+
+std::string_view to_string(SidecarKind k) {
+    switch (k) {
+    case SidecarKind::origins_map:
+        return "origins map";
+    case SidecarKind::spyre_provenance:
+        return "spyre_provenance.json";
+    case SidecarKind::upstream_mappings:
+        return "provenance mappings";
+    case SidecarKind::unknown:
+        return "unknown";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// The kind from the top-level member keys of a JSON object, read without parsing the values: the
+// document may be megabytes, and its reader parses it anyway. `object` says whether the text is
+// a JSON object at all (an `unknown` object is of no kind we read; anything else is left to the
+// origins map reader, which reports why it is not JSON).
+SidecarKind kind_of_padded(std::string_view bytes, bool& object) {
+    object = false;
+    simdjson::ondemand::parser parser;
+    simdjson::ondemand::document doc;
+    if (parser.iterate(bytes.data(), bytes.size(), bytes.size() + simdjson::SIMDJSON_PADDING)
+            .get(doc) != simdjson::SUCCESS) {
+        return SidecarKind::unknown;
+    }
+    simdjson::ondemand::object obj;
+    if (doc.get_object().get(obj) != simdjson::SUCCESS) {
+        return SidecarKind::unknown;
+    }
+    object = true;
+    bool first = true;
+    bool stack_traces = false; // the first value is a list: kernel name -> stack traces
+    SidecarKind kind = SidecarKind::unknown;
+    for (auto field : obj) {
+        std::string_view key;
+        if (field.unescaped_key().get(key) != simdjson::SUCCESS) {
+            return SidecarKind::unknown;
+        }
+        if (key == "sdscprov_origins") {
+            return SidecarKind::origins_map;
+        }
+        if (key == "schemaVersion" || key == "kernelIdentities" || key == "kernelOccurrences" ||
+            key == "upstreamProjections" || key == "eventKey") {
+            kind = SidecarKind::spyre_provenance;
+        } else if (kind == SidecarKind::unknown &&
+                   (key == "preToPost" || key == "postToPre" || key == "cppCodeToPost" ||
+                    key == "postToCppCode" || key == "version")) {
+            kind = SidecarKind::upstream_mappings;
+        }
+        if (first) {
+            simdjson::ondemand::json_type type;
+            stack_traces = field.value().type().get(type) == simdjson::SUCCESS &&
+                           type == simdjson::ondemand::json_type::array;
+            first = false;
+        }
+    }
+    if (kind == SidecarKind::unknown && (first || stack_traces)) {
+        kind = SidecarKind::upstream_mappings; // `{}`, or kernel stack traces
+    }
+    return kind;
+}
+
+} // namespace
+
+SidecarKind sidecar_kind(std::string_view json) {
+    simdjson::padded_string padded(json);
+    bool object = false;
+    return kind_of_padded(std::string_view(padded.data(), padded.size()), object);
+}
+
+Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems,
+                       std::uint64_t max_size) {
+    Sidecars out;
+    for (const auto& path : paths) {
+        auto content = detail::load_padded(path, "origins file", max_size, problems);
+        if (!content) {
+            continue;
+        }
+        bool object = false;
+        SidecarKind kind =
+            kind_of_padded(std::string_view(content->data(), content->size()), object);
+        if (kind == SidecarKind::unknown && object) {
+            problems.push_back(make_problem(
+                path,
+                position_at(std::string_view(content->data(), content->size()),
+                            std::string_view(content->data(), content->size()).find('{')),
+                ProblemCode::unknown_sidecar,
+                "not a sidecar sdscprov reads: an origins map has 'sdscprov_origins'; "
+                "torch-spyre's "
+                "spyre_provenance.json has 'schemaVersion'; " +
+                    std::string(upstream_kinds)));
+            continue;
+        }
+        // Each reader loads the file itself, parsing in place: a compile's map is tens of MB,
+        // and a second copy of it was the largest part of annotate's peak memory.
+        content.reset();
+        switch (kind) {
+        case SidecarKind::spyre_provenance: {
+            auto read = read_spyre_provenance(path, max_size);
+            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+            if (read.doc) {
+                out.maps.push_back(spyre_origins(*read.doc));
+                for (auto& m : spyre_upstream(*read.doc)) {
+                    out.upstream.push_back(std::move(m));
+                }
+            }
+            break;
+        }
+        case SidecarKind::upstream_mappings: {
+            auto read = read_upstream_mappings(path, max_size);
+            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+            if (read.mappings) {
+                out.upstream.push_back(std::move(*read.mappings));
+            }
+            break;
+        }
+        case SidecarKind::origins_map:
+        case SidecarKind::unknown: {
+            // The origins map reader says why a text that is no JSON object cannot be read.
+            auto read = read_origins_map(path, max_size);
+            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+            if (read.map) {
+                out.maps.push_back(std::move(*read.map));
+            }
+            break;
+        }
+        }
+    }
+    return out;
+}
+
+} // namespace sdscprov

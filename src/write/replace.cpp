@@ -1,0 +1,637 @@
+#include "sdscprov/write/replace.hpp"
+
+#include "sdscprov/walk/discover.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utility>
+
+namespace sdscprov {
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    if (slash == std::string::npos) {
+        return ".";
+    }
+    return slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+std::string name_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string errno_text(int err = errno) {
+    return std::strerror(err);
+}
+
+std::string octal_mode(unsigned mode) {
+    char text[8];
+    std::snprintf(text, sizeof text, "%04o", mode & 07777U);
+    return text;
+}
+
+// ---- This run ----------------------------------------------------------------------------------
+
+// The start of the kernel's boot id: the same in every pid namespace of one machine, another after
+// a reboot. "00000000" when it cannot be read (no /proc): then no kernel is taken for ours.
+std::string boot_tag() {
+    char text[37] = {};
+    int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : ::read(fd, text, 36);
+    if (fd >= 0) {
+        ::close(fd);
+    }
+    std::string tag(text, n >= 8 ? 8 : 0);
+    bool hex = tag.size() == 8 && std::all_of(tag.begin(), tag.end(), [](char c) {
+                   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+               });
+    return hex ? tag : std::string("00000000");
+}
+
+// 16 random hex digits: no other run, in this pid namespace or any other, makes our names.
+std::string run_token() {
+    unsigned char bytes[8] = {};
+    if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+        // No getrandom (very old kernels): time and pid, still unlikely to meet another run's.
+        timespec now{};
+        ::clock_gettime(CLOCK_REALTIME, &now);
+        std::uint64_t mix = static_cast<std::uint64_t>(now.tv_nsec) ^
+                            (static_cast<std::uint64_t>(now.tv_sec) << 20) ^
+                            (static_cast<std::uint64_t>(::getpid()) << 44);
+        std::memcpy(bytes, &mix, sizeof bytes);
+    }
+    char text[17];
+    for (std::size_t i = 0; i < sizeof bytes; ++i) {
+        std::snprintf(text + 2 * i, 3, "%02x", bytes[i]);
+    }
+    return std::string(text, 16);
+}
+
+// Process facts read once: they cost a system call each and never change while we run. Every
+// temporary stays open (it holds its lock) until its rename, so the soft limit on open files is
+// raised to the hard one: a batch of a big kernel directory holds as many as it has files.
+struct ProcessFacts {
+    std::string boot = boot_tag();
+    std::string run = run_token();
+    uid_t euid = ::geteuid();
+    bool files_limit_raised = [] {
+        rlimit limit{};
+        if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == limit.rlim_max) {
+            return false;
+        }
+        limit.rlim_cur = limit.rlim_max;
+        return ::setrlimit(RLIMIT_NOFILE, &limit) == 0;
+    }();
+};
+
+const ProcessFacts& process_facts() {
+    static const ProcessFacts facts;
+    return facts;
+}
+
+// ---- Temporaries the signal handlers remove ----------------------------------------------------
+
+// The library's one piece of global state: a signal handler can reach nothing else. A slot holds
+// the name of a temporary that may exist, or null; slots are never freed (there are as many as
+// temporaries ever open at once) and reused through a free list. The handler only loads and
+// unlinks. A name taken out of its slot while the handler may run is leaked, not freed, so the
+// handler never reads freed memory; `dying` says so.
+struct SignalSlot {
+    std::atomic<char*> name{nullptr};
+    SignalSlot* next = nullptr; // set before the slot is published, never changed
+};
+std::atomic<SignalSlot*> signal_slots{nullptr};
+std::atomic<bool> dying{false};
+std::mutex free_slots_mutex;
+std::vector<SignalSlot*>* free_slots = nullptr; // under free_slots_mutex
+
+SignalSlot* register_temp(const std::string& name) {
+    char* copy = new char[name.size() + 1];
+    std::memcpy(copy, name.c_str(), name.size() + 1);
+    SignalSlot* slot = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(free_slots_mutex);
+        if (free_slots != nullptr && !free_slots->empty()) {
+            slot = free_slots->back();
+            free_slots->pop_back();
+        } else {
+            slot = new SignalSlot;
+            slot->next = signal_slots.load();
+            signal_slots.store(slot);
+        }
+    }
+    slot->name.store(copy);
+    return slot;
+}
+
+void unregister_temp(void* registration) {
+    auto* slot = static_cast<SignalSlot*>(registration);
+    char* name = slot->name.exchange(nullptr);
+    if (!dying.load()) {
+        delete[] name;
+    }
+    std::lock_guard<std::mutex> lock(free_slots_mutex);
+    if (free_slots == nullptr) {
+        free_slots = new std::vector<SignalSlot*>;
+    }
+    free_slots->push_back(slot);
+}
+
+extern "C" void remove_temps_and_die(int sig) {
+    dying.store(true);
+    for (SignalSlot* slot = signal_slots.load(); slot != nullptr; slot = slot->next) {
+        if (char* name = slot->name.load()) {
+            ::unlink(name);
+        }
+    }
+    // SA_RESETHAND made the action the default one: delivered when the handler returns.
+    ::raise(sig);
+}
+
+// ---- Metadata ----------------------------------------------------------------------------------
+
+// Extended attributes by name (sorted), values as bytes.
+using Xattrs = std::vector<std::pair<std::string, std::string>>;
+
+// Reads every extended attribute through `list` and `get` (the path or the descriptor variants of
+// listxattr and getxattr). A file system without them has none. False with errno on failure.
+template <class List, class Get> bool read_xattrs(List list, Get get, Xattrs& out) {
+    out.clear();
+    std::string names;
+    for (;;) {
+        ssize_t n = list(nullptr, 0);
+        if (n < 0) {
+            return errno == ENOTSUP;
+        }
+        if (n == 0) {
+            return true;
+        }
+        names.resize(static_cast<std::size_t>(n));
+        n = list(names.data(), names.size());
+        if (n >= 0) {
+            names.resize(static_cast<std::size_t>(n));
+            break;
+        }
+        if (errno != ERANGE) {
+            return false;
+        }
+    }
+    for (std::size_t at = 0; at < names.size();) {
+        std::size_t end = names.find('\0', at);
+        end = end == std::string::npos ? names.size() : end;
+        std::string name = names.substr(at, end - at);
+        at = end + 1;
+        std::string value;
+        for (;;) {
+            ssize_t n = get(name.c_str(), nullptr, 0);
+            if (n < 0) {
+                return false;
+            }
+            value.resize(static_cast<std::size_t>(n));
+            n = get(name.c_str(), value.data(), value.size());
+            if (n >= 0) {
+                value.resize(static_cast<std::size_t>(n));
+                break;
+            }
+            if (errno != ERANGE) {
+                return false;
+            }
+        }
+        out.emplace_back(std::move(name), std::move(value));
+    }
+    std::sort(out.begin(), out.end());
+    return true;
+}
+
+bool path_xattrs(const std::string& path, Xattrs& out) {
+    return read_xattrs(
+        [&](char* buf, std::size_t size) { return ::llistxattr(path.c_str(), buf, size); },
+        [&](const char* name, void* buf, std::size_t size) {
+            return ::lgetxattr(path.c_str(), name, buf, size);
+        },
+        out);
+}
+
+bool fd_xattrs(int fd, Xattrs& out) {
+    return read_xattrs([&](char* buf, std::size_t size) { return ::flistxattr(fd, buf, size); },
+                       [&](const char* name, void* buf, std::size_t size) {
+                           return ::fgetxattr(fd, name, buf, size);
+                       },
+                       out);
+}
+
+// Gives the temporary `fd` exactly the attributes `wanted`: those it got on creation (a
+// directory's default ACL, a security label) that the file lacks are removed. Empty on success,
+// else what failed.
+std::string copy_xattrs(int fd, const Xattrs& wanted) {
+    Xattrs have;
+    if (!fd_xattrs(fd, have)) {
+        return "cannot list the new file's extended attributes: " + errno_text();
+    }
+    auto named = [](const Xattrs& in, const std::string& name) {
+        return std::find_if(in.begin(), in.end(), [&](const auto& a) { return a.first == name; });
+    };
+    for (const auto& attribute : have) {
+        const std::string& name = attribute.first;
+        if (named(wanted, name) == wanted.end() && ::fremovexattr(fd, name.c_str()) != 0) {
+            return "cannot remove the extended attribute '" + name +
+                   "' the new file got from its directory: " + errno_text();
+        }
+    }
+    for (const auto& [name, value] : wanted) {
+        auto it = named(have, name);
+        if (it != have.end() && it->second == value) {
+            continue;
+        }
+        if (::fsetxattr(fd, name.c_str(), value.data(), value.size(), 0) != 0) {
+            return "cannot give the new file the extended attribute '" + name +
+                   "' of the file: " + errno_text();
+        }
+    }
+    return {};
+}
+
+// Network and cluster file systems, where a lock may be kept by another machine's kernel only:
+// NFS, SMB/CIFS, FUSE, Ceph, 9p, AFS, Coda, GFS2, OCFS2, Lustre, GPFS.
+bool on_network_file_system(int fd) {
+    struct statfs fs {};
+    if (::fstatfs(fd, &fs) != 0) {
+        return true; // unknown: the careful answer
+    }
+    const auto type = static_cast<unsigned long>(fs.f_type);
+    const unsigned long network[] = {0x6969UL,     0x517BUL,     0xFF534D42UL, 0xFE534D42UL,
+                                     0x65735546UL, 0x00C36400UL, 0x01021997UL, 0x5346414FUL,
+                                     0x6B414653UL, 0x73757245UL, 0x01161970UL, 0x7461636FUL,
+                                     0x0BD00BD0UL, 0x47504653UL};
+    return std::find(std::begin(network), std::end(network), type) != std::end(network);
+}
+
+bool write_all(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return false;
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+int flock_retrying(int fd, int operation) {
+    int rc = 0;
+    while ((rc = ::flock(fd, operation)) != 0 && errno == EINTR) {
+    }
+    return rc;
+}
+
+} // namespace
+
+// ---- PendingReplace ----------------------------------------------------------------------------
+
+PendingReplace::~PendingReplace() {
+    release();
+}
+
+PendingReplace::PendingReplace(PendingReplace&& other) noexcept
+    : path(std::move(other.path)), temp(std::move(other.temp)), original(other.original),
+      done(other.done), fd_(std::exchange(other.fd_, -1)),
+      registration_(std::exchange(other.registration_, nullptr)) {}
+
+PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
+    if (this != &other) {
+        release();
+        path = std::move(other.path);
+        temp = std::move(other.temp);
+        original = other.original;
+        done = other.done;
+        fd_ = std::exchange(other.fd_, -1);
+        registration_ = std::exchange(other.registration_, nullptr);
+    }
+    return *this;
+}
+
+void PendingReplace::release() {
+    // Removed while still locked; the name leaves the signal handlers' list only once it is gone.
+    if (fd_ >= 0 && !done) {
+        ::unlink(temp.c_str());
+    }
+    if (registration_ != nullptr) {
+        unregister_temp(registration_);
+        registration_ = nullptr;
+    }
+    if (fd_ >= 0) {
+        ::close(fd_);
+        fd_ = -1;
+    }
+}
+
+// ---- Writing -----------------------------------------------------------------------------------
+
+std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem) {
+    static std::atomic<unsigned long> counter{0};
+    const ProcessFacts& facts = process_facts();
+    auto refuse = [&](const std::string& why) {
+        problem = make_problem(path, {}, ProblemCode::write_failed, why);
+        return std::nullopt;
+    };
+    PendingReplace pending;
+    pending.path = path;
+    const std::string prefix = parent_of(path) + "/." + temp_embedded_name(name_of(path)) +
+                               ".sdscprov-b" + facts.boot + "-" + facts.run + "-";
+    // A sweep of another run may remove a temporary between its creation and our lock (it saw a
+    // free lock): then the file we hold has no name any more, and another name is tried.
+    struct stat st {};
+    for (int attempt = 0; pending.fd_ < 0; ++attempt) {
+        pending.temp = prefix + std::to_string(counter++) + ".tmp";
+        pending.registration_ = register_temp(pending.temp);
+        int fd = ::open(pending.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                        0600);
+        if (fd < 0) {
+            int err = errno;
+            pending.release();
+            if (err == EEXIST && attempt < 3) {
+                continue;
+            }
+            return refuse("cannot create a temporary file beside it: " + errno_text(err));
+        }
+        pending.fd_ = fd;
+        if (dying.load()) { // a signal handler ran since the name was registered
+            pending.release();
+            return refuse("interrupted by a signal");
+        }
+        // Without flock (some FUSE file systems) no sweep can take the lock either, so none
+        // removes the file: it is written unlocked.
+        (void)flock_retrying(fd, LOCK_EX);
+        if (::fstat(fd, &st) != 0) {
+            int err = errno;
+            pending.release();
+            return refuse("cannot stat the temporary file: " + errno_text(err));
+        }
+        if (st.st_nlink == 0) {
+            pending.release(); // removed by a sweep before our lock: our unlink finds nothing
+            if (attempt == 3) {
+                return refuse("cannot keep a temporary file beside it: another run removes them");
+            }
+        }
+    }
+    return pending;
+}
+
+std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
+                                         const FileStamp& original, Durability durability,
+                                         Problem& problem) {
+    auto refuse = [&](const std::string& why) {
+        problem =
+            make_problem(path, {}, ProblemCode::write_failed, why + " (the file is unchanged)");
+        return std::nullopt;
+    };
+    const auto mode = static_cast<mode_t>(original.mode & 07777);
+    // A rename needs no permission on the file itself, so a read-only file would be replaced
+    // (by root even in place): its missing write bit is the owner's "do not change", kept.
+    if ((mode & S_IWUSR) == 0) {
+        return refuse("is read-only (mode " + octal_mode(mode) +
+                      ", no write permission for its owner): not written");
+    }
+    // Read from the path: should they change after the scan, the change time moves and commit
+    // leaves the file alone.
+    Xattrs xattrs;
+    if (!path_xattrs(path, xattrs)) {
+        return refuse("cannot read its extended attributes: " + errno_text());
+    }
+
+    std::optional<PendingReplace> created = create_temp_beside(path, problem);
+    if (!created) {
+        problem.message += " (the file is unchanged)";
+        return std::nullopt;
+    }
+    PendingReplace pending = std::move(*created);
+    pending.original = original;
+    struct stat st {};
+    if (::fstat(pending.fd_, &st) != 0) {
+        int err = errno;
+        pending.release();
+        return refuse("cannot stat the temporary file: " + errno_text(err));
+    }
+    int fd = pending.fd_;
+    // "<what>: <errno's text><tail> (the file is unchanged)"
+    auto fail = [&](const std::string& what, const char* tail = "") {
+        int err = errno;
+        pending.release();
+        return refuse(what + ": " + errno_text(err) + tail);
+    };
+    if (!write_all(fd, bytes)) {
+        return fail("cannot write the temporary file");
+    }
+    // Owner first (a chown clears the setuid and setgid bits), then the attributes (a chown clears
+    // file capabilities), then the mode (which sets the ACL's mask and owner/other entries).
+    if (st.st_uid != original.uid || st.st_gid != original.gid) {
+        if (::fchown(fd, st.st_uid == original.uid ? static_cast<uid_t>(-1) : original.uid,
+                     st.st_gid == original.gid ? static_cast<gid_t>(-1) : original.gid) != 0) {
+            return fail("cannot give the new file its owner (uid " + std::to_string(original.uid) +
+                            ", gid " + std::to_string(original.gid) + ")",
+                        ": not written");
+        }
+    }
+    if (std::string wrong = copy_xattrs(fd, xattrs); !wrong.empty()) {
+        pending.release();
+        return refuse(wrong + ": not written");
+    }
+    if (::fchmod(fd, mode) != 0) {
+        return fail("cannot give the new file its mode " + octal_mode(mode), ": not written");
+    }
+    // The kernel clears bits it does not let this user set (setgid for a group it is not in)
+    // without an error: what the new file has is checked, not assumed.
+    Xattrs got;
+    if (::fstat(fd, &st) != 0 || !fd_xattrs(fd, got)) {
+        return fail("cannot read back the new file's mode and attributes");
+    }
+    if ((st.st_mode & 07777) != mode || st.st_uid != original.uid || st.st_gid != original.gid) {
+        pending.release();
+        return refuse("the new file would have mode " + octal_mode(st.st_mode) + ", uid " +
+                      std::to_string(st.st_uid) + ", gid " + std::to_string(st.st_gid) +
+                      " where the file has " + octal_mode(mode) + ", " +
+                      std::to_string(original.uid) + ", " + std::to_string(original.gid) +
+                      ": not written");
+    }
+    if (got != xattrs) {
+        pending.release();
+        return refuse("the new file's extended attributes would differ from the file's: not "
+                      "written");
+    }
+    if (durability == Durability::full && ::fsync(fd) != 0) {
+        return fail("cannot fsync the temporary file");
+    }
+    return pending;
+}
+
+std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability) {
+    std::vector<Problem> problems;
+    if (pending.empty()) {
+        return problems;
+    }
+    if (durability == Durability::batch) {
+        // A full disk can show only here (delayed allocation, writeback): a temp that may not be
+        // on disk is never renamed over a good file. One syncfs per file system of the batch.
+        std::map<dev_t, int> file_systems;
+        int err = 0;
+        for (const auto& p : pending) {
+            struct stat st {};
+            if (::fstat(p.fd(), &st) != 0) {
+                err = errno;
+                break;
+            }
+            file_systems.emplace(st.st_dev, p.fd());
+        }
+        for (const auto& [device, fd] : file_systems) {
+            if (err == 0 && ::syncfs(fd) != 0) {
+                err = errno;
+            }
+        }
+        if (err != 0) {
+            for (auto& p : pending) {
+                p.release();
+                problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                                "cannot sync the temporary file: " +
+                                                    errno_text(err) + " (the file is unchanged)"));
+            }
+            return problems;
+        }
+    }
+    std::set<std::string> directories;
+    for (auto& p : pending) {
+        struct stat st {};
+        // The file must still be the one we read: a compile that rewrote it in the meantime wins.
+        bool exists = ::lstat(p.path.c_str(), &st) == 0;
+        if (exists && S_ISLNK(st.st_mode)) {
+            // Renaming over a link would replace the link, and writing through it could reach
+            // outside the tree: links are never written.
+            p.release();
+            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                            "is a symbolic link: not written (the link and its "
+                                            "target are unchanged)"));
+            continue;
+        }
+        if (!exists || !S_ISREG(st.st_mode) || file_stamp(st) != p.original) {
+            p.release();
+            problems.push_back(make_problem(
+                p.path, {}, ProblemCode::changed_on_disk,
+                "changed on disk after it was read: left as it is now, not annotated"));
+            continue;
+        }
+        if (::rename(p.temp.c_str(), p.path.c_str()) != 0) {
+            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                            "cannot rename the temporary file over it: " +
+                                                errno_text() + " (the file is unchanged)"));
+            p.release();
+            continue;
+        }
+        p.done = true;
+        p.release();
+        directories.insert(parent_of(p.path));
+    }
+    if (durability != Durability::none) {
+        for (const auto& dir : directories) {
+            int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (fd >= 0) {
+                ::fsync(fd);
+                ::close(fd);
+            }
+        }
+    }
+    return problems;
+}
+
+void discard(std::vector<PendingReplace>& pending) {
+    for (auto& p : pending) {
+        p.release();
+    }
+}
+
+// ---- Sweeping ----------------------------------------------------------------------------------
+
+TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
+    const std::string name = name_of(temp);
+    auto parsed = parse_temp_file_name(name);
+    if (!parsed) {
+        detail = "not named like a temporary file of sdscprov";
+        return TempFate::kept;
+    }
+    const ProcessFacts& facts = process_facts();
+    if (parsed->run == facts.run && parsed->boot == facts.boot) {
+        return TempFate::ours;
+    }
+    int fd = ::open(temp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        detail = "cannot open: " + errno_text(); // gone meanwhile, most likely: renamed
+        return TempFate::kept;
+    }
+    auto keep = [&](TempFate fate, std::string why) {
+        ::close(fd);
+        detail = std::move(why);
+        return fate;
+    };
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        return keep(TempFate::kept, "not a regular file of one link");
+    }
+    if (flock_retrying(fd, LOCK_SH | LOCK_NB) != 0) {
+        return errno == EWOULDBLOCK ? keep(TempFate::alive, "its writer holds its lock")
+                                    : keep(TempFate::kept, "cannot try its lock: " + errno_text());
+    }
+    if (parsed->boot != facts.boot && on_network_file_system(fd)) {
+        return keep(TempFate::other_host, "written by another kernel, on a network file system");
+    }
+    // Still the file we hold (names are never made twice, but the tree is not ours), removed
+    // while the lock is ours: a writer that created it just now waits for it, then sees it gone.
+    struct stat now {};
+    if (::lstat(temp.c_str(), &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+        return keep(TempFate::kept, "replaced meanwhile");
+    }
+    if (::unlink(temp.c_str()) != 0) {
+        return keep(TempFate::kept, "cannot remove: " + errno_text());
+    }
+    ::close(fd);
+    return TempFate::removed;
+}
+
+void remove_temps_on_signals() {
+    process_facts(); // nothing of it is read in a handler, but it may raise the files limit once
+    struct sigaction action {};
+    action.sa_handler = remove_temps_and_die;
+    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (int sig : signals) {
+        sigaddset(&action.sa_mask, sig);
+    }
+    for (int sig : signals) {
+        struct sigaction old {};
+        // A signal ignored when we start (nohup, a caller's choice) stays ignored.
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) {
+            ::sigaction(sig, &action, nullptr);
+        }
+    }
+}
+
+} // namespace sdscprov

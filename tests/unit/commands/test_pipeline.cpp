@@ -1,0 +1,78 @@
+// The pipeline delivers kernel results in discovery order, whatever the number of threads.
+#include "sdscprov/commands/pipeline.hpp"
+#include "temp_dir.hpp"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace sdscprov;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Tree : test::TempDir {
+    Tree() : test::TempDir("sdscprov-pipeline") {
+        // 120 kernel directories with 1..5 files each; some bad files among them.
+        for (int k = 0; k < 120; ++k) {
+            fs::path dir =
+                root / "inductor-spyre" / ("sdsc_fused_k" + std::to_string(k) + "_0_abcdefgh");
+            fs::create_directories(dir);
+            for (int i = 0; i <= k % 5; ++i) {
+                std::ofstream out(dir / ("sdsc_" + std::to_string(i) + ".json"));
+                if ((k * 7 + i) % 23 == 0) {
+                    out << "{\"" << i << "_add\": {\"x\": [1, 2"; // truncated
+                } else if (i % 2 == 0) {
+                    out << "{\"" << i << "_add\": {\"debug_handle_\": null, \"x\": 1}}";
+                } else {
+                    out << "{\"" << i << "_mul\": {\"x\": 1}}";
+                }
+            }
+        }
+    }
+};
+
+std::string run(const Tree& t, unsigned jobs, PipelineResult& result) {
+    std::ostringstream out;
+    PipelineOptions options;
+    options.jobs = jobs;
+    auto printer = make_printer(ReportFormat::json, out, {});
+    result = run_pipeline(discover_source({t.root.string()}, {}), options, scan_kernel,
+                          [&](const KernelReport& k) { printer->kernel(k); });
+    printer->finish(result.totals, result.problems);
+    return out.str();
+}
+
+} // namespace
+
+TEST_CASE("pipeline: output is identical whatever the number of threads") {
+    Tree t;
+    PipelineResult one;
+    PipelineResult many;
+    std::string a = run(t, 1, one);
+    std::string b = run(t, 7, many);
+    CHECK(a == b);
+    CHECK(one.totals.kernels == 120);
+    CHECK(one.totals.counts.files == 360);
+    CHECK(one.totals.counts.invalid_json > 0);
+    CHECK(one.totals.counts.invalid_json == one.problems.size());
+    CHECK(one.totals.counts.null + one.totals.counts.absent + one.totals.counts.invalid_json ==
+          360);
+}
+
+TEST_CASE("pipeline: an exception in the work reaches the caller") {
+    Tree t;
+    PipelineOptions options;
+    options.jobs = 3;
+    int delivered = 0;
+    auto throwing = [](KernelReport& k, Scanner&) {
+        if (k.dir.path.find("k50_") != std::string::npos) {
+            throw std::runtime_error("boom");
+        }
+    };
+    CHECK_THROWS_AS(run_pipeline(discover_source({t.root.string()}, {}), options, throwing,
+                                 [&](const KernelReport&) { ++delivered; }),
+                    std::runtime_error);
+}

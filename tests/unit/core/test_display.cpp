@@ -1,0 +1,199 @@
+// Names and texts from the tree in each output format: text quoting as git's, JSON paths as
+// base64 bytes when they are not UTF-8, texts made valid UTF-8.
+#include "sdscprov/commands/check.hpp"
+#include "sdscprov/core/display.hpp"
+#include "sdscprov/report/merge.hpp"
+#include "sdscprov/report/report.hpp"
+
+#include <doctest/doctest.h>
+#include <simdjson.h>
+#include <sstream>
+
+using namespace sdscprov;
+
+TEST_CASE("display: quote_path quotes as git does, keeping valid UTF-8") {
+    struct Case {
+        std::string path;
+        std::string shown;
+    };
+    const Case cases[] = {
+        {"cache/sdsc_0.json", "cache/sdsc_0.json"},
+        {"c/caf\xC3\xA9 \xE2\x9C\x85/sdsc_0.json", "c/caf\xC3\xA9 \xE2\x9C\x85/sdsc_0.json"},
+        {"c/a\nb", "\"c/a\\nb\""},
+        {"c/\x1B[31mred", "\"c/\\033[31mred\""},
+        {"c/tab\there\r", "\"c/tab\\there\\r\""},
+        {"c/bell\a\b\v\f", "\"c/bell\\a\\b\\v\\f\""},
+        {"c/del\x7F", "\"c/del\\177\""},
+        {"c/\xFF\xFE.json", "\"c/\\377\\376.json\""},
+        {"c/\xC3(", "\"c/\\303(\""}, // a lead byte without its continuation
+        {"c/\xC2\x9B"
+         "2J",
+         "\"c/\\302\\2332J\""}, // C1 CSI, a terminal escape
+        {"c/say \"hi\"\\", "\"c/say \\\"hi\\\"\\\\\""},
+        {"", ""},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.path);
+        CHECK(quote_path(c.path) == c.shown);
+    }
+    CHECK(printable_text("bad \x1B]0;title\a\n name \xFF") == "bad \\033]0;title\\a\\n name \\377");
+    CHECK(printable_text("say \"x\" \\ ok") == "say \"x\" \\ ok");
+    CHECK(quoted_location("c/a\nb", {3, 4}) == "\"c/a\\nb\":3:4");
+    CHECK(quoted_location("c/a", {}) == "c/a");
+}
+
+TEST_CASE("display: valid_utf8 and base64") {
+    CHECK(valid_utf8("ok \xC3\xA9") == "ok \xC3\xA9");
+    CHECK(valid_utf8("a\xFF"
+                     "b\xC3") == "a\xEF\xBF\xBD"
+                                 "b\xEF\xBF\xBD");
+    CHECK(valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"); // a surrogate
+    CHECK(is_valid_utf8("ok \xC3\xA9"));
+    CHECK_FALSE(is_valid_utf8("\xC0\xAF"));
+    // RFC 4648's test vectors, and bytes that are not text.
+    const std::pair<std::string, std::string> vectors[] = {
+        {"", ""},
+        {"f", "Zg=="},
+        {"fo", "Zm8="},
+        {"foo", "Zm9v"},
+        {"foob", "Zm9vYg=="},
+        {"fooba", "Zm9vYmE="},
+        {"foobar", "Zm9vYmFy"},
+        {"c/\xFF\xFE\n", "Yy///go="},
+    };
+    for (const auto& vector : vectors) {
+        const std::string& bytes = vector.first;
+        const std::string& text = vector.second;
+        CAPTURE(text);
+        CHECK(base64_encode(bytes) == text);
+        CHECK(base64_decode(text) == bytes);
+    }
+    for (const char* bad : {"Zg=", "Zg=a", "Z===", "Zm9v!A==", "=Zg="}) {
+        CAPTURE(bad);
+        CHECK_FALSE(base64_decode(bad).has_value());
+    }
+}
+
+namespace {
+
+const std::string bad_dir = "cache/sdsc_k\xFF_0_aaaaaaaa";       // not UTF-8
+const std::string escape_dir = "cache/sdsc_k\x1B[2J_0_aaaaaaaa"; // a terminal escape
+
+KernelReport kernel_at(const std::string& dir) {
+    KernelReport k;
+    k.dir.path = dir;
+    SdscFile f{dir + "/sdsc_0.json", SdscName{FileNaming::indexed, 0, {}}};
+    k.dir.files.push_back(f);
+    Scanner scanner;
+    k.files.push_back(scanner.scan_bytes(f, R"({"0_add": {"x": 1}})"));
+    k.counts.add(k.files.back());
+    return k;
+}
+
+std::string print(ReportFormat format, const KernelReport& k, const std::vector<Problem>& problems,
+                  bool all = true) {
+    std::ostringstream out;
+    PrinterOptions options;
+    options.command = "scan";
+    options.all = all; // text: one row per directory, named by its path
+    auto printer = make_printer(format, out, options);
+    printer->kernel(k);
+    Totals totals;
+    totals.kernels = 1;
+    totals.counts = k.counts;
+    printer->finish(totals, problems);
+    return out.str();
+}
+
+} // namespace
+
+TEST_CASE("display: a JSON report of a non-UTF-8 name is JSON and keeps the name's bytes") {
+    KernelReport k = kernel_at(bad_dir);
+    std::vector<Problem> problems{make_problem(bad_dir + "/sdsc_0.json", {1, 2},
+                                               ProblemCode::parse_error, "message \xFF of bytes")};
+    const std::string json = print(ReportFormat::json, k, problems);
+    CHECK(is_valid_utf8(json));
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    REQUIRE(parser.parse(json).get(root) == simdjson::SUCCESS);
+    std::string_view encoded;
+    REQUIRE(root["kernels"].at(0)["dir"]["bytes"].get(encoded) == simdjson::SUCCESS);
+    CHECK(base64_decode(encoded) == bad_dir);
+    REQUIRE(root["kernels"].at(0)["files"].at(0)["path"]["bytes"].get(encoded) ==
+            simdjson::SUCCESS);
+    CHECK(base64_decode(encoded) == bad_dir + "/sdsc_0.json");
+    REQUIRE(root["problems"].at(0)["path"]["bytes"].get(encoded) == simdjson::SUCCESS);
+    CHECK(base64_decode(encoded) == bad_dir + "/sdsc_0.json");
+    std::string_view message;
+    REQUIRE(root["problems"].at(0)["message"].get(message) == simdjson::SUCCESS);
+    CHECK(message == "message \xEF\xBF\xBD of bytes");
+    // A UTF-8 name stays a plain string.
+    const std::string plain = print(ReportFormat::json, kernel_at("cache/k"), {});
+    CHECK(plain.find("\"dir\": \"cache/k\"") != std::string::npos);
+
+    // merge reads the bytes back: a sharded run's reports merge into the one-run report.
+    KernelReport sharded = kernel_at(bad_dir);
+    sharded.dir.position = 0;
+    std::ostringstream out;
+    PrinterOptions options;
+    options.command = "scan";
+    auto printer = make_printer(ReportFormat::json, out, options);
+    printer->kernel(sharded);
+    Totals totals;
+    totals.kernels = 1;
+    totals.counts = sharded.counts;
+    totals.shard = ShardWalk{Shard{shard_of(bad_dir, 1), 1}, 1, 1};
+    printer->finish(totals, {});
+    auto merged = merge_reports({{"shard-1.json", out.str()}});
+    CHECK(merged.error.empty());
+    CHECK(merged.report.find(base64_encode(bad_dir)) != std::string::npos);
+}
+
+TEST_CASE("display: text and Markdown quote names, JUnit stays well-formed UTF-8 XML") {
+    for (const std::string& dir : {bad_dir, escape_dir}) {
+        CAPTURE(quote_path(dir));
+        KernelReport k = kernel_at(dir);
+        std::vector<Problem> problems{make_problem(dir + "/sdsc_0.json", {1, 2},
+                                                   ProblemCode::parse_error, "bad \x1B[1m here")};
+        // The default text report names the kernel (here: the directory's name), escaped.
+        const std::string summary = print(ReportFormat::text, k, problems, false);
+        CHECK(summary.find(dir) == std::string::npos);
+        CHECK(summary.find('\x1B') == std::string::npos);
+        CHECK(summary.find(printable_text(dir.substr(dir.rfind('/') + 1))) != std::string::npos);
+        for (ReportFormat format : {ReportFormat::text, ReportFormat::markdown}) {
+            const std::string text = print(format, k, problems);
+            CHECK(text.find(dir) == std::string::npos);
+            CHECK(text.find(quote_path(dir)) != std::string::npos);
+            CHECK(text.find('\x1B') == std::string::npos);
+            // The text report counts problems (the CLI prints them on standard error, escaped
+            // the same way); Markdown lists them.
+            if (format == ReportFormat::markdown) {
+                CHECK(text.find("bad \\033[1m here") != std::string::npos);
+            }
+        }
+        CheckResult r;
+        CheckedKernel checked;
+        checked.dir = dir;
+        checked.files = 1;
+        checked.findings.push_back({dir + "/sdsc_0.json", {1, 2}, CheckRule::missing_handle, "m"});
+        checked.problems = problems;
+        r.kernels.push_back(checked);
+        r.problems = problems;
+        std::ostringstream junit;
+        write_check_junit(junit, r);
+        CHECK(is_valid_utf8(junit.str()));
+        CHECK(junit.str().find('\x1B') == std::string::npos);
+        std::string quoted_in_xml;
+        for (char c : quote_path(dir)) {
+            quoted_in_xml += c == '"' ? std::string("&quot;") : std::string(1, c);
+        }
+        CHECK(junit.str().find("name=\"" + quoted_in_xml + "\"") != std::string::npos);
+        std::ostringstream github;
+        write_check_github(github, r);
+        CHECK(github.str().find('\x1B') == std::string::npos);
+        CHECK(is_valid_utf8(github.str()));
+        std::ostringstream json;
+        write_check_json(json, r.kernels[0].findings, r.problems, 1);
+        CHECK(is_valid_utf8(json.str()));
+    }
+}
