@@ -638,16 +638,24 @@ public:
         require(r.mappings.has_value() != has_error(r.problems),
                 "parse_upstream_mappings: mappings exactly when there is no error");
         require_problems_placed(bytes, r.problems, path);
+        bool said_empty = false;
         for (const Problem& p : r.problems) {
-            require(p.code == ProblemCode::parse_error || p.code == ProblemCode::bad_mappings,
+            said_empty = said_empty || p.code == ProblemCode::empty_sidecar;
+            require(p.code == ProblemCode::parse_error || p.code == ProblemCode::bad_mappings ||
+                        p.code == ProblemCode::empty_sidecar,
                     "parse_upstream_mappings: unexpected problem code " +
                         std::string(to_string(p.code)));
         }
         check_locations_if_valid(bytes);
         if (!r.mappings) {
+            require(!said_empty, "parse_upstream_mappings: empty-sidecar beside an error");
             return;
         }
         const UpstreamMappings& m = *r.mappings;
+        // empty-sidecar is a warning, said exactly when no kernel is named.
+        require(said_empty == (m.code_to_post.empty() && m.post_to_code.empty() &&
+                               m.kernel_stack_traces.empty()),
+                "parse_upstream_mappings: empty-sidecar said wrongly");
         require(m.path == path, "parse_upstream_mappings: the mappings' path");
         require(m.version == 1.0 || m.version == 2.0,
                 "parse_upstream_mappings: an unsupported version was accepted");

@@ -21,6 +21,13 @@ SHARED_CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
 SKIP = 77
 
 
+def sanitized():
+    """Whether the binary under test is built with AddressSanitizer (whose shadow memory cannot
+    live under an address-space limit, and which needs more resident memory)."""
+    with open(BIN, "rb") as f:
+        return b"AddressSanitizer" in f.read()
+
+
 def run(*args, check_rc=None, env=None, cwd=None):
     """Runs sdscprov with args; returns (rc, stdout, stderr)."""
     full_env = dict(os.environ)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import BIN, SKIP, TempDir, main  # noqa: E402
+from e2e import BIN, SKIP, TempDir, main, sanitized  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUFFIX = "aaaaaaaa"  # every kernel directory: sdsc_<case>_0_aaaaaaaa
@@ -660,12 +660,6 @@ def test_fifo_and_socket_named_sdsc_0_do_not_hang():
             assert text_line(sock_path, sock_p[3], sock_p[4]) in err.splitlines(), err
         finally:
             sock.close()
-
-
-def sanitized():
-    """Whether the binary under test is built with AddressSanitizer."""
-    with open(BIN, "rb") as f:
-        return b"AddressSanitizer" in f.read()
 
 
 def run_measured(args, out_path, timeout=60):

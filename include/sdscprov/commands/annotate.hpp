@@ -4,7 +4,7 @@
 
 #include "sdscprov/join/join.hpp"
 #include "sdscprov/write/replace.hpp"
-#include "sdscprov/report/report.hpp"
+#include "sdscprov/commands/results.hpp"
 
 #include <map>
 #include <string>

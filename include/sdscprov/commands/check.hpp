@@ -3,7 +3,7 @@
 // map's. Findings are reported at the line of the op key, or of the handle when there is one.
 #pragma once
 
-#include "sdscprov/report/report.hpp"
+#include "sdscprov/commands/results.hpp"
 
 #include <map>
 #include <optional>

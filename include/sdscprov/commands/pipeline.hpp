@@ -5,7 +5,7 @@
 #pragma once
 
 #include "sdscprov/walk/discover.hpp"
-#include "sdscprov/report/report.hpp"
+#include "sdscprov/commands/results.hpp"
 #include "sdscprov/sdsc/scan.hpp"
 
 #include <functional>

@@ -3,126 +3,15 @@
 // not need, so that a 100,000-file cache streams through in flat memory.
 #pragma once
 
-#include "sdscprov/walk/discover.hpp"
-#include "sdscprov/join/join.hpp"
-#include "sdscprov/core/problem.hpp"
-#include "sdscprov/write/replace.hpp"
-#include "sdscprov/sdsc/scan.hpp"
-#include "sdscprov/walk/shard.hpp"
-#include "sdscprov/sidecars/upstream.hpp"
+#include "sdscprov/commands/results.hpp"
 
-#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace sdscprov {
-
-struct HandleCounts {
-    std::uint64_t files = 0; // SDSC-named files, whatever their content
-    std::uint64_t populated = 0;
-    std::uint64_t null = 0;
-    std::uint64_t absent = 0;
-    std::uint64_t malformed = 0;
-    std::uint64_t not_sdsc = 0;
-    std::uint64_t invalid_json = 0;
-    std::uint64_t unreadable = 0;
-    std::uint64_t errors = 0;   // problems of severity error
-    std::uint64_t warnings = 0; // problems of severity warning
-    // The coverage column: files (status ok) where each provenance member is populated.
-    std::array<std::uint64_t, provenance_member_count> provenance{};
-
-    std::uint64_t sdsc_documents() const { return populated + null + absent + malformed; }
-    void add(const ScanResult& r);
-    void add(const HandleCounts& other);
-};
-
-// What annotate did with one file.
-struct FileOutcome {
-    FileAction action = FileAction::unmatched;
-    bool changes = false; // the file's bytes would change (add, fill, refresh)
-    bool written = false; // and they were written
-    std::string detail;
-    std::string diff; // with --diff
-};
-
-// A de-duplicated OpSpec's handle that no file holds: its file keeps an earlier OpSpec's handle
-// (torch-spyre's rule), so the handle is only in the sidecar. Listed so nothing disappears
-// silently.
-struct LostHandle {
-    std::size_t op = 0;                   // the OpSpec's position in the map entry
-    std::vector<std::uint64_t> spec_path; // when the sidecar gives one
-    std::string file;                     // the file it shares
-    DebugHandle handle;
-};
-
-// What annotate did with one kernel directory.
-struct KernelAnnotation {
-    KernelMatch match = KernelMatch::not_in_map;
-    std::string detail;
-    std::string map_entry;             // "<map path>:<line>" of the entry, when matched
-    std::vector<FileOutcome> files;    // same order as KernelReport::files
-    std::vector<std::size_t> lost_ops; // OpSpecs whose handle is only in the map (de-duplication)
-    std::vector<LostHandle> lost;      // the same OpSpecs with their handles
-    // What upstream mappings (files, or spyre_provenance.json's projections) say of the kernel.
-    std::optional<UpstreamKernel> upstream;
-    std::vector<PendingReplace> pending; // temps written, not yet renamed (internal)
-    bool dry_run = false;                // --dry-run or --check: changes were not written
-
-    // Whether file i holds (or, in a dry run, would hold) a populated handle after this run.
-    bool provided(std::size_t i) const {
-        const auto& f = files[i];
-        bool stripped = f.action == FileAction::strip || f.action == FileAction::remove;
-        return f.action == FileAction::keep || f.action == FileAction::differs ||
-               (f.changes && !stripped && (f.written || dry_run));
-    }
-};
-
-// One kernel directory's results.
-struct KernelReport {
-    KernelDir dir;
-    std::vector<ScanResult> files; // same order as dir.files
-    HandleCounts counts;           // as scanned
-    std::vector<Problem> problems; // about the directory itself (joining, writing)
-    std::optional<KernelAnnotation> annotation;
-};
-
-// Annotate's totals: files by what was done with them.
-struct AnnotateCounts {
-    std::uint64_t added = 0;
-    std::uint64_t filled = 0;
-    std::uint64_t refreshed = 0;
-    std::uint64_t stripped = 0; // strip: set to null or removed
-    // The four above count files written (in a dry run: that would be written); a change whose
-    // write failed counts in `failed` instead.
-    std::uint64_t written = 0;
-    std::uint64_t failed = 0;
-    std::uint64_t kept = 0;     // already held the right handle
-    std::uint64_t differs = 0;  // hold a different handle, left alone
-    std::uint64_t lacking = 0;  // no populated handle after this run
-    std::uint64_t provided = 0; // a populated handle after this run
-    std::uint64_t kernels_matched = 0;
-    std::uint64_t kernels_not_in_map = 0;
-    std::uint64_t kernels_ambiguous = 0;
-    std::uint64_t kernels_unusable = 0;
-    std::uint64_t no_origin = 0;
-    std::uint64_t opfunc_mismatch = 0;
-    std::uint64_t lost_ops = 0;
-    void add(const KernelReport& k);
-    std::uint64_t changes() const { return added + filled + refreshed + stripped; }
-};
-
-struct Totals {
-    std::uint64_t kernels = 0;
-    HandleCounts counts;
-    DiscoverStats discovery;
-    AnnotateCounts annotate; // annotate only
-    // A sharded run's (--shard): what merge needs of the walk.
-    std::optional<ShardWalk> shard;
-};
 
 // The coverage column's cell for one member: all / n of total / none.
 enum class Coverage { all, some, none };

@@ -1,5 +1,6 @@
 // The pipeline delivers kernel results in discovery order, whatever the number of threads.
 #include "sdscprov/commands/pipeline.hpp"
+#include "sdscprov/report/report.hpp"
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>

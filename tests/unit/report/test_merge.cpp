@@ -2,6 +2,7 @@
 // document); reports that do not belong together are refused with a reason.
 #include "sdscprov/commands/check.hpp"
 #include "sdscprov/report/merge.hpp"
+#include "sdscprov/report/report.hpp"
 #include "sdscprov/commands/pipeline.hpp"
 #include "temp_dir.hpp"
 

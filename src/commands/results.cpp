@@ -1,0 +1,100 @@
+#include "sdscprov/commands/results.hpp"
+
+namespace sdscprov {
+
+void HandleCounts::add(const ScanResult& r) {
+    ++files;
+    switch (r.status) {
+    case FileStatus::ok:
+        switch (r.handle_state) {
+        case HandleState::populated:
+            ++populated;
+            break;
+        case HandleState::null:
+            ++null;
+            break;
+        case HandleState::absent:
+            ++absent;
+            break;
+        case HandleState::malformed:
+            ++malformed;
+            break;
+        }
+        for (std::size_t m = 0; m < provenance_member_count; ++m) {
+            provenance[m] += r.has(static_cast<ProvenanceMember>(m)) ? 1 : 0;
+        }
+        break;
+    case FileStatus::not_sdsc:
+        ++not_sdsc;
+        break;
+    case FileStatus::invalid_json:
+        ++invalid_json;
+        break;
+    case FileStatus::unreadable:
+        ++unreadable;
+        break;
+    }
+    for (const auto& p : r.problems) {
+        errors += p.severity == Severity::error ? 1 : 0;
+        warnings += p.severity == Severity::warning ? 1 : 0;
+    }
+}
+
+void HandleCounts::add(const HandleCounts& o) {
+    files += o.files;
+    populated += o.populated;
+    null += o.null;
+    absent += o.absent;
+    malformed += o.malformed;
+    not_sdsc += o.not_sdsc;
+    invalid_json += o.invalid_json;
+    unreadable += o.unreadable;
+    errors += o.errors;
+    warnings += o.warnings;
+    for (std::size_t m = 0; m < provenance_member_count; ++m) {
+        provenance[m] += o.provenance[m];
+    }
+}
+
+void AnnotateCounts::add(const KernelReport& k) {
+    if (!k.annotation) {
+        return;
+    }
+    const auto& a = *k.annotation;
+    switch (a.match) {
+    case KernelMatch::matched:
+        ++kernels_matched;
+        break;
+    case KernelMatch::not_in_map:
+        ++kernels_not_in_map;
+        break;
+    case KernelMatch::ambiguous:
+        ++kernels_ambiguous;
+        break;
+    case KernelMatch::unusable:
+        ++kernels_unusable;
+        break;
+    }
+    lost_ops += a.lost_ops.size();
+    for (std::size_t i = 0; i < a.files.size(); ++i) {
+        const auto& f = a.files[i];
+        // A run counts what it did: a change whose write failed is `failed`, not `added`. A dry
+        // run counts what it would do.
+        bool done = f.changes && (a.dry_run || f.written);
+        added += done && f.action == FileAction::add ? 1 : 0;
+        filled += done && f.action == FileAction::fill ? 1 : 0;
+        refreshed += done && f.action == FileAction::refresh ? 1 : 0;
+        stripped +=
+            done && (f.action == FileAction::strip || f.action == FileAction::remove) ? 1 : 0;
+        failed += f.changes && !done ? 1 : 0;
+        written += f.written ? 1 : 0;
+        kept += f.action == FileAction::keep ? 1 : 0;
+        differs += f.action == FileAction::differs ? 1 : 0;
+        no_origin += f.action == FileAction::no_origin ? 1 : 0;
+        opfunc_mismatch += f.action == FileAction::opfunc_mismatch ? 1 : 0;
+        lacking += a.provided(i) ? 0 : 1;
+        provided += a.provided(i) ? 1 : 0;
+    }
+}
+
+} // namespace sdscprov
