@@ -2,9 +2,9 @@
 // `debug_handle_` where it is missing (or null, or stale with --refresh) by safe replace.
 #pragma once
 
+#include "sdscprov/commands/results.hpp"
 #include "sdscprov/join/join.hpp"
 #include "sdscprov/write/replace.hpp"
-#include "sdscprov/commands/results.hpp"
 
 #include <map>
 #include <string>

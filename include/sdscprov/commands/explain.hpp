@@ -4,11 +4,11 @@
 // when that file is readable on this machine. docs/explain.md describes the output.
 #pragma once
 
-#include "sdscprov/handle/debug_handle.hpp"
-#include "sdscprov/walk/discover.hpp"
 #include "sdscprov/core/problem.hpp"
-#include "sdscprov/sdsc/scan.hpp"
 #include "sdscprov/core/source_text.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/walk/discover.hpp"
 
 #include <cstdint>
 #include <iosfwd>
@@ -78,15 +78,5 @@ ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner);
 // Sets `kernel.stack_traces` from the mappings' stack traces of the kernel, each with its source
 // line and that line's text.
 void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces);
-
-// Text for people: per kernel a header, per op a block (source line, ATen op, ir_chain, fused
-// constituents, transform history, id), or what is missing and how to get it. ANSI colour when
-// `color`.
-void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& kernels, bool color);
-
-// {"sdscprov_explain": 1, "kernels": [...], "problems": [...]} (docs/explain.md). `problems` are
-// the ones about the target itself (resolution); each op carries its own.
-void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& kernels,
-                        const std::vector<Problem>& problems = {});
 
 } // namespace sdscprov

@@ -4,9 +4,9 @@
 // at most a bounded window of kernel results is held at once.
 #pragma once
 
-#include "sdscprov/walk/discover.hpp"
 #include "sdscprov/commands/results.hpp"
 #include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/walk/discover.hpp"
 
 #include <functional>
 #include <string>

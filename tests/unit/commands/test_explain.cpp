@@ -2,6 +2,7 @@
 // lines their handles point at, and both printers. Real temporary files throughout: explain reads
 // SDSC files and model sources from disk.
 #include "sdscprov/commands/explain.hpp"
+#include "sdscprov/report/explain_printers.hpp"
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,7 @@
 // Names and texts from the tree in each output format: text quoting as git's, JSON paths as
 // base64 bytes when they are not UTF-8, texts made valid UTF-8.
 #include "sdscprov/commands/check.hpp"
+#include "sdscprov/report/check_printers.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/merge.hpp"
 #include "sdscprov/report/report.hpp"

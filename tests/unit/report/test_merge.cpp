@@ -1,6 +1,7 @@
 // merge: the shards' JSON reports give back the single run's bytes (scan's report and check's
 // document); reports that do not belong together are refused with a reason.
 #include "sdscprov/commands/check.hpp"
+#include "sdscprov/report/check_printers.hpp"
 #include "sdscprov/report/merge.hpp"
 #include "sdscprov/report/report.hpp"
 #include "sdscprov/commands/pipeline.hpp"

@@ -1,0 +1,117 @@
+// `sdscprov check PATHS... [--origins SIDECAR]`: the gate for golden kernels and CI.
+#include "sdscprov/commands/check.hpp"
+
+#include "commands.hpp"
+#include "sdscprov/report/check_printers.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+namespace sdscprov::cli {
+
+CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
+    auto* check = app.add_subcommand(
+        "check", "Gate for golden kernels and CI: exit 1 if any SDSC file lacks a populated, "
+                 "well-formed debug_handle_ (or, with --origins, holds another handle)");
+    check
+        ->add_option("--origins", options.origins,
+                     "Also check that each handle is the one this sidecar gives (an origins map "
+                     "or spyre_provenance.json); may be given more than once")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingFile);
+    add_common_options(*check, options.common, {"text", "json", "sarif", "github", "junit"});
+    check->footer(
+        "Findings go to standard output as path:line:col: message [rule], one per line.\n"
+        "Example:\n  sdscprov check golden/kernels/\n"
+        "  git diff --cached --name-only -z -- ':(glob)**/sdsc_[0-9]*.json' | xargs -0 -r "
+        "sdscprov check --origins origins.json\n"
+        "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
+    return check;
+}
+
+// check: text findings go to standard output as they are found (in discovery order); the other
+// formats are written once the run is complete. Problems and the summary go to standard error.
+// Exit 1 with findings, 2 with bad input, 0 when clean.
+int run_check(const CheckCli& cli) {
+    const std::string& format = cli.common.format;
+    sdscprov::CheckResult checked; // kept whole only for the formats written at the end
+    std::uint64_t findings = 0;
+    std::uint64_t files = 0;
+    sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
+                                    text_width(STDOUT_FILENO));
+    Progress progress("checked");
+    auto deliver = [&](const sdscprov::KernelReport& k) {
+        progress.kernel(k.files.size());
+        auto kernel = sdscprov::checked_kernel(k);
+        files += kernel.files;
+        findings += kernel.findings.size();
+        if (format != "text") {
+            checked.kernels.push_back(std::move(kernel));
+            return;
+        }
+        text.kernel(kernel, k.dir.kernel);
+    };
+    std::vector<sdscprov::Problem> map_problems;
+    std::optional<sdscprov::PipelineResult> result;
+    if (cli.origins.empty()) {
+        auto options = pipeline_options(cli.common);
+        options.scan.stamp = false;
+        result =
+            sdscprov::run_pipeline(sdscprov::discover_source(cli.common.paths, options.discover),
+                                   options, sdscprov::scan_kernel, deliver);
+    } else {
+        sdscprov::AnnotateOptions annotate_options;
+        annotate_options.mode = sdscprov::AnnotateMode::check;
+        annotate_options.stale_warnings = false; // each is a stale-handle finding
+        result =
+            run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver, map_problems);
+        if (!result) {
+            return exit_bad_input;
+        }
+    }
+    // A gate that checks nothing must not pass: a directory without SDSC files is an error here.
+    for (auto& p : result->problems) {
+        if (p.code == sdscprov::ProblemCode::no_sdsc_files) {
+            p.severity = sdscprov::Severity::error;
+        }
+    }
+    checked.problems = result->problems;
+    if (format == "text") {
+        text.finish();
+    } else if (format == "json" && result->totals.shard) {
+        sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
+    } else if (format == "json") {
+        std::vector<sdscprov::Finding> all;
+        for (const auto& k : checked.kernels) {
+            all.insert(all.end(), k.findings.begin(), k.findings.end());
+        }
+        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
+    } else if (format == "sarif") {
+        sdscprov::write_check_sarif(std::cout, checked);
+    } else if (format == "junit") {
+        sdscprov::write_check_junit(std::cout, checked);
+    } else if (format == "github") {
+        sdscprov::write_check_github(std::cout, checked);
+        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+        if (summary != nullptr && *summary != '\0') {
+            std::ofstream out(summary, std::ios::app);
+            sdscprov::write_check_markdown_summary(out, checked);
+            if (!out) {
+                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
+                          << ")\n";
+            }
+        }
+    }
+    std::cout.flush();
+    // The sidecars' own problems were printed when they were read.
+    print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
+                    result->problems.end()});
+    if (!quiet_mode) {
+        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
+                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << '\n';
+    }
+    return exit_status(result->problems, findings > 0);
+}
+
+} // namespace sdscprov::cli

@@ -1,0 +1,67 @@
+// The commands' fronts: each adds its subcommand and options to the application, and runs the
+// library's stages with them (one file per command: scan.cpp, annotate.cpp, ...).
+#pragma once
+
+#include "common.hpp"
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sdscprov::cli {
+
+CLI::App* add_scan_command(CLI::App& app, CommonOptions& options);
+int run_scan(const CommonOptions& options);
+
+struct AnnotateCli {
+    CommonOptions common;
+    std::vector<std::string> origins;
+    bool refresh = false;
+    WriteCli write;
+};
+CLI::App* add_annotate_command(CLI::App& app, AnnotateCli& options);
+int run_annotate(const AnnotateCli& options);
+
+// Annotate's pipeline, for annotate and for check --origins: the walk runs while the sidecars are
+// read and indexed (it only reads directories); every sidecar is read and validated before any
+// file is touched. nullopt when a sidecar is bad (its problems are in `map_problems`, printed).
+std::optional<PipelineResult>
+run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string>& origins,
+                      const AnnotateOptions& annotate_options,
+                      const std::function<void(const KernelReport&)>& deliver,
+                      std::vector<Problem>& map_problems, bool note_kernels_without_dir = false);
+
+struct StripCli {
+    CommonOptions common;
+    bool remove = false;
+    WriteCli write;
+};
+CLI::App* add_strip_command(CLI::App& app, StripCli& options);
+int run_strip(const StripCli& options);
+
+struct ExplainCli {
+    std::string target;
+    std::vector<std::string> roots;
+    std::vector<std::string> mappings;
+    std::string format = "text";
+    std::string color = "auto";
+    bool include_incomplete = false;
+    bool follow_symlinks = false;
+    std::uint64_t max_file_size = default_max_file_size;
+};
+CLI::App* add_explain_command(CLI::App& app, ExplainCli& options);
+int run_explain(const ExplainCli& options);
+
+struct CheckCli {
+    CommonOptions common;
+    std::vector<std::string> origins;
+};
+CLI::App* add_check_command(CLI::App& app, CheckCli& options);
+int run_check(const CheckCli& options);
+
+CLI::App* add_merge_command(CLI::App& app, std::vector<std::string>& reports);
+int run_merge(const std::vector<std::string>& reports);
+
+} // namespace sdscprov::cli

@@ -1,0 +1,111 @@
+// What every command's front shares: the exit statuses, the options most commands take, the
+// progress line, and how problems and reports reach the terminal.
+#pragma once
+
+#include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/commands/pipeline.hpp"
+#include "sdscprov/core/file_size.hpp"
+#include "sdscprov/core/problem.hpp"
+#include "sdscprov/report/report.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace sdscprov::cli {
+
+// Exit statuses (README, "Exit status").
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_changes_pending = 1; // annotate/strip --check; check: findings
+inline constexpr int exit_bad_input = 2;
+inline constexpr int exit_internal = 3;
+
+// The options of scan, annotate, strip and check.
+struct CommonOptions {
+    std::vector<std::string> paths;
+    std::string format = "text";
+    unsigned jobs = 0;
+    bool include_incomplete = false;
+    bool follow_symlinks = false;
+    std::uint64_t max_file_size = default_max_file_size;
+    std::string color = "auto";
+    bool quiet = false;
+    bool all = false;  // text: one row per directory
+    std::string shard; // --shard I/N (shard.hpp); empty: every kernel directory
+};
+
+// --quiet: nothing but findings (check) and errors; set once the command line is parsed.
+inline bool quiet_mode = false;
+
+// A progress line on standard error for runs that take more than a second: only when standard
+// error is a terminal and standard output is not (a report streaming to the terminal shows its
+// own progress), and not with --quiet. Rewritten at most five times a second from the
+// delivering thread, erased at the end.
+class Progress {
+public:
+    explicit Progress(std::string verb);
+    ~Progress();
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+    void kernel(std::size_t files);
+
+private:
+    std::string verb_;
+    bool enabled_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_;
+    std::chrono::steady_clock::time_point last_;
+    std::uint64_t kernels_ = 0;
+    std::uint64_t files_ = 0;
+};
+
+// --max-file-size: digits only, within 63 bits (file_size.hpp): "-1" would wrap to no limit.
+void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::string& what);
+// paths, --format (one of `formats`), -j, --include-incomplete, --follow-symlinks,
+// --max-file-size, -q, -v/--all, --color, --shard.
+void add_common_options(CLI::App& cmd, CommonOptions& o,
+                        const std::vector<std::string>& formats = {"text", "json", "markdown"});
+// --color auto|always|never.
+void add_color_option(CLI::App& cmd, std::string& color, const std::string& what);
+// The write options of annotate and strip: --dry-run, --check, --diff, --durability.
+struct WriteCli {
+    bool dry_run = false;
+    bool check = false;
+    bool diff = false;
+    std::string durability = "batch";
+};
+void add_write_options(CLI::App& cmd, WriteCli& o, const std::string& check_help);
+WriteSettings write_settings(const WriteCli& o);
+
+// Colour for a report written to `fd`: --color always / never, else only on a terminal and
+// without NO_COLOR (no-color.org: the command-line flag wins over the variable).
+bool use_color(const std::string& mode, int fd = STDOUT_FILENO);
+// The width text reports fit in: $COLUMNS, else the terminal's, else 100.
+std::size_t text_width(int fd);
+// Printer options shared by the commands: colour and width for the stream the report goes to.
+PrinterOptions printer_options_for(const CommonOptions& o, std::string command,
+                                   bool to_stderr = false);
+ReportFormat report_format(const std::string& name);
+PipelineOptions pipeline_options(const CommonOptions& o);
+
+bool any_error(const std::vector<Problem>& problems);
+// Each problem on standard error as a path:line:col line (only errors with --quiet).
+void print_problems(const std::vector<Problem>& problems);
+// The end of a report: its rows are on standard output; every problem goes to standard error as a
+// path:line:col line (whatever the format, so a report redirected to a file never hides an error;
+// the machine formats list them too), then the report's totals close standard output. The first
+// `already_printed` problems (the sidecars', printed when they were read) are not repeated.
+void finish_report(ReportPrinter* printer, const PipelineResult& result,
+                   std::size_t already_printed = 0);
+// The exit status of a run that wrote or checked files: 3 on an internal error, 2 on any other
+// error, 1 when `pending` (changes a --check run would make), else 0.
+int exit_status(const std::vector<Problem>& problems, bool pending);
+
+// The report reached standard output, or the run fails: a full disk (`> /dev/full`) or a closed
+// descriptor must not turn into a lost report and exit 0.
+int with_report_written(int status);
+
+} // namespace sdscprov::cli

@@ -1,0 +1,93 @@
+// `sdscprov explain TARGET [CACHES...]`: where a kernel comes from, op by op.
+#include "sdscprov/commands/explain.hpp"
+
+#include "commands.hpp"
+#include "sdscprov/report/explain_printers.hpp"
+#include "sdscprov/sidecars/upstream.hpp"
+
+#include <iostream>
+
+namespace sdscprov::cli {
+
+CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
+    auto* explain = app.add_subcommand(
+        "explain", "Show, op by op, where a kernel comes from: source line, ATen op, FX nodes");
+    explain
+        ->add_option("target", options.target, "A kernel name, a kernel directory or an SDSC file")
+        ->required();
+    explain->add_option("caches", options.roots,
+                        "Where to look for a kernel name (default: $TORCHINDUCTOR_CACHE_DIR, "
+                        "else /tmp/torchinductor_$USER)");
+    explain
+        ->add_option("--mappings", options.mappings,
+                     "PyTorch's inductor_provenance_tracking_node_mappings.json (the kernel's "
+                     "pre-grad and post-grad FX nodes) or ..._kernel_stack_traces.json (its "
+                     "stack traces, shown with their source lines); may be given more than once")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingFile);
+    explain->add_option("--format", options.format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+    add_color_option(*explain, options.color, "Colour in text output");
+    explain->add_flag("--include-incomplete", options.include_incomplete,
+                      "Also look in the kernel cache's temporary (*.tmp.*) and failed/ entries");
+    explain->add_flag("--follow-symlinks", options.follow_symlinks,
+                      "Follow symbolic links to directories");
+    add_max_file_size_option(*explain, options.max_file_size,
+                             "Larger files (SDSC files, mappings) are reported, not read (bytes)");
+    explain->footer("Example:\n  sdscprov explain sdsc_fused_addmm_1\n"
+                    "  sdscprov explain --format json "
+                    "cache/inductor-spyre/sdsc_fused_addmm_1_b9d3wz0e\n"
+                    "Exit status: 0 explained, 2 target not found or bad input, 3 internal "
+                    "error.");
+    return explain;
+}
+
+int run_explain(const ExplainCli& cli) {
+    sdscprov::DiscoverOptions discover;
+    discover.include_incomplete = cli.include_incomplete;
+    discover.follow_symlinks = cli.follow_symlinks;
+    std::vector<sdscprov::Problem> problems;
+    std::vector<sdscprov::UpstreamMappings> mappings;
+    for (const auto& path : cli.mappings) {
+        auto read = sdscprov::read_upstream_mappings(path, cli.max_file_size);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.mappings) {
+            mappings.push_back(std::move(*read.mappings));
+        }
+    }
+    if (any_error(problems)) {
+        print_problems(problems);
+        return exit_bad_input;
+    }
+    auto roots = cli.roots.empty() ? sdscprov::default_cache_roots() : cli.roots;
+    auto dirs = sdscprov::resolve_explain_target(cli.target, roots, problems, discover);
+    sdscprov::ScanOptions scan;
+    scan.max_file_size = cli.max_file_size;
+    scan.stamp = false;
+    sdscprov::Scanner scanner(scan);
+    std::vector<sdscprov::ExplainKernel> kernels;
+    bool bad_file = false;
+    for (const auto& dir : dirs) {
+        kernels.push_back(sdscprov::explain_kernel(dir, scanner));
+        if (dir.kernel && !mappings.empty()) {
+            auto upstream = sdscprov::upstream_kernel(mappings, *dir.kernel);
+            kernels.back().pre_grad_nodes = std::move(upstream.pre_grad_nodes);
+            kernels.back().post_grad_nodes = std::move(upstream.post_grad_nodes);
+            sdscprov::explain_stack_traces(kernels.back(), upstream.stack_traces);
+        }
+        for (const auto& op : kernels.back().ops) {
+            bad_file |= any_error(op.problems);
+        }
+    }
+    if (cli.format == "json") {
+        sdscprov::print_explain_json(std::cout, kernels, problems);
+    } else {
+        sdscprov::print_explain_text(std::cout, kernels, use_color(cli.color));
+    }
+    std::cout.flush();
+    print_problems(problems);
+    return dirs.empty() || bad_file || any_error(problems) ? exit_bad_input : exit_ok;
+}
+
+} // namespace sdscprov::cli

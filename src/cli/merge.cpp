@@ -1,0 +1,53 @@
+// `sdscprov merge REPORTS...`: the shards' JSON reports joined into one run's report.
+#include "sdscprov/report/merge.hpp"
+
+#include "commands.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace sdscprov::cli {
+
+CLI::App* add_merge_command(CLI::App& app, std::vector<std::string>& reports) {
+    auto* merge = app.add_subcommand(
+        "merge", "Join the JSON reports of a run's shards (--shard I/N) into the report of one "
+                 "run over the same caches");
+    merge
+        ->add_option("reports", reports,
+                     "The JSON reports of every shard (scan, annotate, strip or check, "
+                     "--format json), in any order")
+        ->required()
+        ->check(CLI::ExistingFile);
+    merge->footer("Example:\n  for i in 1 2 3; do sdscprov scan --format json --shard $i/3 cache/ "
+                  "> shard-$i.json; done\n"
+                  "  sdscprov merge shard-*.json > report.json\n"
+                  "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
+                  "versions or shardings, a shard missing or twice, not a shard report).");
+    return merge;
+}
+
+// merge: the shards' JSON reports (--shard I/N, --format json) into the single run's report.
+int run_merge(const std::vector<std::string>& paths) {
+    std::vector<sdscprov::ShardReport> reports;
+    for (const auto& path : paths) {
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        if (!in) {
+            std::cerr << "sdscprov merge: cannot read " << path << '\n';
+            return exit_bad_input;
+        }
+        reports.push_back({path, std::move(bytes).str()});
+    }
+    auto merged = sdscprov::merge_reports(reports);
+    if (!merged.error.empty()) {
+        std::cerr << "sdscprov merge: " << merged.error << '\n';
+        return exit_bad_input;
+    }
+    std::cout << merged.report;
+    std::cout.flush();
+    return exit_ok;
+}
+
+} // namespace sdscprov::cli

@@ -1,0 +1,38 @@
+// `sdscprov scan PATHS...`: how much provenance the SDSC files carry, per kernel directory.
+#include "commands.hpp"
+
+#include <iostream>
+
+namespace sdscprov::cli {
+
+CLI::App* add_scan_command(CLI::App& app, CommonOptions& options) {
+    auto* scan = app.add_subcommand(
+        "scan", "Report, per kernel directory, how much provenance the SuperDSC files carry");
+    add_common_options(*scan, options);
+    scan->footer("Example:\n  sdscprov scan ${TORCHINDUCTOR_CACHE_DIR:-/tmp/torchinductor_$USER}\n"
+                 "  sdscprov scan --format json -j 2 cache/ > report.json");
+    return scan;
+}
+
+int run_scan(const CommonOptions& o) {
+    auto options = pipeline_options(o);
+    options.scan.stamp = false; // nothing is written: no change check, no fstat per file
+    PrinterOptions printer_options = printer_options_for(o, "scan");
+    auto printer =
+        quiet_mode ? nullptr : make_printer(report_format(o.format), std::cout, printer_options);
+    PipelineResult result;
+    {
+        Progress progress("scanned");
+        result = run_pipeline(discover_source(o.paths, options.discover), options, scan_kernel,
+                              [&](const KernelReport& k) {
+                                  progress.kernel(k.files.size());
+                                  if (printer) {
+                                      printer->kernel(k);
+                                  }
+                              });
+    }
+    finish_report(printer.get(), result);
+    return any_error(result.problems) ? exit_bad_input : exit_ok;
+}
+
+} // namespace sdscprov::cli

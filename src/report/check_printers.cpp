@@ -1,0 +1,541 @@
+#include "sdscprov/report/check_printers.hpp"
+
+#include "report/json_out.hpp"
+#include "sdscprov/core/display.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+namespace sdscprov {
+
+namespace {
+
+// The check JSON document; with `walk` (a sharded run), each finding's position (`positions`,
+// one per finding), each problem's place and the "shard" member.
+void write_check_document(std::ostream& out, const std::vector<Finding>& findings,
+                          const std::vector<Problem>& problems, std::uint64_t files,
+                          const ShardWalk* walk, const std::vector<std::uint64_t>& positions,
+                          const std::vector<ProblemPlace>& places) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+    w.SetIndent(' ', 2);
+    auto string = [&](std::string_view s) { json_out::string(w, s); };
+    auto position = [&](const TextPosition& pos) {
+        w.Key("line");
+        json_out::position(w, pos.line);
+        w.Key("col");
+        json_out::position(w, pos.col);
+    };
+    w.StartObject();
+    w.Key("sdscprov_check");
+    w.Int(1);
+    w.Key("files");
+    w.Uint64(files);
+    w.Key("findings");
+    w.StartArray();
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        const auto& f = findings[i];
+        w.StartObject();
+        w.Key("path");
+        json_out::path(w, f.path);
+        position(f.pos);
+        w.Key("rule");
+        string(to_string(f.rule));
+        w.Key("message");
+        string(f.message);
+        if (walk) {
+            w.Key("position");
+            w.Uint64(positions[i]);
+        }
+        w.EndObject();
+    }
+    w.EndArray();
+    w.Key("problems");
+    w.StartArray();
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+        json_out::problem(w, problems[i], walk ? &places[i] : nullptr);
+    }
+    w.EndArray();
+    if (walk) {
+        json_out::shard(w, *walk);
+    }
+    w.EndObject();
+    out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
+    out << '\n';
+}
+
+} // namespace
+
+void write_check_json(std::ostream& out, const std::vector<Finding>& findings,
+                      const std::vector<Problem>& problems, std::uint64_t files) {
+    write_check_document(out, findings, problems, files, nullptr, {}, {});
+}
+
+void write_check_json(std::ostream& out, const CheckResult& result, const ShardWalk& walk) {
+    std::vector<Finding> findings;
+    std::vector<std::uint64_t> positions;
+    std::vector<PlacedKernel> placed;
+    for (const auto& k : result.kernels) {
+        std::uint64_t position = k.position.value_or(0);
+        findings.insert(findings.end(), k.findings.begin(), k.findings.end());
+        positions.insert(positions.end(), k.findings.size(), position);
+        placed.push_back({position, k.problems.size()});
+    }
+    write_check_document(out, findings, result.problems, result.files(), &walk, positions,
+                         place_problems(walk, placed, result.problems.size()));
+}
+
+namespace {
+
+std::string_view rule_text(CheckRule r) {
+    switch (r) {
+    case CheckRule::missing_handle:
+        return "SDSC op without debug_handle_";
+    case CheckRule::null_handle:
+        return "debug_handle_ is null";
+    case CheckRule::malformed_handle:
+        return "debug_handle_ not of the documented shape (docs/formats.md)";
+    case CheckRule::stale_handle:
+        return "debug_handle_ differs from the origins map's";
+    }
+    return "";
+}
+
+// A path as a URI reference (RFC 3986): unreserved characters and '/' as they are, the rest
+// percent-encoded.
+std::string uri_of(std::string_view path) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : path) {
+        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+        if (keep) {
+            out.push_back(static_cast<char>(c));
+        } else {
+            out.push_back('%');
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+    }
+    return out;
+}
+
+using Pretty = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void sarif_result(Pretty& w, std::string_view rule, std::size_t rule_index, std::string_view level,
+                  std::string_view message, const std::string& path, const TextPosition& pos) {
+    w.StartObject();
+    json_out::key(w, "ruleId");
+    json_out::string(w, rule);
+    json_out::key(w, "ruleIndex");
+    w.Uint64(rule_index);
+    json_out::key(w, "level");
+    json_out::string(w, level);
+    json_out::key(w, "message");
+    w.StartObject();
+    json_out::key(w, "text");
+    json_out::string(w, message);
+    w.EndObject();
+    json_out::key(w, "locations");
+    w.StartArray();
+    w.StartObject();
+    json_out::key(w, "physicalLocation");
+    w.StartObject();
+    json_out::key(w, "artifactLocation");
+    w.StartObject();
+    json_out::key(w, "uri");
+    json_out::string(w, uri_of(path));
+    w.EndObject();
+    if (pos.line > 0) {
+        json_out::key(w, "region");
+        w.StartObject();
+        json_out::key(w, "startLine");
+        w.Uint64(pos.line);
+        json_out::key(w, "startColumn");
+        w.Uint64(pos.col);
+        w.EndObject();
+    }
+    w.EndObject();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+}
+
+// GitHub workflow command escaping: the message (data), and property values.
+std::string github_data(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+        case '%':
+            out += "%25";
+            break;
+        case '\r':
+            out += "%0D";
+            break;
+        case '\n':
+            out += "%0A";
+            break;
+        default:
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+std::string github_property(std::string_view s) {
+    std::string out;
+    for (char c : github_data(s)) {
+        if (c == ':') {
+            out += "%3A";
+        } else if (c == ',') {
+            out += "%2C";
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+// The path quoted as in text output (a name with a newline or an escape cannot be a file GitHub
+// knows anyway), the message with its control characters escaped.
+void github_line(std::ostream& out, std::string_view level, const std::string& path,
+                 const TextPosition& pos, std::string_view title, std::string_view message) {
+    out << "::" << level << " file=" << github_property(quote_path(path));
+    if (pos.line > 0) {
+        out << ",line=" << pos.line << ",col=" << pos.col;
+    }
+    // Line breaks stay (GitHub shows %0A as one); any other control character is escaped.
+    std::string shown;
+    for (std::size_t at = 0; at <= message.size();) {
+        std::size_t nl = std::min(message.find('\n', at), message.size());
+        shown += printable_text(message.substr(at, nl - at));
+        if (nl < message.size()) {
+            shown.push_back('\n');
+        }
+        at = nl + 1;
+    }
+    out << ",title=" << github_property(title) << "::" << github_data(shown) << '\n';
+}
+
+// Valid UTF-8 (each invalid byte replaced by U+FFFD), escaped for XML text and attributes.
+std::string xml_escaped(std::string_view text) {
+    const std::string s = valid_utf8(text);
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        default:
+            // XML 1.0 has no place for other control characters: they are dropped.
+            if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') {
+                out.push_back(c);
+            }
+        }
+    }
+    return out;
+}
+
+std::string location(const std::string& path, const TextPosition& pos) {
+    return quoted_location(path, pos);
+}
+
+} // namespace
+
+void write_check_sarif(std::ostream& out, const CheckResult& result) {
+    // Rules: the four check rules, then the problem codes that occur, in first-seen order.
+    std::vector<std::pair<std::string, std::string>> rules;
+    for (auto r : {CheckRule::missing_handle, CheckRule::null_handle, CheckRule::malformed_handle,
+                   CheckRule::stale_handle}) {
+        rules.emplace_back(std::string(to_string(r)), std::string(rule_text(r)));
+    }
+    std::map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+        index[rules[i].first] = i;
+    }
+    for (const auto& problem : result.problems) {
+        const Problem* p = &problem;
+        std::string code(to_string(p->code));
+        if (index.emplace(code, rules.size()).second) {
+            rules.emplace_back(code, "sdscprov problem: " + code);
+        }
+    }
+    rapidjson::StringBuffer buffer;
+    Pretty w(buffer);
+    w.SetIndent(' ', 2);
+    w.StartObject();
+    json_out::key(w, "$schema");
+    json_out::string(w, "https://json.schemastore.org/sarif-2.1.0.json");
+    json_out::key(w, "version");
+    json_out::string(w, "2.1.0");
+    json_out::key(w, "runs");
+    w.StartArray();
+    w.StartObject();
+    json_out::key(w, "tool");
+    w.StartObject();
+    json_out::key(w, "driver");
+    w.StartObject();
+    json_out::key(w, "name");
+    json_out::string(w, "sdscprov");
+    json_out::key(w, "version");
+    json_out::string(w, SDSCPROV_VERSION);
+    json_out::key(w, "rules");
+    w.StartArray();
+    for (const auto& [id, text] : rules) {
+        w.StartObject();
+        json_out::key(w, "id");
+        json_out::string(w, id);
+        json_out::key(w, "shortDescription");
+        w.StartObject();
+        json_out::key(w, "text");
+        json_out::string(w, text);
+        w.EndObject();
+        w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+    json_out::key(w, "results");
+    w.StartArray();
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            std::string rule(to_string(f.rule));
+            sarif_result(w, rule, index[rule], "error", f.message, f.path, f.pos);
+        }
+    }
+    for (const auto& p : result.problems) {
+        std::string code(to_string(p.code));
+        sarif_result(w, code, index[code], p.severity == Severity::error ? "error" : "warning",
+                     p.message, p.path, p.pos);
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+    out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
+    out << '\n';
+}
+
+void write_check_github(std::ostream& out, const CheckResult& result) {
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            github_line(out, "error", f.path, f.pos, "sdscprov " + std::string(to_string(f.rule)),
+                        f.message);
+        }
+    }
+    for (const auto& p : result.problems) {
+        github_line(out, p.severity == Severity::error ? "error" : "warning", p.path, p.pos,
+                    "sdscprov " + std::string(to_string(p.code)), p.message);
+    }
+}
+
+void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
+                                  std::size_t max_rows) {
+    std::map<std::string, std::size_t> per_rule;
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            ++per_rule[std::string(to_string(f.rule))];
+        }
+    }
+    out << "## sdscprov check\n\n"
+        << result.findings() << " finding" << (result.findings() == 1 ? "" : "s") << " in "
+        << result.files() << " SDSC file" << (result.files() == 1 ? "" : "s") << ", "
+        << result.problems.size() << " problem" << (result.problems.size() == 1 ? "" : "s")
+        << ".\n\n";
+    if (!per_rule.empty()) {
+        out << "| rule | findings |\n|---|---|\n";
+        for (const auto& [rule, n] : per_rule) {
+            out << "| `" << rule << "` | " << n << " |\n";
+        }
+        out << '\n';
+    }
+    std::size_t rows = 0;
+    for (const auto& k : result.kernels) {
+        for (const auto& f : k.findings) {
+            if (rows++ == max_rows) {
+                out << "- ... and " << (result.findings() - max_rows) << " more\n";
+                return;
+            }
+            out << "- `" << location(f.path, f.pos) << "`: " << printable_text(f.message) << '\n';
+        }
+    }
+}
+
+void write_check_junit(std::ostream& out, const CheckResult& result) {
+    std::size_t failures = 0;
+    std::size_t errors = 0;
+    for (const auto& k : result.kernels) {
+        failures += k.findings.empty() ? 0 : 1;
+        errors += k.problems.empty() ? 0 : 1;
+    }
+    // Problems that belong to no kernel directory (the walk's, the origins maps'): every problem
+    // of the run less those of the kernels, counted, in order. One more test case holds them.
+    std::map<std::string, std::size_t> of_kernels;
+    auto key = [](const Problem& p) {
+        return location(p.path, p.pos) + '\0' + std::string(to_string(p.code)) + '\0' + p.message;
+    };
+    for (const auto& k : result.kernels) {
+        for (const auto& p : k.problems) {
+            ++of_kernels[key(p)];
+        }
+    }
+    std::vector<const Problem*> others;
+    for (const auto& p : result.problems) {
+        auto it = of_kernels.find(key(p));
+        if (it != of_kernels.end() && it->second > 0) {
+            --it->second;
+        } else {
+            others.push_back(&p);
+        }
+    }
+    std::size_t tests = result.kernels.size() + (others.empty() ? 0 : 1);
+    errors += others.empty() ? 0 : 1;
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        << "<testsuites name=\"sdscprov check\" tests=\"" << tests << "\" failures=\"" << failures
+        << "\" errors=\"" << errors << "\">\n"
+        << "  <testsuite name=\"sdscprov check\" tests=\"" << tests << "\" failures=\"" << failures
+        << "\" errors=\"" << errors << "\">\n";
+    for (const auto& k : result.kernels) {
+        out << "    <testcase classname=\"sdscprov.check\" name=\""
+            << xml_escaped(quote_path(k.dir)) << "\"";
+        if (k.findings.empty() && k.problems.empty()) {
+            out << "/>\n";
+            continue;
+        }
+        out << ">\n";
+        if (!k.findings.empty()) {
+            out << "      <failure message=\"" << k.findings.size() << " of " << k.files
+                << " SDSC files lack provenance\" type=\"" << to_string(k.findings.front().rule)
+                << "\">";
+            for (const auto& f : k.findings) {
+                out << xml_escaped(location(f.path, f.pos) + ": " + f.message + " [" +
+                                   std::string(to_string(f.rule)) + "]")
+                    << '\n';
+            }
+            out << "</failure>\n";
+        }
+        if (!k.problems.empty()) {
+            out << "      <error message=\"" << k.problems.size() << " file problem"
+                << (k.problems.size() == 1 ? "" : "s") << "\">";
+            for (const auto& p : k.problems) {
+                out << xml_escaped(location(p.path, p.pos) + ": " + p.message + " [" +
+                                   std::string(to_string(p.code)) + "]")
+                    << '\n';
+            }
+            out << "</error>\n";
+        }
+        out << "    </testcase>\n";
+    }
+    if (!others.empty()) {
+        out << "    <testcase classname=\"sdscprov.check\" name=\"(inputs)\">\n"
+            << "      <error message=\"" << others.size() << " problem"
+            << (others.size() == 1 ? "" : "s") << "\">";
+        for (const auto* p : others) {
+            out << xml_escaped(location(p->path, p->pos) + ": " + p->message + " [" +
+                               std::string(to_string(p->code)) + "]")
+                << '\n';
+        }
+        out << "</error>\n    </testcase>\n";
+    }
+    out << "  </testsuite>\n</testsuites>\n";
+}
+
+// ---- text ---------------------------------------------------------------------------------------
+
+CheckTextPrinter::CheckTextPrinter(std::ostream& out, bool color, bool all, std::size_t width)
+    : out_(out), color_(color), all_(all), width_(width) {}
+
+void CheckTextPrinter::print(const Finding& f) {
+    std::string where = quoted_location(f.path, f.pos) + ':';
+    std::string rule = "[" + std::string(to_string(f.rule)) + "]";
+    if (color_) { // the location bold, the rule yellow, as compilers show warnings
+        where = "\x1b[1m" + where + "\x1b[0m";
+        rule = "\x1b[33m" + rule + "\x1b[0m";
+    }
+    out_ << where << ' ' << printable_text(f.message) << ' ' << rule << '\n';
+}
+
+void CheckTextPrinter::kernel(const CheckedKernel& k, const std::optional<std::string>& name) {
+    if (all_) {
+        for (const auto& f : k.findings) {
+            print(f);
+        }
+        return;
+    }
+    if (!k.findings.empty()) {
+        std::string key = name ? *name : k.dir.substr(k.dir.rfind('/') + 1);
+        Counts& c = groups_[key];
+        ++c.dirs;
+        c.findings += k.findings.size();
+        for (const auto& f : k.findings) {
+            ++c.by_rule[static_cast<int>(f.rule)];
+        }
+    }
+    if (grouped_) {
+        return;
+    }
+    held_.insert(held_.end(), k.findings.begin(), k.findings.end());
+    if (held_.size() > max_lines) {
+        grouped_ = true;
+        held_.clear();
+        held_.shrink_to_fit();
+    }
+}
+
+void CheckTextPrinter::finish() {
+    if (!grouped_) {
+        for (const auto& f : held_) {
+            print(f);
+        }
+        return;
+    }
+    std::vector<std::pair<const std::string*, const Counts*>> rows;
+    for (const auto& [name, c] : groups_) {
+        rows.emplace_back(&name, &c);
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        return a.second->findings != b.second->findings ? a.second->findings > b.second->findings
+                                                        : *a.first < *b.first;
+    });
+    std::uint64_t dirs = 0;
+    for (const auto& r : rows) {
+        dirs += r.second->dirs;
+    }
+    std::string title = "findings in " + std::to_string(rows.size()) + " kernel" +
+                        (rows.size() == 1 ? "" : "s") + " (" + std::to_string(dirs) +
+                        " directories), the most first; --all lists every finding";
+    out_ << (color_ ? "\x1b[1m" + title + "\x1b[0m" : title) << '\n';
+    const std::string header = "findings   dirs  missing   null  malformed  stale  kernel";
+    out_ << (color_ ? "\x1b[1m" + header + "\x1b[0m" : header) << '\n';
+    std::size_t shown = std::min(rows.size(), max_rows);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const Counts& c = *rows[i].second;
+        auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+        char numbers[96];
+        int n = std::snprintf(numbers, sizeof numbers, "%8llu  %5llu  %7llu  %5llu  %9llu  %5llu  ",
+                              u(c.findings), u(c.dirs), u(c.by_rule[0]), u(c.by_rule[1]),
+                              u(c.by_rule[2]), u(c.by_rule[3]));
+        std::size_t used = static_cast<std::size_t>(n);
+        out_ << numbers
+             << shorten_middle(printable_text(*rows[i].first),
+                               width_ > used + 10 ? width_ - used : 10)
+             << '\n';
+    }
+    if (rows.size() > shown) {
+        out_ << "\xE2\x80\xA6 " << rows.size() - shown << " more (--all lists every finding)\n";
+    }
+}
+
+} // namespace sdscprov
