@@ -2,6 +2,8 @@
 // only; the stage's work is in include/sdscprov/profile/.
 #include "profile.hpp"
 
+#include "common.hpp"
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/print.hpp"
@@ -17,7 +19,6 @@
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,30 +26,19 @@ namespace sdscprov::cli {
 
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_bad_input = 2;
-
 // How many diagnostics of one code are printed on standard error (the JSON report has them all).
 constexpr std::size_t printed_per_code = 10;
 
 void print_line(const std::string& path, TextPosition pos, Severity severity,
                 const std::string& message, std::string_view code) {
-    std::cerr << path;
-    if (pos.line > 0) {
-        std::cerr << ':' << pos.line << ':' << pos.col;
-    }
-    std::cerr << ": " << to_string(severity) << ": " << message << " [" << code << "]\n";
+    std::cerr << quoted_location(path, pos) << ": " << to_string(severity) << ": "
+              << printable_text(message) << " [" << code << "]\n";
 }
 
-bool print_problems(const std::vector<Problem>& problems, bool quiet) {
-    bool errors = false;
-    for (const auto& p : problems) {
-        errors |= p.severity == Severity::error;
-        if (!quiet || p.severity == Severity::error) {
-            print_line(p.path, p.pos, p.severity, p.message, to_string(p.code));
-        }
-    }
-    return errors;
+// Each problem on standard error; whether any is an error.
+bool print_problems_of(const std::vector<Problem>& problems) {
+    print_problems(problems);
+    return any_error(problems);
 }
 
 bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool quiet) {
@@ -89,22 +79,6 @@ bool write_stdout(std::string_view bytes) {
         bytes.remove_prefix(static_cast<std::size_t>(n));
     }
     return true;
-}
-
-std::size_t terminal_width() {
-    winsize ws{};
-    if (::isatty(STDOUT_FILENO) != 0 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-        ws.ws_col > 0) {
-        return std::max<std::size_t>(ws.ws_col, 60);
-    }
-    const char* columns = std::getenv("COLUMNS");
-    if (columns != nullptr) {
-        long n = std::strtol(columns, nullptr, 10);
-        if (n >= 60 && n <= 1000) {
-            return static_cast<std::size_t>(n);
-        }
-    }
-    return 100;
 }
 
 // The sidecars: torch-spyre's spyre_provenance.json only (the handles of a compile, per bundle
@@ -172,9 +146,7 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
     cmd->add_option("--annotate-trace", o.annotate_trace,
                     "Also write a copy of the trace whose paired events gain args.sdscprov "
                     "(source lines, ATen ops, kernel, handles): open it in Perfetto");
-    cmd->add_option("--color", o.color, "Colour in text")
-        ->check(CLI::IsMember({"auto", "always", "never"}))
-        ->capture_default_str();
+    add_color_option(*cmd, o.color, "Colour in text");
     cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
     cmd->add_option("-j,--jobs", o.jobs,
                     "Threads reading the caches and parsing the trace (default: all cores)")
@@ -182,9 +154,8 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
     cmd->add_flag("--include-incomplete", o.include_incomplete,
                   "Also read the kernel cache's temporary (*.tmp.*) and failed/ entries");
     cmd->add_flag("--follow-symlinks", o.follow_symlinks, "Follow symbolic links to directories");
-    cmd->add_option("--max-file-size", o.max_file_size,
-                    "Larger SDSC files are reported, not read (bytes)")
-        ->capture_default_str();
+    add_max_file_size_option(*cmd, o.max_file_size,
+                             "Larger SDSC files are reported, not read (bytes)");
     cmd->footer("Example:\n  sdscprov profile spyre_trace.json --origins spyre_provenance.json\n"
                 "  sdscprov profile trace.json.gz $TORCHINDUCTOR_CACHE_DIR --format folded | "
                 "flamegraph.pl > flame.svg\n"
@@ -194,10 +165,11 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
 }
 
 int run_profile(const ProfileCli& o) {
+    quiet_mode = o.quiet;
     std::vector<Problem> problems;
     PairingSources sources;
     if (!read_sidecars(o.origins, sources, problems)) {
-        print_problems(problems, o.quiet);
+        print_problems(problems);
         std::cerr << "sdscprov profile: fix the --origins file first: the trace was not read\n";
         return exit_bad_input;
     }
@@ -245,14 +217,14 @@ int run_profile(const ProfileCli& o) {
     if (annotate) {
         annotated.emplace(builder, o.annotate_trace);
         if (auto refused = annotated->open(o.trace)) {
-            print_problems({*refused}, o.quiet);
+            print_problems({*refused});
             return exit_bad_input;
         }
     }
     TraceHandler& handler = annotated ? static_cast<TraceHandler&>(*annotated) : builder;
     TraceReadResult read = reader.read(o.trace, handler);
     if (read.error) {
-        print_problems(problems, o.quiet);
+        print_problems(problems);
         print_line(o.trace, read.error->pos, Severity::error, read.error->message,
                    read.error->code);
         std::cerr << "sdscprov profile: the trace could not be read: no report"
@@ -279,11 +251,8 @@ int run_profile(const ProfileCli& o) {
             ProfileTextOptions text;
             text.top = o.top;
             text.stages = o.stages;
-            text.width = terminal_width();
-            const char* no_color = std::getenv("NO_COLOR");
-            text.color =
-                o.color == "always" || (o.color == "auto" && ::isatty(STDOUT_FILENO) != 0 &&
-                                        (no_color == nullptr || *no_color == '\0'));
+            text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
+            text.color = use_color(o.color);
             if (!o.by.empty()) {
                 text.rankings = {o.by == "line"   ? ProfileRanking::line
                                  : o.by == "aten" ? ProfileRanking::aten
@@ -293,7 +262,7 @@ int run_profile(const ProfileCli& o) {
         }
         failed |= !write_stdout(out);
     }
-    failed |= print_problems(report.problems, o.quiet);
+    failed |= print_problems_of(report.problems);
     failed |= print_diagnostics(report.diagnostics, o.quiet);
     return failed ? exit_bad_input : exit_ok;
 }

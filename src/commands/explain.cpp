@@ -1,7 +1,7 @@
 #include "sdscprov/commands/explain.hpp"
 
 #include "sdscprov/core/display.hpp"
-#include "sdscprov/core/source_text.hpp"
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/sidecars/derive.hpp"
 
 #include <algorithm>

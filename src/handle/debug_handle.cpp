@@ -1,5 +1,6 @@
 #include "sdscprov/handle/debug_handle.hpp"
 
+#include <algorithm>
 #include <simdjson.h>
 #include <string_view>
 
@@ -262,6 +263,32 @@ HandleReadResult read_debug_handle(const simdjson::dom::element& value) {
         result.handle = std::move(handle);
     }
     return result;
+}
+
+std::size_t own_nesting(const DebugHandle& handle) {
+    std::size_t nesting = 1; // the members of the handle object
+    if (handle.source || !handle.ir_chain.empty()) {
+        nesting = 2; // the source's members, the ir_chain's elements
+    }
+    if (handle.history_shape == HistoryShape::transform_history &&
+        !handle.transform_history.empty()) {
+        nesting = 3; // the members of a transform step, in its array
+    }
+    return nesting;
+}
+
+std::size_t handle_nesting(const DebugHandle& handle) {
+    std::size_t deepest = 0;
+    std::vector<std::pair<const DebugHandle*, std::size_t>> pending{{&handle, 0}};
+    while (!pending.empty()) {
+        auto [h, outside] = pending.back();
+        pending.pop_back();
+        deepest = std::max(deepest, outside + own_nesting(*h));
+        for (const auto& child : h->fused_from) {
+            pending.emplace_back(&child, outside + 2);
+        }
+    }
+    return deepest;
 }
 
 } // namespace sdscprov

@@ -1,7 +1,7 @@
 #include "sdscprov/profile/profile.hpp"
 
-#include "report/json_out.hpp"
-#include "sdscprov/core/source_text.hpp"
+#include "sdsc/json_out.hpp"
+#include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>
 #include <limits>

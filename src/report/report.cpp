@@ -1,6 +1,6 @@
 #include "sdscprov/report/report.hpp"
 
-#include "report/json_out.hpp"
+#include "sdsc/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 
 #include <algorithm>

@@ -1,7 +1,6 @@
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include "sidecars/located_json.hpp"
-#include "sdscprov/write/writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -755,7 +754,7 @@ private:
         }
         // Nor expand to more handles than a caller can build: constituents shared in the fused_from
         // DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N. Nor nest
-        // deeper than an SDSC file can hold (writer.hpp): found here, a chain a few hundred
+        // deeper than an SDSC file can hold (debug_handle.hpp): found here, a chain a few hundred
         // handles deep stops the run before its first write, not halfway. Sizes and nestings are
         // computed constituents first (the graph has no cycle now), sizes capped past the limit.
         struct Expansion {

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "sdscprov/core/problem.hpp"
-#include "sdscprov/core/source_text.hpp"
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/sdsc/scan.hpp"
 #include "sdscprov/walk/discover.hpp"

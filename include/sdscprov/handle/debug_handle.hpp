@@ -3,6 +3,9 @@
 // a reason, never guessed at.
 #pragma once
 
+#include "sdscprov/core/json_error.hpp"
+
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,5 +57,20 @@ struct HandleReadResult {
 // Reads a populated handle (an object) from a parsed document. Unknown members, missing members,
 // members out of the documented order and wrong types all make it malformed.
 HandleReadResult read_debug_handle(const simdjson::dom::element& value);
+
+// How deep the handle's own values nest as written, not counting what its fused_from children
+// add: the number of containers of the handle around its deepest value, the handle object
+// included and empty arrays not (as the parser counts). A child in fused_from adds 2 to its own
+// nesting (the array and its object).
+std::size_t own_nesting(const DebugHandle& handle);
+
+// The nesting of the whole handle, fused_from children included (no recursion).
+std::size_t handle_nesting(const DebugHandle& handle);
+
+// The deepest a handle can nest and still be written into an SDSC file that parses: it is a
+// member of the op object, itself a member of the top-level object, and a value inside
+// max_json_depth containers (json_error.hpp) is refused. A sidecar giving a deeper handle is
+// refused when it is read, before any file is written.
+inline constexpr std::size_t max_handle_nesting = max_json_depth - 3;
 
 } // namespace sdscprov

@@ -3,8 +3,8 @@
 // would have written it in a torch-spyre file.
 #pragma once
 
-#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/core/json_error.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/sdsc/scan.hpp"
 
 #include <cstddef>
@@ -33,21 +33,6 @@ FileStyle detect_style(std::string_view bytes, const ScanResult& scan);
 // lines indented for `depth`; no leading indentation and no trailing newline. Empty containers are
 // written `[]`, like Python.
 std::string render_handle(const DebugHandle& handle, const FileStyle& style, std::size_t depth);
-
-// How deep the handle's own values nest as written, not counting what its fused_from children
-// add: the number of containers of the handle around its deepest value, the handle object
-// included and empty arrays not (as the parser counts). A child in fused_from adds 2 to its own
-// nesting (the array and its object).
-std::size_t own_nesting(const DebugHandle& handle);
-
-// The nesting of the whole handle, fused_from children included (no recursion).
-std::size_t handle_nesting(const DebugHandle& handle);
-
-// The deepest a handle can nest and still be written into an SDSC file that parses: it is a
-// member of the op object, itself a member of the top-level object, and a value inside
-// max_json_depth containers (json_error.hpp) is refused. A sidecar giving a deeper handle is
-// refused when it is read, before any file is written.
-inline constexpr std::size_t max_handle_nesting = max_json_depth - 3;
 
 // The file's bytes with the op object's `debug_handle_` set to `handle`: inserted as the op
 // object's first member when absent, its value replaced when present (null, populated or

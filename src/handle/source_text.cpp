@@ -1,4 +1,4 @@
-#include "sdscprov/core/source_text.hpp"
+#include "sdscprov/handle/source_text.hpp"
 
 #include "core/read_file.hpp"
 #include "sdscprov/core/display.hpp"

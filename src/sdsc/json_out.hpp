@@ -1,4 +1,4 @@
-// Pieces of JSON output shared by the report, check and explain printers: a debug_handle_ as
+// Pieces of JSON output shared by the printers (report, check, explain, profile): a debug_handle_ as
 // docs/formats.md lays it out, and a problem. Internal to the library (RapidJSON stays out of
 // the public headers); `W` is a RapidJSON writer.
 #pragma once
