@@ -212,9 +212,7 @@ private:
                 }
                 result.problems.insert(result.problems.end(), report.problems.begin(),
                                        report.problems.end());
-                ++result.totals.kernels;
-                result.totals.counts.add(report.counts);
-                result.totals.annotate.add(report);
+                result.totals.add(report);
                 deliver(report);
             }
             next_problem += taken;

@@ -97,4 +97,27 @@ void AnnotateCounts::add(const KernelReport& k) {
     }
 }
 
+std::uint64_t files_with_provenance(const KernelReport& k) {
+    std::uint64_t n = 0;
+    auto handle_bit =
+        static_cast<std::uint8_t>(1U << static_cast<unsigned>(ProvenanceMember::debug_handle));
+    for (std::size_t i = 0; i < k.files.size(); ++i) {
+        const auto& r = k.files[i];
+        if (!k.annotation) {
+            n += r.status == FileStatus::ok && r.provenance != 0 ? 1 : 0;
+            continue;
+        }
+        bool others = r.status == FileStatus::ok && (r.provenance & ~handle_bit) != 0;
+        n += others || k.annotation->provided(i) ? 1 : 0;
+    }
+    return n;
+}
+
+void Totals::add(const KernelReport& k) {
+    ++kernels;
+    counts.add(k.counts);
+    annotate.add(k);
+    with_provenance += files_with_provenance(k);
+}
+
 } // namespace sdscprov

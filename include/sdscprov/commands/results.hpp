@@ -112,11 +112,18 @@ struct AnnotateCounts {
     std::uint64_t changes() const { return added + filled + refreshed + stripped; }
 };
 
+// The files of a kernel directory in which any provenance member is populated after the run:
+// as read, or given a handle by it (annotate); a stripped file keeps only its other members.
+std::uint64_t files_with_provenance(const KernelReport& k);
+
+// A run's totals, added up once as the kernels are delivered (every printer reads them).
 struct Totals {
     std::uint64_t kernels = 0;
     HandleCounts counts;
     DiscoverStats discovery;
-    AnnotateCounts annotate; // annotate only
+    AnnotateCounts annotate;           // annotate only
+    std::uint64_t with_provenance = 0; // files_with_provenance(), summed
+    void add(const KernelReport& k);
     // A sharded run's (--shard): what merge needs of the walk.
     std::optional<ShardWalk> shard;
 };
