@@ -10,6 +10,7 @@
 #include "sdscprov/report/merge.hpp"
 #include "sdscprov/sidecars/origins.hpp"
 #include "sdscprov/commands/pipeline.hpp"
+#include "sdscprov/report/html.hpp"
 #include "sdscprov/report/report.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
@@ -130,7 +131,8 @@ void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::st
 }
 
 void add_common_options(CLI::App& cmd, CommonOptions& o,
-                        const std::vector<std::string>& formats = {"text", "json", "markdown"}) {
+                        const std::vector<std::string>& formats = {"text", "json", "markdown",
+                                                                   "html"}) {
     cmd.add_option("paths", o.paths, "Kernel cache directories, kernel directories or SDSC files")
         ->required();
     cmd.add_option("--format", o.format, "Report format")
@@ -203,6 +205,9 @@ sdscprov::ReportFormat report_format(const std::string& name) {
     }
     if (name == "markdown") {
         return sdscprov::ReportFormat::markdown;
+    }
+    if (name == "html") {
+        return sdscprov::ReportFormat::html;
     }
     return sdscprov::ReportFormat::text;
 }
@@ -578,6 +583,8 @@ int run_explain(const ExplainCli& cli) {
     }
     if (cli.format == "json") {
         sdscprov::print_explain_json(std::cout, kernels, problems);
+    } else if (cli.format == "html") {
+        sdscprov::print_explain_html(std::cout, kernels, problems);
     } else {
         sdscprov::print_explain_text(std::cout, kernels, use_color(cli.color));
     }
@@ -602,8 +609,15 @@ int run_check(const CheckCli& cli) {
     sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
                                     text_width(STDOUT_FILENO));
     Progress progress("checked");
+    // --format html: the page printer of scan, with the findings (report/html.hpp).
+    auto html = format == "html" ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
+                                                          printer_options_for(cli.common, "check"))
+                                 : nullptr;
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
+        if (html) {
+            html->kernel(k);
+        }
         auto kernel = sdscprov::checked_kernel(k);
         files += kernel.files;
         findings += kernel.findings.size();
@@ -640,6 +654,8 @@ int run_check(const CheckCli& cli) {
     checked.problems = result->problems;
     if (format == "text") {
         text.finish();
+    } else if (html) {
+        html->finish(result->totals, checked.problems);
     } else if (format == "json" && result->totals.shard) {
         sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
     } else if (format == "json") {
@@ -872,7 +888,7 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     explain->add_option("--format", explain_options.format, "Output format")
-        ->check(CLI::IsMember({"text", "json"}))
+        ->check(CLI::IsMember({"text", "json", "html"}))
         ->capture_default_str();
     explain->add_option("--color", explain_options.color, "Colour in text output")
         ->check(CLI::IsMember({"auto", "always", "never"}))
@@ -899,7 +915,8 @@ int main(int argc, char** argv) {
                      "or spyre_provenance.json); may be given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
-    add_common_options(*check, check_options.common, {"text", "json", "sarif", "github", "junit"});
+    add_common_options(*check, check_options.common,
+                       {"text", "json", "sarif", "github", "junit", "html"});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"

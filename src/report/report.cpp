@@ -1,5 +1,6 @@
 #include "sdscprov/report/report.hpp"
 
+#include "report/html_model.hpp"
 #include "report/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 
@@ -955,6 +956,8 @@ std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& o
         return std::make_unique<JsonPrinter>(out, std::move(options));
     case ReportFormat::markdown:
         return std::make_unique<MarkdownPrinter>(out, std::move(options));
+    case ReportFormat::html:
+        return make_html_printer(out, std::move(options));
     case ReportFormat::text:
         break;
     }
