@@ -5,6 +5,7 @@
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/html.hpp"
 
+#include <array>
 #include <ostream>
 
 namespace sdscprov {
@@ -32,28 +33,14 @@ std::string json_for_script(std::string_view json) {
 }
 
 std::string html_escape(std::string_view text) {
+    static constexpr std::string_view special = "&<>\"'";
+    static constexpr std::array<std::string_view, 5> entity = {"&amp;", "&lt;", "&gt;", "&quot;",
+                                                               "&#39;"};
     std::string out;
     out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
-            out += c;
-        }
+    for (const char& c : text) {
+        auto i = special.find(c);
+        out += i == std::string_view::npos ? std::string_view(&c, 1) : entity[i];
     }
     return out;
 }
