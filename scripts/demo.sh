@@ -21,5 +21,11 @@ echo
 echo "\$ sdscprov scan inductor-spyre            # after"
 "$bin" scan inductor-spyre
 echo
+# The page to look at (--format html): kept beside the build, since this copy goes away.
+page="${SDSCPROV_BUILD_DIR:-$root/build}/provenance.html"
+echo "\$ sdscprov scan --format html inductor-spyre > provenance.html"
+"$bin" scan --format html inductor-spyre > "$page"
+echo "the page: $page (open it in a browser)"
+echo
 echo "\$ head -20 inductor-spyre/sdsc_fused_addmm_linear_relu_0_q7k2m_x4/sdsc_2.json"
 head -20 inductor-spyre/sdsc_fused_addmm_linear_relu_0_q7k2m_x4/sdsc_2.json

@@ -10,9 +10,10 @@ packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev d
 # test.sh only: the pre-commit end-to-end test runs the real pre-commit; the sanitizer build
 # uses clang; the install test renders the man page with man; the metadata tests of
 # test_bad_input_runs.py set ACLs with setfacl (acl) and read attributes as getfattr shows them
-# (attr); unshare (util-linux) makes the pid namespaces.
+# (attr); unshare (util-linux) makes the pid namespaces; the HTML page's browser test drives a
+# headless chromium over the DevTools protocol with python3-websocket.
 if [ "${SDSCPROV_TEST_TOOLS:-0}" = 1 ]; then
-    packages+=(pre-commit clang man-db acl attr util-linux)
+    packages+=(pre-commit clang man-db acl attr util-linux chromium python3-websocket)
 fi
 missing=()
 for p in "${packages[@]}"; do

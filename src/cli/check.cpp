@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "sdscprov/report/check_printers.hpp"
+#include "sdscprov/report/html.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -20,7 +21,8 @@ CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
                      "or spyre_provenance.json); may be given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
-    add_common_options(*check, options.common, {"text", "json", "sarif", "github", "junit"});
+    add_common_options(*check, options.common,
+                       {"text", "json", "sarif", "github", "junit", "html"});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"
@@ -41,8 +43,15 @@ int run_check(const CheckCli& cli) {
     sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
                                     text_width(STDOUT_FILENO));
     Progress progress("checked");
+    // --format html: the page printer of scan, with the findings (report/html.hpp).
+    auto html = format == "html" ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
+                                                          printer_options_for(cli.common, "check"))
+                                 : nullptr;
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
+        if (html) {
+            html->kernel(k);
+        }
         auto kernel = sdscprov::checked_kernel(k);
         files += kernel.files;
         findings += kernel.findings.size();
@@ -79,6 +88,8 @@ int run_check(const CheckCli& cli) {
     checked.problems = result->problems;
     if (format == "text") {
         text.finish();
+    } else if (html) {
+        html->finish(result->totals, checked.problems);
     } else if (format == "json" && result->totals.shard) {
         sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
     } else if (format == "json") {

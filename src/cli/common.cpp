@@ -170,6 +170,9 @@ ReportFormat report_format(const std::string& name) {
     if (name == "markdown") {
         return ReportFormat::markdown;
     }
+    if (name == "html") {
+        return ReportFormat::html;
+    }
     return ReportFormat::text;
 }
 

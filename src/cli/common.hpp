@@ -67,7 +67,8 @@ void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::st
 // paths, --format (one of `formats`), -j, --include-incomplete, --follow-symlinks,
 // --max-file-size, -q, -v/--all, --color, --shard.
 void add_common_options(CLI::App& cmd, CommonOptions& o,
-                        const std::vector<std::string>& formats = {"text", "json", "markdown"});
+                        const std::vector<std::string>& formats = {"text", "json", "markdown",
+                                                                   "html"});
 // --color auto|always|never.
 void add_color_option(CLI::App& cmd, std::string& color, const std::string& what);
 // The write options of annotate and strip: --dry-run, --check, --diff, --durability.

@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "sdscprov/report/explain_printers.hpp"
+#include "sdscprov/report/html.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <iostream>
@@ -26,7 +27,7 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     explain->add_option("--format", options.format, "Output format")
-        ->check(CLI::IsMember({"text", "json"}))
+        ->check(CLI::IsMember({"text", "json", "html"}))
         ->capture_default_str();
     add_color_option(*explain, options.color, "Colour in text output");
     explain->add_flag("--include-incomplete", options.include_incomplete,
@@ -82,6 +83,8 @@ int run_explain(const ExplainCli& cli) {
     }
     if (cli.format == "json") {
         sdscprov::print_explain_json(std::cout, kernels, problems);
+    } else if (cli.format == "html") {
+        sdscprov::print_explain_html(std::cout, kernels, problems);
     } else {
         sdscprov::print_explain_text(std::cout, kernels, use_color(cli.color));
     }

@@ -9,6 +9,7 @@
 #include "sdscprov/profile/print.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
+#include "sdscprov/report/html.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
@@ -135,8 +136,9 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     cmd->add_option("--format", o.format,
-                    "text (ranked tables), json (docs/profile.md), folded (flame graph stacks)")
-        ->check(CLI::IsMember({"text", "json", "folded"}))
+                    "text (ranked tables), json (docs/profile.md), folded (flame graph stacks), "
+                    "html (a self-contained page)")
+        ->check(CLI::IsMember({"text", "json", "folded", "html"}))
         ->capture_default_str();
     cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
     cmd->add_option("--by", o.by, "Only this table in text")
@@ -247,6 +249,8 @@ int run_profile(const ProfileCli& o) {
             out = render_profile_json(report);
         } else if (o.format == "folded") {
             out = render_profile_folded(report);
+        } else if (o.format == "html") {
+            out = render_profile_html(report);
         } else {
             ProfileTextOptions text;
             text.top = o.top;

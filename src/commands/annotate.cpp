@@ -229,6 +229,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         outcome.detail = std::move(plan.detail);
         if (writes(plan.action)) {
             const DebugHandle& handle = *plan.handle;
+            outcome.handle = handle;
             write_checked(
                 scanner, scan, {options_.mode, options_.durability, options_.diff},
                 [&](std::string& out) { set_handle(scanner.bytes(), scan, handle, out); },

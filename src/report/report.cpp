@@ -1,5 +1,6 @@
 #include "sdscprov/report/report.hpp"
 
+#include "report/html_model.hpp"
 #include "report/printer_parts.hpp"
 
 namespace sdscprov {
@@ -22,6 +23,8 @@ std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& o
         return report_parts::make_json_printer(out, std::move(options));
     case ReportFormat::markdown:
         return report_parts::make_markdown_printer(out, std::move(options));
+    case ReportFormat::html:
+        return make_html_printer(out, std::move(options));
     case ReportFormat::text:
         break;
     }

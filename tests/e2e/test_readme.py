@@ -133,7 +133,7 @@ def test_nothing_cites_documents_users_do_not_have():
     texts = {"README.md": open(README).read()}
     for name in os.listdir(os.path.join(ROOT, "docs")):
         path = os.path.join(ROOT, "docs", name)
-        if os.path.isfile(path):
+        if os.path.isfile(path) and not name.endswith(".png"):  # images (the README's screenshot)
             texts["docs/" + name] = open(path, encoding="utf-8").read()
     texts["--help"] = run("--help", check_rc=0)[1]
     for command in COMMANDS:

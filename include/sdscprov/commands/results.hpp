@@ -44,6 +44,8 @@ struct FileOutcome {
     bool written = false; // and they were written
     std::string detail;
     std::string diff; // with --diff
+    // The handle a change writes (add, fill, refresh), for the page of the state after the run.
+    std::optional<DebugHandle> handle;
 };
 
 // A de-duplicated OpSpec's handle that no file holds: its file keeps an earlier OpSpec's handle

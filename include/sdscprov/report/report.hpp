@@ -18,7 +18,7 @@ enum class Coverage { all, some, none };
 Coverage coverage(std::uint64_t count, std::uint64_t total);
 std::string_view to_string(Coverage c); // "all", "some", "none" (the JSON report's names)
 
-enum class ReportFormat { text, json, markdown };
+enum class ReportFormat { text, json, markdown, html }; // html: report/html.hpp
 
 struct PrinterOptions {
     bool color = false; // ANSI colour (the CLI enables it on a terminal without NO_COLOR)

@@ -1,0 +1,94 @@
+// The data of the HTML page (report/html.hpp), as every command fills it: kernels with their ops
+// and handles, source files interned by path, problems, and the totals shown at the top. The
+// page's script reads it back; the members are short because a 100,000-file cache's page holds
+// 100,000 ops. Internal to the library.
+#pragma once
+
+#include "sdscprov/core/problem.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/report/report.hpp"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sdscprov {
+
+// The four handle states a kernel's bar shows, in its order.
+struct HandleBar {
+    std::uint64_t populated = 0;
+    std::uint64_t null = 0;
+    std::uint64_t absent = 0;
+    std::uint64_t malformed = 0;
+};
+
+// One kernel row: a kernel directory (scan, annotate, check, explain) or a bundle (profile).
+struct HtmlKernel {
+    std::string name; // grouping key: the kernel name, else the directory
+    std::string dir;
+    HandleBar bar;
+    std::uint64_t files = 0;
+    std::uint64_t findings = 0;
+    std::string note; // e.g. annotate's match, profile's resolution
+    std::vector<std::string> pre_grad_nodes;
+    std::vector<std::string> post_grad_nodes;
+    std::vector<std::pair<std::string, std::optional<HandleSource>>> stack_traces;
+    // Profile: device time, events, and the stage ticks (DMI, PREP, CMPT, DMO).
+    std::optional<std::uint64_t> ns;
+    std::uint64_t events = 0;
+    std::optional<std::array<std::uint64_t, 4>> stage_ticks;
+};
+
+struct HtmlOp {
+    std::string file;  // the SDSC file (or, in profile, the handle's id)
+    std::string key;   // the op key
+    std::string state; // handle state
+    const DebugHandle* handle = nullptr;
+    std::vector<std::string> notes; // findings, what annotate did
+};
+
+class HtmlModel {
+public:
+    HtmlModel(std::string command, std::string title);
+    ~HtmlModel();
+    HtmlModel(const HtmlModel&) = delete;
+    HtmlModel& operator=(const HtmlModel&) = delete;
+
+    const std::string& title() const { return title_; }
+    void summary(std::string label, std::string value);
+    void coverage(std::uint64_t files,
+                  const std::array<std::uint64_t, provenance_member_count>& members);
+    void kernel(const HtmlKernel& kernel, const std::vector<HtmlOp>& ops);
+    void problem(const Problem& p);
+    // A row of the problems list that is not a Problem: a check finding, a profile diagnostic.
+    void listed(const std::string& path, TextPosition pos, std::string_view severity,
+                std::string_view code, const std::string& message);
+    // Profile: the device time of a source line (the heat).
+    void line_time(const std::string& file, std::int64_t line, std::uint64_t ns);
+
+    // The page's data: the source files' lines are read here (text when readable on this
+    // machine, else the line numbers the handles name).
+    std::string json();
+
+private:
+    struct Buffers;
+    std::size_t source_index(const std::string& file);
+    std::string title_;
+    std::unique_ptr<Buffers> b_;
+    std::map<std::string, std::size_t> source_ids_;
+    std::vector<std::string> sources_;                        // by index
+    std::vector<std::set<std::int64_t>> source_lines_;        // lines handles name
+    std::vector<std::map<std::int64_t, std::uint64_t>> heat_; // ns by line
+};
+
+// The page printer of scan, annotate and check (make_printer's html).
+std::unique_ptr<ReportPrinter> make_html_printer(std::ostream& out, PrinterOptions options);
+
+} // namespace sdscprov
