@@ -1,0 +1,418 @@
+#include "profile/trace_batch.hpp"
+
+#include "sdscprov/core/json_error.hpp"
+
+namespace sdscprov::trace_batch {
+
+std::string_view type_name(od::json_type t) {
+    switch (t) {
+    case od::json_type::array:
+        return "an array";
+    case od::json_type::object:
+        return "an object";
+    case od::json_type::number:
+        return "a number";
+    case od::json_type::string:
+        return "a string";
+    case od::json_type::boolean:
+        return "a boolean";
+    case od::json_type::null:
+        return "null";
+    }
+    return "a value";
+}
+
+// Values nest at most this deep (the batch's array being level 1), as in locate_json_error:
+// On-Demand does not count levels itself, and validate() recurses.
+constexpr int max_depth = 1024;
+
+// Visits every value below `v` (at nesting level `depth`), which makes On-Demand validate all
+// of it.
+simdjson::error_code validate(od::value v, int depth) {
+    if (depth > max_depth) {
+        return simdjson::DEPTH_ERROR;
+    }
+    od::json_type t{};
+    if (auto e = v.type().get(t)) {
+        return e;
+    }
+    switch (t) {
+    case od::json_type::object: {
+        od::object o;
+        if (auto e = v.get_object().get(o)) {
+            return e;
+        }
+        for (auto member : o) {
+            std::string_view key;
+            od::value value;
+            if (auto e = member.unescaped_key().get(key)) {
+                return e;
+            }
+            if (auto e = member.value().get(value)) {
+                return e;
+            }
+            if (auto e = validate(value, depth + 1)) {
+                return e;
+            }
+        }
+        return simdjson::SUCCESS;
+    }
+    case od::json_type::array: {
+        od::array a;
+        if (auto e = v.get_array().get(a)) {
+            return e;
+        }
+        for (auto item : a) {
+            od::value element;
+            if (auto e = item.get(element)) {
+                return e;
+            }
+            if (auto e = validate(element, depth + 1)) {
+                return e;
+            }
+        }
+        return simdjson::SUCCESS;
+    }
+    case od::json_type::string: {
+        std::string_view s;
+        return v.get_string().get(s);
+    }
+    case od::json_type::number: {
+        od::number n;
+        return v.get_number().get(n);
+    }
+    case od::json_type::boolean: {
+        bool b = false;
+        return v.get_bool().get(b);
+    }
+    case od::json_type::null: {
+        bool null = false;
+        if (auto e = v.is_null().get(null)) {
+            return e;
+        }
+        return null ? simdjson::SUCCESS : simdjson::N_ATOM_ERROR;
+    }
+    }
+    return simdjson::INCORRECT_TYPE;
+}
+
+namespace {
+
+// key == literal, by length first and then byte by byte: member names are short, and a call to
+// memcmp for each costs more than the comparison.
+template <std::size_t N> bool is(std::string_view key, const char (&literal)[N]) {
+    if (key.size() != N - 1) {
+        return false;
+    }
+    for (std::size_t i = 0; i + 1 < N; ++i) {
+        if (key[i] != literal[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string_view trimmed_token(std::string_view token) {
+    while (!token.empty() && is_ws(token.back())) {
+        token.remove_suffix(1);
+    }
+    return token;
+}
+
+// The work of BatchParser.
+class BatchWork {
+public:
+    void parse(Batch& b) {
+        b_ = &b;
+        if (!b.opener) {
+            return;
+        }
+        char* text = b.bytes.data() + (*b.opener - b.seg);
+        auto length = static_cast<std::size_t>(b.close - *b.opener + 1);
+        char saved = *text;
+        char& closer = b.bytes[static_cast<std::size_t>(b.close - b.seg)];
+        char saved_closer = closer; // the array's own for the last batch, else past the text
+        *text = '[';
+        closer = ']';
+        std::size_t room = b.bytes.size() - static_cast<std::size_t>(*b.opener - b.seg);
+        if (!parse_text(std::string_view(text, length), room)) {
+            auto located = locate_json_error(std::string_view(text, length));
+            if (located) {
+                b.error.emplace(*b.opener + located->offset, located->message);
+            } else {
+                std::uint64_t at = b.records.empty() ? *b.opener : b.records.back().event.offset;
+                b.error.emplace(at, "invalid JSON in this event");
+            }
+        } else if (b.close < b.seg + b.size && saved_closer != ']') {
+            // The splitter counts brackets of either kind: the array's end it found must be a
+            // ']' (On-Demand does not look at the document's last character).
+            b.error.emplace(b.close, std::string("expected ',' or ']' after an event, found '") +
+                                         saved_closer + "'");
+        }
+        *text = saved;
+        closer = saved_closer;
+    }
+
+private:
+    std::uint64_t offset_of(const char* p) const {
+        return *b_->opener + static_cast<std::uint64_t>(p - text_);
+    }
+
+    bool parse_text(std::string_view text, std::size_t room) {
+        text_ = text.data();
+        od::document doc;
+        od::array array;
+        if (parser_.iterate(simdjson::padded_string_view(text, room)).get(doc) ||
+            doc.get_array().get(array)) {
+            return false;
+        }
+        std::size_t next_end = 0;
+        for (auto item : array) {
+            od::value v;
+            od::json_type type{};
+            if (item.get(v) || v.type().get(type)) {
+                return false;
+            }
+            auto& record = b_->records.emplace_back();
+            ev_ = &record.event;
+            record.handles_begin = static_cast<std::uint32_t>(b_->handles.size());
+            rec_ = &record;
+            ev_->offset = offset_of(v.raw_json_token().data());
+            if (type == od::json_type::object || type == od::json_type::array) {
+                ev_->end = next_end < b_->ends.size() ? b_->ends[next_end] : ev_->offset;
+                ++next_end;
+            }
+            if (type == od::json_type::object) {
+                ev_->object = true;
+                if (!read_event(v)) {
+                    return false;
+                }
+            } else if (validate(v, 2)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // A string member: ok with its value, or wrong_type (and validated).
+    bool read_string(od::value v, int depth, FieldState& state, std::string_view& out) {
+        od::json_type t{};
+        if (v.type().get(t)) {
+            return false;
+        }
+        if (t != od::json_type::string) {
+            state = FieldState::wrong_type;
+            return !validate(v, depth);
+        }
+        state = FieldState::ok;
+        // Without a backslash there is nothing to unescape (stage 1 checked the string's end and
+        // its UTF-8): the text between the quotes, no copy.
+        std::string_view token = trimmed_token(v.raw_json_token());
+        if (token.size() >= 2 && token.back() == '"' &&
+            token.find('\\') == std::string_view::npos) {
+            out = token.substr(1, token.size() - 2);
+            return true;
+        }
+        std::string_view unescaped;
+        if (v.get_string().get(unescaped)) {
+            return false;
+        }
+        out = b_->strings.emplace_back(unescaped); // the parser's buffer is reused
+        return true;
+    }
+
+    bool read_event(od::value v) {
+        od::object o;
+        if (v.get_object().get(o)) {
+            return false;
+        }
+        for (auto member : o) {
+            std::string_view key;
+            od::value value;
+            if (member.unescaped_key().get(key) || member.value().get(value)) {
+                return false;
+            }
+            ev_->empty = false;
+            if (is(key, "ph")) {
+                if (!read_string(value, 3, ev_->ph_state, ev_->ph)) {
+                    return false;
+                }
+            } else if (is(key, "name")) {
+                if (!read_string(value, 3, ev_->name_state, ev_->name)) {
+                    return false;
+                }
+            } else if (is(key, "dur")) {
+                od::json_type t{};
+                if (value.type().get(t)) {
+                    return false;
+                }
+                if (t == od::json_type::number) {
+                    ev_->dur_state = FieldState::ok;
+                    ev_->dur = trimmed_token(value.raw_json_token());
+                    double d = 0; // validates the number (the text is what is converted)
+                    if (value.get_double().get(d)) {
+                        return false;
+                    }
+                } else {
+                    ev_->dur_state = FieldState::wrong_type;
+                    if (validate(value, 3)) {
+                        return false;
+                    }
+                }
+            } else if (is(key, "args")) {
+                od::json_type t{};
+                if (value.type().get(t)) {
+                    return false;
+                }
+                if (t != od::json_type::object) {
+                    ev_->args_state = FieldState::wrong_type;
+                    if (validate(value, 3)) {
+                        return false;
+                    }
+                    continue;
+                }
+                ev_->args_state = FieldState::ok;
+                ev_->args_open = offset_of(value.raw_json_token().data());
+                if (!read_args(value)) {
+                    return false;
+                }
+            } else if (validate(value, 3)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    bool read_args(od::value v) {
+        od::object o;
+        if (v.get_object().get(o)) {
+            return false;
+        }
+        // A member given twice: the last one counts.
+        ev_->args_empty = true;
+        for (auto member : o) {
+            std::string_view key;
+            od::value value;
+            if (member.unescaped_key().get(key) || member.value().get(value)) {
+                return false;
+            }
+            ev_->args_empty = false;
+            if (is(key, "provenance_key")) {
+                if (!read_string(value, 4, ev_->provenance_key_state, ev_->provenance_key)) {
+                    return false;
+                }
+            } else if (is(key, "debug_handles")) {
+                rec_->handles_begin = static_cast<std::uint32_t>(b_->handles.size());
+                rec_->handles_count = 0;
+                if (!read_handles(value)) {
+                    return false;
+                }
+            } else if (is(key, "cycles_ts")) {
+                if (!read_cycles(value)) {
+                    return false;
+                }
+            } else {
+                ev_->has_sdscprov_arg |= is(key, "sdscprov");
+                if (validate(value, 4)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    // An array member of args: each element to `element(value, type)`; wrong_type (and
+    // validated) when it is not an array.
+    template <class Element> bool read_array(od::value v, FieldState& state, Element element) {
+        od::json_type t{};
+        if (v.type().get(t)) {
+            return false;
+        }
+        if (t != od::json_type::array) {
+            state = FieldState::wrong_type;
+            return !validate(v, 4);
+        }
+        state = FieldState::ok;
+        od::array a;
+        if (v.get_array().get(a)) {
+            return false;
+        }
+        for (auto item : a) {
+            od::value value;
+            od::json_type type{};
+            if (item.get(value) || value.type().get(type) || !element(value, type)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    bool read_handles(od::value v) {
+        return read_array(v, ev_->debug_handles_state, [this](od::value e, od::json_type type) {
+            if (type != od::json_type::string) {
+                ev_->debug_handles_state = FieldState::wrong_type;
+                return !validate(e, 5);
+            }
+            std::string_view s;
+            FieldState ignored = FieldState::absent;
+            if (!read_string(e, 5, ignored, s)) {
+                return false;
+            }
+            b_->handles.push_back(s);
+            ++rec_->handles_count;
+            return true;
+        });
+    }
+
+    bool read_cycles(od::value v) {
+        ev_->cycles_ts_count = 0;
+        ev_->cycles_ts_counters = true;
+        ev_->cycles_ts = {};
+        return read_array(v, ev_->cycles_ts_state, [this](od::value e, od::json_type type) {
+            std::size_t i = ev_->cycles_ts_count++;
+            if (type != od::json_type::number) {
+                ev_->cycles_ts_counters = false;
+                return !validate(e, 5);
+            }
+            od::number n;
+            if (e.get_number().get(n)) {
+                return false;
+            }
+            bool counter = false;
+            std::uint64_t value = 0;
+            if (n.get_number_type() == od::number_type::unsigned_integer) {
+                value = n.get_uint64();
+                counter = value <= 0xFFFFFFFFULL;
+            } else if (n.get_number_type() == od::number_type::signed_integer) {
+                std::int64_t s = n.get_int64();
+                counter = s >= 0 && s <= 0xFFFFFFFFLL;
+                value = static_cast<std::uint64_t>(s);
+            }
+            if (!counter) {
+                ev_->cycles_ts_counters = false;
+            } else if (i < ev_->cycles_ts.size()) {
+                ev_->cycles_ts[i] = static_cast<std::uint32_t>(value);
+            }
+            return true;
+        });
+    }
+
+    od::parser parser_;
+    Batch* b_ = nullptr;
+    Batch::Record* rec_ = nullptr;
+    TraceEvent* ev_ = nullptr;
+    const char* text_ = nullptr;
+};
+
+} // namespace
+
+struct BatchParser::Impl : BatchWork {};
+
+BatchParser::BatchParser() : impl_(std::make_unique<Impl>()) {}
+BatchParser::~BatchParser() = default;
+
+void BatchParser::parse(Batch& b) {
+    impl_->parse(b);
+}
+
+} // namespace sdscprov::trace_batch
