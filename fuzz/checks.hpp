@@ -16,7 +16,7 @@
 #include "sdscprov/core/json_error.hpp"
 #include "sdscprov/core/json_layout.hpp"
 #include "sdscprov/sidecars/origins.hpp"
-#include "sdscprov/profile/print.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/sdsc/scan.hpp"

@@ -6,7 +6,7 @@
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
-#include "sdscprov/profile/print.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/html.hpp"

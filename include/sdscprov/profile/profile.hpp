@@ -1,6 +1,6 @@
 // Profile: a profiler trace's device kernel events paired with their provenance, and their device
 // time ranked by model source line, by ATen op and by kernel. The pairing and the aggregation
-// live here; the printers (print.hpp) only render a ProfileReport, which holds every figure they
+// live here; the printers (report/profile_printers.hpp) only render a ProfileReport, which holds every figure they
 // show. docs/profile.md describes the rules.
 //
 // Pairing of a kernel event `spyre_kernel_v1_<summary>_<key>#<step>`:

@@ -3,7 +3,7 @@
 // printers' formats.
 #include "../temp_dir.hpp"
 #include "sdscprov/profile/handle_index.hpp"
-#include "sdscprov/profile/print.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"

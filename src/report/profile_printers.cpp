@@ -1,4 +1,4 @@
-#include "sdscprov/profile/print.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 
 #include "sdsc/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
