@@ -3,8 +3,8 @@
 // would have written it in a torch-spyre file.
 #pragma once
 
-#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/core/json_error.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/sdsc/scan.hpp"
 
 #include <cstddef>
@@ -48,6 +48,27 @@ std::size_t handle_nesting(const DebugHandle& handle);
 // max_json_depth containers (json_error.hpp) is refused. A sidecar giving a deeper handle is
 // refused when it is read, before any file is written.
 inline constexpr std::size_t max_handle_nesting = max_json_depth - 3;
+
+// One edit of a file's bytes: [begin, end) replaced by `text`. Every change the writer makes is
+// one such edit inside the op object, so the new bytes need not be assembled to be checked
+// (splice_check.hpp) or written (the three pieces go to the file as they are).
+struct Splice {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::string text;
+};
+
+// The bytes with `splice` applied (into `out`, its capacity reused; `bytes` must not alias it).
+std::string apply_splice(std::string_view bytes, const Splice& splice);
+void apply_splice(std::string_view bytes, const Splice& splice, std::string& out);
+// Whether applying `splice` changes the bytes.
+bool changes(std::string_view bytes, const Splice& splice);
+
+// The edits of set_handle, set_handle_null and remove_handle below, with the same contracts (an
+// empty edit at 0 when there is nothing to change).
+Splice handle_splice(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle);
+Splice null_splice(std::string_view bytes, const ScanResult& scan);
+Splice remove_splice(std::string_view bytes, const ScanResult& scan);
 
 // The file's bytes with the op object's `debug_handle_` set to `handle`: inserted as the op
 // object's first member when absent, its value replaced when present (null, populated or
