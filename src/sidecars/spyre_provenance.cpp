@@ -1,7 +1,7 @@
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
-#include "sidecars/located_json.hpp"
 #include "sdscprov/write/writer.hpp"
+#include "sidecars/located_json.hpp"
 
 #include <algorithm>
 #include <cmath>
