@@ -395,6 +395,9 @@ public:
         }
     }
     bool failed() const { return failed_; }
+    // The text's size as known when it was opened (a hint: a file may change while read).
+    std::size_t size_hint() const { return in_memory_ ? whole_.size() : size_hint_; }
+    void set_size_hint(std::size_t size) { size_hint_ = size; }
 
     // The byte walk (valid JSON assumed, as json_layout.hpp's steps; npos when the text ends).
     std::size_t skip_ws(std::size_t i) {
@@ -455,6 +458,7 @@ private:
     bool failed_ = false;
     std::string_view whole_;
     bool in_memory_ = false;
+    std::size_t size_hint_ = 0;
 };
 
 class StreamingReader {
@@ -499,6 +503,7 @@ public:
                 }
             } else if (key == "kernels" && (seen & 4) == 0 && text_.at(i) == '[') {
                 seen |= 4;
+                kernels_at_ = i;
                 if (!members(i, ']',
                              [&](std::size_t at, std::size_t end, std::string_view,
                                  std::size_t index) { return read_kernel(at, end, index, map); })) {
@@ -532,6 +537,8 @@ private:
     TextPosition start_;    // of the piece's first byte
     TextPosition at_{1, 1}; // of byte `at_offset_` of the file (the last piece's end)
     std::size_t at_offset_ = 0;
+    std::size_t kernels_at_ = 0;                       // the kernels array's '['
+    static constexpr std::size_t estimate_after = 256; // kernels read before reserving the rest
 
     // A key without escapes at `i` (its quote), then ':': `i` moves to the value.
     bool key_at(std::size_t& i, std::string_view& key) {
@@ -626,6 +633,14 @@ private:
         if (!parse(begin, end)) {
             return false;
         }
+        if (index == estimate_after && text_.size_hint() > end) {
+            // Room for as many kernels as the rest of the file holds at this size per kernel, and
+            // a tenth more: growing by doubling held up to three times the kernels' size at once.
+            double per_kernel = static_cast<double>(end - kernels_at_) / static_cast<double>(index);
+            map.kernels.reserve(
+                index + static_cast<std::size_t>(
+                            1.1 * static_cast<double>(text_.size_hint() - end) / per_kernel));
+        }
         OriginsParser reader(path_, std::string_view(piece_.data(), end - begin), start_);
         reader.read_kernel(root_, 0, index, map.kernels);
         return reader.problems.empty();
@@ -668,6 +683,7 @@ OriginsReadResult read_origins_map(const std::string& path, std::uint64_t max_si
     if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
         static_cast<std::uint64_t>(st.st_size) <= max_size) {
         MapText text(fd, max_size);
+        text.set_size_hint(static_cast<std::size_t>(st.st_size));
         result.map = StreamingReader(path, text).read(result.problems);
     }
     if (fd >= 0) {
