@@ -8,7 +8,7 @@ and nodes unchanged, then synthetic kernels until there are K in all: each with 
 that no cache has, one op (two in one kernel of four) and a node per op with a short stack trace, the shape of a
 compile's entries. A run over the cache of IN_MAP then needs only IN_MAP's part of the map, while
 the whole map must still be read and validated: what the memory a run needs should grow with.
-About 420 bytes per added kernel: 100,000 kernels make about 42 MB. The same arguments always give
+About 450 bytes per added kernel: 100,000 kernels make about 45 MB. The same arguments always give
 the same bytes; written atomically.
 """
 
