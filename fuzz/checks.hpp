@@ -9,20 +9,22 @@
 // catch exactly those cases).
 #pragma once
 
-#include "sdscprov/sdsc/bundle.hpp"
-#include "sdscprov/handle/debug_handle.hpp"
-#include "sdscprov/sidecars/derive.hpp"
-#include "sdscprov/handle/handle_id.hpp"
 #include "sdscprov/core/json_error.hpp"
 #include "sdscprov/core/json_layout.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/handle/handle_id.hpp"
 #include "sdscprov/sidecars/origins.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
+#include "sdscprov/sdsc/bundle.hpp"
 #include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/sidecars/derive.hpp"
+#include "sdscprov/sidecars/origins.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
+#include "sdscprov/write/splice_check.hpp"
 #include "sdscprov/write/writer.hpp"
 
 #include <algorithm>
@@ -772,7 +774,77 @@ public:
 private:
     Scanner scanner_;
     simdjson::dom::parser parser_;
+    SpliceChecker splice_checker_;
     const DebugHandle fixed_ = fixed_handle();
+
+    // The splice check (annotate's check of the new bytes) proves the writer's edit of `bytes`
+    // (`proved`: an edit of a scan whose handle is not malformed), and never proves an edit that a
+    // full scan of its result rejects: checked on the edit broken in small ways (its ends moved,
+    // a byte of its text dropped, doubled or replaced by a structural character, a separator
+    // added).
+    void check_splice_proofs(const SdscFile& file, std::string_view bytes, const ScanResult& before,
+                             const Splice& edit, HandleState expected, const DebugHandle* handle,
+                             bool proved) {
+        if (proved) {
+            require(splice_checker_.proves(bytes, before, edit, expected, handle),
+                    "splice check: the writer's edit is not proved");
+        }
+        std::vector<Splice> variants{edit};
+        auto add = [&](Splice s) {
+            if (s.begin <= s.end && s.end <= bytes.size()) {
+                variants.push_back(std::move(s));
+            }
+        };
+        for (std::size_t d : {std::size_t{1}, std::size_t{2}}) {
+            for (int side = 0; side < 3; ++side) {
+                Splice earlier = edit;
+                Splice later = edit;
+                if (side != 1) {
+                    earlier.begin -= d;
+                    later.begin += d;
+                }
+                if (side != 0) {
+                    earlier.end -= d;
+                    later.end += d;
+                }
+                add(earlier);
+                add(later);
+            }
+        }
+        const std::string& text = edit.text;
+        for (std::size_t k : {std::size_t{0}, text.size() / 2, text.size() - 1}) {
+            if (k >= text.size()) {
+                continue;
+            }
+            Splice s = edit;
+            s.text.erase(k, 1);
+            add(s);
+            s = edit;
+            s.text.insert(k, 1, text[k]);
+            add(s);
+            for (char c : {',', '}', ']', '"', ':'}) {
+                s = edit;
+                s.text[k] = c;
+                add(s);
+            }
+        }
+        Splice s = edit;
+        s.text += ",";
+        add(s);
+        s = edit;
+        s.text.insert(0, ",");
+        add(s);
+        for (const Splice& v : variants) {
+            if (!splice_checker_.proves(bytes, before, v, expected, handle)) {
+                continue;
+            }
+            ScanResult after = scanner_.scan_bytes(file, apply_splice(bytes, v));
+            require(after.status == FileStatus::ok && after.op_key == before.op_key &&
+                        after.handle_state == expected &&
+                        (handle == nullptr || after.handle == *handle),
+                    "splice check: proved an edit whose result a full scan rejects");
+        }
+    }
 
     void check_scan_result(const SdscFile& file, std::string_view bytes, const ScanResult& r) {
         require(r.status != FileStatus::unreadable, "scan_bytes: status unreadable");
@@ -941,9 +1013,15 @@ private:
         set_handle(bytes, before, fixed_, reused);
         require(reused == annotated, "set_handle into a reused buffer differs");
 
+        check_splice_proofs(file, bytes, before, handle_splice(bytes, before, fixed_),
+                            HandleState::populated, &fixed_, true);
         ScanResult after = rescan_ok(file, annotated, "set_handle");
         require(after.handle_state == HandleState::populated && after.handle == fixed_,
                 "set_handle: the output does not hold the handle written");
+        check_splice_proofs(file, annotated, after, null_splice(annotated, after),
+                            HandleState::null, nullptr, true);
+        check_splice_proofs(file, annotated, after, remove_splice(annotated, after),
+                            HandleState::absent, nullptr, true);
         require(after.op_key == before.op_key &&
                     same_problem_codes(after.problems, before.problems),
                 "set_handle: the output scans with another op key or other problems");
@@ -987,6 +1065,13 @@ private:
         } catch (const std::invalid_argument& e) {
             throw PropertyViolation(std::string("set_handle refused an ok scan: ") + e.what());
         }
+        const bool provable = before.handle_state != HandleState::malformed;
+        check_splice_proofs(file, bytes, before, handle_splice(bytes, before, fixed_),
+                            HandleState::populated, &fixed_, provable);
+        check_splice_proofs(file, bytes, before, null_splice(bytes, before), HandleState::null,
+                            nullptr, provable);
+        check_splice_proofs(file, bytes, before, remove_splice(bytes, before), HandleState::absent,
+                            nullptr, provable);
         ScanResult after = rescan_ok(file, written, "set_handle over a handle");
         require(keeps_outside_value(written), "set_handle over a handle changed other bytes");
         require(duplicate ||

@@ -8,6 +8,7 @@ so that a slow moment of the machine hits every command alike, and the median is
   bench.py annotate [--files N] [--runs R]
   bench.py table [--files N] [--runs R] [--py-runs P] [--jobs J]   (scripts/bench.sh)
   bench.py profile [--bytes B] [--runs R] [--py-runs P]              (scripts/bench-profile.sh)
+  bench.py filesystems [--files N] [--runs R] [--jobs J] [--tmpfs DIR]
 """
 import argparse
 import json
@@ -352,6 +353,62 @@ def bench_table(args):
         print("| " + " | ".join(cells) + " |")
 
 
+def bench_filesystems(args):
+    """annotate --durability none against cp -r, and the write floor's ways of replacing a file,
+    on the bench directory's file system and on tmpfs, side by side in one run (interleaved)."""
+    jobs = str(args.jobs)
+    pristine, origins = annotate_cache_of(args.files)
+    places = [("disk", pristine, origins)]
+    shm = os.path.join(args.tmpfs, "sdscprov-bench-fs")
+    shm_pristine, shm_origins = os.path.join(shm, "pristine"), os.path.join(shm, "origins.json")
+    if not os.path.exists(shm_origins):
+        shutil.rmtree(shm, ignore_errors=True)
+        os.makedirs(shm)
+        subprocess.run(["cp", "-r", pristine, shm_pristine], check=True)
+        shutil.copy(origins, shm_origins)
+    places.append(("tmpfs", shm_pristine, shm_origins))
+    commands = []
+    for place, source, map_path in places:
+        work, copy = source + ".work", source + ".copy"
+        listing = written_files(source, map_path, work, jobs)
+        floor_list = listing + f".{place}"
+        os.replace(listing, floor_list)
+
+        def fresh(source=source, work=work):
+            return lambda: reset(source, work)
+
+        def no_copy(copy=copy):
+            return lambda: (shutil.rmtree(copy, ignore_errors=True), subprocess.run(["sync"], check=True))
+
+        commands.append(((place, "annotate --durability none"),
+                         [SDSCPROV, "annotate", "-q", "-j", jobs, "--durability", "none", "--origins", map_path, work],
+                         fresh()))
+        before = os.environ.get("SDSCPROV_BEFORE")  # another build's binary, e.g. main's
+        if before:
+            commands.append(((place, "annotate --durability none, SDSCPROV_BEFORE"),
+                             [before, "annotate", "-q", "-j", jobs, "--durability", "none", "--origins",
+                              map_path, work], fresh()))
+        commands.append(((place, "cp -r"), ["cp", "-r", source, copy], no_copy()))
+        for how in ("rename", "exchange", "synced", "none"):
+            commands.append(((place, f"floor: {how}"), [WRITE_FLOOR, "-j", jobs, "--replace", how, floor_list], fresh()))
+    result = interleave(commands, args.runs)
+    for place, source, _ in places:
+        shutil.rmtree(source + ".work", ignore_errors=True)
+        shutil.rmtree(source + ".copy", ignore_errors=True)
+    names = [name for (place, name), _, _ in commands if place == "disk"]
+    kinds = {place: filesystem_of(source) for place, source, _ in places}
+    print(f"file systems side by side: {args.files} files, -j {jobs}, median of {args.runs} interleaved runs; "
+          f"each writing run starts from a fresh, synced copy")
+    print(f"| command | {kinds['disk']} ({WORK}) | x cp -r | {kinds['tmpfs']} ({args.tmpfs}) | x cp -r |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        cells = []
+        for place in ("disk", "tmpfs"):
+            t = result[(place, name)][0]
+            cells += [f"{t * 1000:,.0f} ms", f"{t / result[(place, 'cp -r')][0]:.2f}x"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def trace_of(size, gzip_too):
     """A generated trace of about `size` bytes with its cache and sidecar, made once and reused."""
     path = os.path.join(WORK, f"profile-{size}")
@@ -435,6 +492,12 @@ def main():
     table.add_argument("--py-runs", type=int, default=2, help="runs of the Python rows")
     table.add_argument("--big-runs", type=int, default=3, help="runs at 10 N files")
     table.add_argument("--jobs", type=int, default=2)
+    filesystems = sub.add_parser("filesystems", help="the bench directory's file system and tmpfs, "
+                                                     "side by side")
+    filesystems.add_argument("--files", type=int, default=10000)
+    filesystems.add_argument("--runs", type=int, default=5)
+    filesystems.add_argument("--jobs", type=int, default=2)
+    filesystems.add_argument("--tmpfs", default="/dev/shm", help="a directory on tmpfs")
     profile = sub.add_parser("profile", help="profile against the bare parse and Python "
                                               "(scripts/bench-profile.sh)")
     profile.add_argument("--bytes", type=float, default=1e9, help="size of the generated trace")
@@ -449,6 +512,8 @@ def main():
         bench_table(args)
     elif args.what == "profile":
         bench_profile(args)
+    elif args.what == "filesystems":
+        bench_filesystems(args)
     else:
         bench_annotate(args)
 

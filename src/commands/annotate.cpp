@@ -1,8 +1,9 @@
 #include "sdscprov/commands/annotate.hpp"
 
+#include "sdscprov/handle/handle_id.hpp"
 #include "sdscprov/sdsc/bundle.hpp"
 #include "sdscprov/write/diff.hpp"
-#include "sdscprov/handle/handle_id.hpp"
+#include "sdscprov/write/splice_check.hpp"
 #include "sdscprov/write/writer.hpp"
 
 #include <algorithm>
@@ -36,23 +37,36 @@ std::string verify(Scanner& scanner, const ScanResult& before, const std::string
     return {};
 }
 
-// Builds a file's new bytes with `edit` (into a buffer per thread, reused: a file's worth of
-// allocation per written file showed in the profile), checks them, and in write mode writes them
-// to a temporary file beside the original (renamed over it by commit_batch). A failed check is a
-// bug of ours, caught before anything was written: the file stays as it is.
+// Makes a file's edit with `edit`, checks it, and in write mode writes the new bytes to a
+// temporary file beside the original (renamed over it by commit_batch). The check costs a small
+// parse of the edit's text (splice_check.hpp); an edit it cannot prove is checked by a full scan
+// of the new bytes. A failed check is a bug of ours, caught before anything was written: the file
+// stays as it is. The new bytes are assembled only for a diff or that full scan: otherwise they
+// go to the file as three pieces, the read buffer's head and tail around the edit's text.
 void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings& settings,
-                   const std::function<void(std::string&)>& edit, HandleState expected,
+                   const std::function<Splice()>& edit, HandleState expected,
                    const DebugHandle* handle, FileOutcome& outcome, KernelReport& report,
                    KernelAnnotation& annotation) {
-    thread_local std::string after;
+    thread_local SpliceChecker checker;
+    thread_local std::string after; // reused: a file's worth of allocation per file showed
+    std::string_view before = scanner.bytes();
+    Splice splice;
+    bool assembled = false;
     std::string wrong;
     try {
-        edit(after);
-        outcome.changes = after != scanner.bytes();
-        if (settings.diff) {
-            outcome.diff = unified_diff(scan.file.path, scanner.bytes(), after);
+        splice = edit();
+        outcome.changes = changes(before, splice);
+        bool proved = checker.proves(before, scan, splice, expected, handle);
+        if (settings.diff || !proved) {
+            apply_splice(before, splice, after);
+            assembled = true;
         }
-        wrong = verify(scanner, scan, after, expected, handle); // reuses the read buffer
+        if (settings.diff) {
+            outcome.diff = unified_diff(scan.file.path, before, after);
+        }
+        if (!proved) {
+            wrong = verify(scanner, scan, after, expected, handle); // reuses the read buffer
+        }
     } catch (const std::exception& e) {
         wrong = e.what();
     }
@@ -74,7 +88,15 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
             return;
         }
         Problem problem;
-        auto pending = write_temp(scan.file.path, after, scan.stamp, settings.durability, problem);
+        std::optional<PendingReplace> pending;
+        if (assembled) {
+            std::string_view whole[] = {after};
+            pending = write_temp(scan.file.path, whole, scan.stamp, settings.durability, problem);
+        } else {
+            std::string_view pieces[] = {before.substr(0, splice.begin), splice.text,
+                                         before.substr(splice.end)};
+            pending = write_temp(scan.file.path, pieces, scan.stamp, settings.durability, problem);
+        }
         if (pending) {
             annotation.pending.push_back(std::move(*pending));
         } else {
@@ -232,7 +254,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
             outcome.handle = handle;
             write_checked(
                 scanner, scan, {options_.mode, options_.durability, options_.diff},
-                [&](std::string& out) { set_handle(scanner.bytes(), scan, handle, out); },
+                [&] { return handle_splice(scanner.bytes(), scan, handle); },
                 HandleState::populated, &handle, outcome, report, annotation);
         }
         annotation.files.push_back(std::move(outcome));
@@ -307,9 +329,9 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
             outcome.action = options.remove ? FileAction::remove : FileAction::strip;
             write_checked(
                 scanner, scan, options.write,
-                [&](std::string& out) {
-                    out = options.remove ? remove_handle(scanner.bytes(), scan)
-                                         : set_handle_null(scanner.bytes(), scan);
+                [&] {
+                    return options.remove ? remove_splice(scanner.bytes(), scan)
+                                          : null_splice(scanner.bytes(), scan);
                 },
                 options.remove ? HandleState::absent : HandleState::null, nullptr, outcome, report,
                 annotation);

@@ -166,7 +166,7 @@ KernelJoin join_entry(const KernelDir& dir, const std::optional<BundleOrder>& bu
     const std::size_t ops = entry.ops.size();
     join.handles.reserve(ops);
     for (const auto& op : entry.ops) {
-        join.handles.push_back(op.op->handle ? op.op->handle
+        join.handles.push_back(op.op->handle ? std::optional<DebugHandle>(*op.op->handle)
                                              : derive_handle(*op.op, entry.map->nodes));
     }
 

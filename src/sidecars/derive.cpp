@@ -1,7 +1,8 @@
 // Deriving a handle as torch-spyre's `build_debug_handle` (torch_spyre/_inductor/provenance.py,
 // id version 2) does, from the data the origins map carries instead of live FX nodes.
 //
-// Interpretation of torch-spyre's derivation (docs/formats.md) (decisions taken for sdscprov, matching the Python):
+// Interpretation of torch-spyre's derivation (docs/formats.md) (decisions taken for sdscprov,
+// matching the Python):
 // - Origins are sorted by (name, original_aten), a null original_aten sorting as "". (Python's
 //   key is str(meta.get("original_aten", "")): an absent value is "", a present None would be
 //   "None"; the origins map cannot tell the two apart, and FX names are unique in a graph, so the

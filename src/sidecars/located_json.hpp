@@ -26,6 +26,10 @@ public:
         : path_(std::move(path)), bytes_(bytes), lines_(bytes), locs_(json_value_locations(bytes)),
           code_(code) {}
 
+    virtual ~LocatedJsonReader() = default;
+    LocatedJsonReader(const LocatedJsonReader&) = delete;
+    LocatedJsonReader& operator=(const LocatedJsonReader&) = delete;
+
     std::vector<Problem> problems;
 
     bool any_error() const {
@@ -39,8 +43,12 @@ public:
 
 protected:
     TextPosition position(std::size_t at, bool at_key) const {
-        return lines_.position(at_key ? locs_[at].key : locs_[at].value);
+        return position_of(at_key ? locs_[at].key : locs_[at].value);
     }
+
+    // Line and column of a byte of the text read. A reader of one piece of a file gives the
+    // file's line and column.
+    virtual TextPosition position_of(std::size_t offset) const { return lines_.position(offset); }
 
     void error(std::size_t at, bool at_key, std::string message) {
         problems.push_back(make_problem(path_, position(at, at_key), code_, std::move(message)));

@@ -3,9 +3,14 @@
 #include "sidecars/located_json.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <functional>
 #include <set>
 #include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace sdscprov {
 
@@ -21,6 +26,30 @@ class OriginsParser : public detail::LocatedJsonReader {
 public:
     OriginsParser(std::string path, std::string_view bytes)
         : LocatedJsonReader(std::move(path), bytes, ProblemCode::bad_origins) {}
+    // A reader of one piece of the map whose first byte is at `start` in the file.
+    OriginsParser(std::string path, std::string_view piece, TextPosition start)
+        : LocatedJsonReader(std::move(path), piece, ProblemCode::bad_origins), start_(start) {}
+
+    TextPosition position_of(std::size_t offset) const override {
+        if (!start_) {
+            return LocatedJsonReader::position_of(offset);
+        }
+        return advance(*start_, bytes_.substr(0, offset));
+    }
+
+    // `from` moved over `text`: lines and columns as LineIndex counts them (a column per UTF-8
+    // character).
+    static TextPosition advance(TextPosition from, std::string_view text) {
+        for (char c : text) {
+            if (c == '\n') {
+                ++from.line;
+                from.col = 1;
+            } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+                ++from.col;
+            }
+        }
+        return from;
+    }
 
     std::optional<OriginsMap> read(const element& root) {
         OriginsMap map;
@@ -68,37 +97,65 @@ public:
         return map;
     }
 
+    // Meaning: origins and origin_node name nodes of the map.
+    void check_references(const OriginsMap& map) {
+        for (const auto& kernel : map.kernels) {
+            for (const auto& op : kernel.ops) {
+                for (const auto& origin : op.origins) {
+                    if (map.nodes.count(origin) == 0) {
+                        warning(op.pos, "origin '" + origin + "' of kernel '" + kernel.name +
+                                            "' is not in 'nodes': no ATen op or source for it");
+                    }
+                }
+                if (op.origin_node && std::find(op.origins.begin(), op.origins.end(),
+                                                *op.origin_node) == op.origins.end()) {
+                    warning(op.pos, "origin_node '" + *op.origin_node + "' of kernel '" +
+                                        kernel.name + "' is not one of its origins");
+                }
+            }
+        }
+    }
+
 private:
+    std::optional<TextPosition> start_;
+
+public:
     void read_nodes(const element& e, std::size_t at, std::map<std::string, FxNode>& nodes) {
         simdjson::dom::object obj;
         if (!object(e, at, "'nodes'", obj)) {
             return;
         }
         members(obj, at, [&](std::string_view name, const element& value, std::size_t node_at) {
-            simdjson::dom::object node_obj;
-            if (!object(value, node_at, "node '" + std::string(name) + "'", node_obj)) {
-                return;
-            }
-            FxNode node;
-            members(node_obj, node_at,
-                    [&](std::string_view key, const element& v, std::size_t member_at) {
-                        if (key == "original_aten") {
-                            optional_string(v, member_at, "'original_aten'", node.original_aten);
-                        } else if (key == "stack_trace") {
-                            optional_string(v, member_at, "'stack_trace'", node.stack_trace);
-                        } else if (key == "nn_module_stack" || key == "source_fn_stack" ||
-                                   key == "from_node" || key == "target") {
-                            const auto& loc = locs_[member_at];
-                            node.other_meta.emplace(
-                                key, std::string(bytes_.substr(loc.value, loc.end - loc.value)));
-                        } else {
-                            unknown(key, member_at, "node '" + std::string(name) + "'",
-                                    "original_aten, stack_trace, nn_module_stack, "
-                                    "source_fn_stack, from_node, target");
-                        }
-                    });
-            nodes.emplace(std::string(name), std::move(node));
+            read_node(name, value, node_at, nodes);
         });
+    }
+
+    // One member of 'nodes'.
+    void read_node(std::string_view name, const element& value, std::size_t node_at,
+                   std::map<std::string, FxNode>& nodes) {
+        simdjson::dom::object node_obj;
+        if (!object(value, node_at, "node '" + std::string(name) + "'", node_obj)) {
+            return;
+        }
+        FxNode node;
+        members(node_obj, node_at,
+                [&](std::string_view key, const element& v, std::size_t member_at) {
+                    if (key == "original_aten") {
+                        optional_string(v, member_at, "'original_aten'", node.original_aten);
+                    } else if (key == "stack_trace") {
+                        optional_string(v, member_at, "'stack_trace'", node.stack_trace);
+                    } else if (key == "nn_module_stack" || key == "source_fn_stack" ||
+                               key == "from_node" || key == "target") {
+                        const auto& loc = locs_[member_at];
+                        node.other_meta.emplace(
+                            key, std::string(bytes_.substr(loc.value, loc.end - loc.value)));
+                    } else {
+                        unknown(key, member_at, "node '" + std::string(name) + "'",
+                                "original_aten, stack_trace, nn_module_stack, "
+                                "source_fn_stack, from_node, target");
+                    }
+                });
+        nodes.emplace(std::string(name), std::move(node));
     }
 
     void read_kernels(const element& e, std::size_t at, std::vector<OriginsKernel>& kernels) {
@@ -107,47 +164,52 @@ private:
             return;
         }
         elements(arr, at, [&](const element& value, std::size_t kernel_at, std::size_t index) {
-            std::string where = "kernels[" + std::to_string(index) + "]";
-            simdjson::dom::object obj;
-            if (!object(value, kernel_at, where, obj)) {
-                return;
-            }
-            OriginsKernel kernel;
-            kernel.pos = position(kernel_at, false);
-            bool has_name = false;
-            bool has_ops = false;
-            members(obj, kernel_at, [&](std::string_view key, const element& v, std::size_t m) {
-                if (key == "name") {
-                    has_name = string(v, m, "'name'", kernel.name);
-                } else if (key == "dir") {
-                    std::string dir;
-                    if (string(v, m, "'dir'", dir)) {
-                        if (dir.empty() || dir.find('/') != std::string::npos) {
-                            error(m, false,
-                                  "'dir' is the kernel directory's own name, without '/'");
-                        }
-                        kernel.dir = std::move(dir);
-                    }
-                } else if (key == "metadata") {
-                    std::string metadata;
-                    if (string(v, m, "'metadata'", metadata)) {
-                        kernel.metadata = std::move(metadata);
-                    }
-                } else if (key == "ops") {
-                    has_ops = true;
-                    read_ops(v, m, where, kernel.ops);
-                } else {
-                    unknown(key, m, where, "name, dir, metadata, ops");
-                }
-            });
-            if (!has_name) {
-                error(kernel_at, false, where + " has no 'name'");
-            }
-            if (!has_ops) {
-                error(kernel_at, false, where + " has no 'ops'");
-            }
-            kernels.push_back(std::move(kernel));
+            read_kernel(value, kernel_at, index, kernels);
         });
+    }
+
+    // Element `index` of 'kernels'.
+    void read_kernel(const element& value, std::size_t kernel_at, std::size_t index,
+                     std::vector<OriginsKernel>& kernels) {
+        std::string where = "kernels[" + std::to_string(index) + "]";
+        simdjson::dom::object obj;
+        if (!object(value, kernel_at, where, obj)) {
+            return;
+        }
+        OriginsKernel kernel;
+        kernel.pos = position(kernel_at, false);
+        bool has_name = false;
+        bool has_ops = false;
+        members(obj, kernel_at, [&](std::string_view key, const element& v, std::size_t m) {
+            if (key == "name") {
+                has_name = string(v, m, "'name'", kernel.name);
+            } else if (key == "dir") {
+                std::string dir;
+                if (string(v, m, "'dir'", dir)) {
+                    if (dir.empty() || dir.find('/') != std::string::npos) {
+                        error(m, false, "'dir' is the kernel directory's own name, without '/'");
+                    }
+                    kernel.dir = std::move(dir);
+                }
+            } else if (key == "metadata") {
+                std::string metadata;
+                if (string(v, m, "'metadata'", metadata)) {
+                    kernel.metadata = std::move(metadata);
+                }
+            } else if (key == "ops") {
+                has_ops = true;
+                read_ops(v, m, where, kernel.ops);
+            } else {
+                unknown(key, m, where, "name, dir, metadata, ops");
+            }
+        });
+        if (!has_name) {
+            error(kernel_at, false, where + " has no 'name'");
+        }
+        if (!has_ops) {
+            error(kernel_at, false, where + " has no 'ops'");
+        }
+        kernels.push_back(std::move(kernel));
     }
 
     void read_ops(const element& e, std::size_t at, const std::string& kernel_where,
@@ -273,30 +335,317 @@ private:
             history.push_back(std::move(step));
         });
     }
-
-    // Meaning: origins and origin_node name nodes of the map.
-    void check_references(const OriginsMap& map) {
-        for (const auto& kernel : map.kernels) {
-            for (const auto& op : kernel.ops) {
-                for (const auto& origin : op.origins) {
-                    if (map.nodes.count(origin) == 0) {
-                        warning(op.pos, "origin '" + origin + "' of kernel '" + kernel.name +
-                                            "' is not in 'nodes': no ATen op or source for it");
-                    }
-                }
-                if (op.origin_node && std::find(op.origins.begin(), op.origins.end(),
-                                                *op.origin_node) == op.origins.end()) {
-                    warning(op.pos, "origin_node '" + *op.origin_node + "' of kernel '" +
-                                        kernel.name + "' is not one of its origins");
-                }
-            }
-        }
-    }
 };
 
 } // namespace
 
 namespace {
+
+// ---- Streaming: a valid map read piece by piece -------------------------------------------------
+//
+// A compile's map is tens of MB. Parsed whole, the text, simdjson's tape and strings, and the value
+// locations the error messages need were several times the map's size at once, on top of what is
+// kept. Read forward in chunks instead, the map is split at its members by a byte walk (the top
+// level, each node, each kernel) and every piece parsed and read on its own: what is held at once
+// is a chunk, one piece and what the run keeps. The walk checks the bytes between the pieces, and
+// each piece is checked by the parser, so a map that passes is valid JSON as a whole. Anything
+// else (invalid JSON, a rejected value, a byte order mark, escapes in names, a file that is not
+// a plain regular file) is read again by the whole-document reader, which reports it exactly.
+
+// The map's bytes, read forward in chunks from a file (or all in memory). Bytes before what was
+// released are dropped once a chunk's worth has gathered.
+class MapText {
+public:
+    static constexpr std::size_t chunk = 1 << 20;
+
+    MapText(int fd, std::uint64_t max_size) : fd_(fd), max_size_(max_size) {}
+    explicit MapText(std::string_view whole) : whole_(whole), in_memory_(true) {}
+
+    // Whether byte `i` exists, reading on as needed (false at the end, or when reading fails).
+    bool has(std::size_t i) {
+        if (in_memory_) {
+            return i < whole_.size();
+        }
+        while (i >= base_ + buffer_.size() && !end_) {
+            std::size_t had = buffer_.size();
+            buffer_.resize(had + chunk);
+            ssize_t got = ::read(fd_, buffer_.data() + had, chunk);
+            if (got < 0 && errno == EINTR) {
+                buffer_.resize(had);
+                continue;
+            }
+            buffer_.resize(had + static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
+            if (got <= 0 || base_ + buffer_.size() > max_size_) {
+                failed_ = got < 0 || base_ + buffer_.size() > max_size_;
+                end_ = true;
+            }
+        }
+        return i < base_ + buffer_.size();
+    }
+    char at(std::size_t i) const { return in_memory_ ? whole_[i] : buffer_[i - base_]; }
+    // Bytes [from, to), all of which has() said exist and none released.
+    std::string_view text(std::size_t from, std::size_t to) const {
+        return in_memory_ ? whole_.substr(from, to - from)
+                          : std::string_view(buffer_).substr(from - base_, to - from);
+    }
+    void release(std::size_t before) {
+        if (!in_memory_ && before - base_ >= chunk) {
+            buffer_.erase(0, before - base_);
+            base_ = before;
+        }
+    }
+    bool failed() const { return failed_; }
+    // The text's size as known when it was opened (a hint: a file may change while read).
+    std::size_t size_hint() const { return in_memory_ ? whole_.size() : size_hint_; }
+    void set_size_hint(std::size_t size) { size_hint_ = size; }
+
+    // The byte walk (valid JSON assumed, as json_layout.hpp's steps; npos when the text ends).
+    std::size_t skip_ws(std::size_t i) {
+        while (has(i) && json_is_ws(at(i))) {
+            ++i;
+        }
+        return i;
+    }
+    std::size_t string_end(std::size_t i) {
+        for (++i; has(i); ++i) {
+            if (at(i) == '\\') {
+                ++i;
+            } else if (at(i) == '"') {
+                return i + 1;
+            }
+        }
+        return std::string_view::npos;
+    }
+    std::size_t value_end(std::size_t i) {
+        if (!has(i)) {
+            return std::string_view::npos;
+        }
+        if (at(i) == '"') {
+            return string_end(i);
+        }
+        if (at(i) == '{' || at(i) == '[') {
+            std::size_t depth = 0;
+            while (has(i)) {
+                char c = at(i);
+                if (c == '"') {
+                    i = string_end(i);
+                    if (i == std::string_view::npos) {
+                        return i;
+                    }
+                    continue;
+                }
+                if (c == '{' || c == '[') {
+                    ++depth;
+                } else if ((c == '}' || c == ']') && --depth == 0) {
+                    return i + 1;
+                }
+                ++i;
+            }
+            return std::string_view::npos;
+        }
+        while (has(i) && !json_is_ws(at(i)) && at(i) != ',' && at(i) != '}' && at(i) != ']') {
+            ++i;
+        }
+        return i;
+    }
+
+private:
+    int fd_ = -1;
+    std::uint64_t max_size_ = 0;
+    std::string buffer_; // bytes [base_, base_ + size) of the file
+    std::size_t base_ = 0;
+    bool end_ = false;
+    bool failed_ = false;
+    std::string_view whole_;
+    bool in_memory_ = false;
+    std::size_t size_hint_ = 0;
+};
+
+class StreamingReader {
+public:
+    StreamingReader(std::string path, MapText& text) : path_(std::move(path)), text_(text) {
+        // A piece sits two containers deep in the map (the map's object, 'nodes' or 'kernels'):
+        // parsed alone it may nest two levels less, and one more is given up to stay on the safe
+        // side (a deeper piece is read by the whole-document reader, which decides).
+        usable_ = parser_.allocate(4096, simdjson::DEFAULT_MAX_DEPTH - 3) == simdjson::SUCCESS;
+    }
+
+    // The map, or nullopt when the whole-document reader must read it. Warnings in `problems`.
+    std::optional<OriginsMap> read(std::vector<Problem>& problems) {
+        OriginsMap map;
+        map.path = path_;
+        std::size_t i = text_.skip_ws(0);
+        if (!usable_ || !text_.has(i) || text_.at(i) != '{') {
+            return std::nullopt; // also a byte order mark: not JSON for simdjson 3.0.1
+        }
+        int seen = 0;
+        i = text_.skip_ws(i + 1);
+        for (bool more = text_.has(i) && text_.at(i) != '}'; more;) {
+            std::string_view key;
+            if (!key_at(i, key)) {
+                return std::nullopt;
+            }
+            if (key == "sdscprov_origins" && (seen & 1) == 0) {
+                seen |= 1;
+                std::size_t end = text_.value_end(i);
+                std::int64_t version = 0;
+                if (end == std::string_view::npos || !parse(i, end) ||
+                    root_.get(version) != simdjson::SUCCESS || version != supported_version) {
+                    return std::nullopt;
+                }
+                i = end;
+            } else if (key == "nodes" && (seen & 2) == 0 && text_.at(i) == '{') {
+                seen |= 2;
+                if (!members(i, '}',
+                             [&](std::size_t at, std::size_t end, std::string_view name,
+                                 std::size_t) { return read_node(at, end, name, map); })) {
+                    return std::nullopt;
+                }
+            } else if (key == "kernels" && (seen & 4) == 0 && text_.at(i) == '[') {
+                seen |= 4;
+                kernels_at_ = i;
+                if (!members(i, ']',
+                             [&](std::size_t at, std::size_t end, std::string_view,
+                                 std::size_t index) { return read_kernel(at, end, index, map); })) {
+                    return std::nullopt;
+                }
+            } else {
+                return std::nullopt; // unknown, repeated or of the wrong type: reported there
+            }
+            if (!after_member(i, '}', more)) {
+                return std::nullopt;
+            }
+        }
+        // `i` at the map's closing '}': only whitespace may follow.
+        if (seen != 7 || !text_.has(i) || text_.at(i) != '}' || text_.has(text_.skip_ws(i + 1)) ||
+            text_.failed()) {
+            return std::nullopt;
+        }
+        OriginsParser references(path_, {});
+        references.check_references(map);
+        problems = std::move(references.problems);
+        return map;
+    }
+
+private:
+    std::string path_;
+    MapText& text_;
+    simdjson::dom::parser parser_;
+    bool usable_ = false;
+    simdjson::dom::element root_;
+    std::string piece_;     // the piece being read, then simdjson's padding
+    TextPosition start_;    // of the piece's first byte
+    TextPosition at_{1, 1}; // of byte `at_offset_` of the file (the last piece's end)
+    std::size_t at_offset_ = 0;
+    std::size_t kernels_at_ = 0;                       // the kernels array's '['
+    static constexpr std::size_t estimate_after = 256; // kernels read before reserving the rest
+
+    // A key without escapes at `i` (its quote), then ':': `i` moves to the value.
+    bool key_at(std::size_t& i, std::string_view& key) {
+        if (!text_.has(i) || text_.at(i) != '"') {
+            return false;
+        }
+        std::size_t end = text_.string_end(i);
+        if (end == std::string_view::npos) {
+            return false;
+        }
+        key = text_.text(i + 1, end - 1);
+        if (key.find('\\') != std::string_view::npos ||
+            std::any_of(key.begin(), key.end(),
+                        [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+            return false; // escapes and control characters: for the whole reader
+        }
+        i = text_.skip_ws(end);
+        if (!text_.has(i) || text_.at(i) != ':') {
+            return false;
+        }
+        i = text_.skip_ws(i + 1);
+        return text_.has(i);
+    }
+
+    // After a member or element ending at `i`: ',' (more) or `close`; `i` moves past ','.
+    bool after_member(std::size_t& i, char close, bool& more) {
+        i = text_.skip_ws(i);
+        if (!text_.has(i)) {
+            return false;
+        }
+        if (text_.at(i) == ',') {
+            i = text_.skip_ws(i + 1);
+            more = true;
+            return text_.has(i) && text_.at(i) != close;
+        }
+        more = false;
+        return text_.at(i) == close;
+    }
+
+    // The members (close '}') or elements (']') of the container opening at `i`, each given to
+    // `piece(value begin, value end, key, index)`; `i` moves past the container's close.
+    template <class Piece> bool members(std::size_t& i, char close, Piece&& piece) {
+        i = text_.skip_ws(i + 1);
+        std::size_t index = 0;
+        for (bool more = text_.has(i) && text_.at(i) != close; more; ++index) {
+            std::string key_text;
+            if (close == '}') {
+                std::string_view key;
+                if (!key_at(i, key)) {
+                    return false;
+                }
+                key_text.assign(key); // the buffer may move while the value is read
+            }
+            std::size_t end = text_.value_end(i);
+            if (end == std::string_view::npos || !piece(i, end, key_text, index)) {
+                return false;
+            }
+            i = end;
+            if (!after_member(i, close, more)) {
+                return false;
+            }
+            text_.release(at_offset_); // what the positions have passed
+        }
+        if (!text_.has(i) || text_.at(i) != close) {
+            return false;
+        }
+        ++i;
+        return true;
+    }
+
+    // Parses bytes [begin, end) of the file into root_; the position of `begin` in start_.
+    bool parse(std::size_t begin, std::size_t end) {
+        std::string_view bytes = text_.text(begin, end);
+        start_ = OriginsParser::advance(at_, text_.text(at_offset_, begin));
+        at_ = OriginsParser::advance(start_, bytes);
+        at_offset_ = end;
+        piece_.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
+        std::memcpy(piece_.data(), bytes.data(), bytes.size());
+        return parser_.parse(piece_.data(), bytes.size(), false).get(root_) == simdjson::SUCCESS;
+    }
+
+    bool read_node(std::size_t begin, std::size_t end, std::string_view name, OriginsMap& map) {
+        if (!parse(begin, end) || map.nodes.count(std::string(name)) != 0) {
+            return false; // a repeated node name: reported by the whole reader
+        }
+        OriginsParser reader(path_, std::string_view(piece_.data(), end - begin), start_);
+        reader.read_node(name, root_, 0, map.nodes);
+        return reader.problems.empty();
+    }
+
+    bool read_kernel(std::size_t begin, std::size_t end, std::size_t index, OriginsMap& map) {
+        if (!parse(begin, end)) {
+            return false;
+        }
+        if (index == estimate_after && text_.size_hint() > end) {
+            // Room for as many kernels as the rest of the file holds at this size per kernel, and
+            // a tenth more: growing by doubling held up to three times the kernels' size at once.
+            double per_kernel = static_cast<double>(end - kernels_at_) / static_cast<double>(index);
+            map.kernels.reserve(
+                index + static_cast<std::size_t>(
+                            1.1 * static_cast<double>(text_.size_hint() - end) / per_kernel));
+        }
+        OriginsParser reader(path_, std::string_view(piece_.data(), end - begin), start_);
+        reader.read_kernel(root_, 0, index, map.kernels);
+        return reader.problems.empty();
+    }
+};
 
 // `bytes` must be followed by simdjson::SIMDJSON_PADDING readable bytes.
 OriginsReadResult parse_padded(const std::string& path, std::string_view bytes) {
@@ -315,12 +664,35 @@ OriginsReadResult parse_padded(const std::string& path, std::string_view bytes) 
 } // namespace
 
 OriginsReadResult parse_origins_map(const std::string& path, std::string_view bytes) {
+    OriginsReadResult result;
+    MapText text(bytes);
+    result.map = StreamingReader(path, text).read(result.problems);
+    if (result.map) {
+        return result;
+    }
     simdjson::padded_string padded(bytes);
     return parse_padded(path, std::string_view(padded.data(), padded.size()));
 }
 
 OriginsReadResult read_origins_map(const std::string& path, std::uint64_t max_size) {
     OriginsReadResult result;
+    // Streamed when it is a regular file within the size limit; anything else, and any problem,
+    // is for the whole-document reader (read_file.hpp's checks and messages).
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st {};
+    if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) <= max_size) {
+        MapText text(fd, max_size);
+        text.set_size_hint(static_cast<std::size_t>(st.st_size));
+        result.map = StreamingReader(path, text).read(result.problems);
+    }
+    if (fd >= 0) {
+        ::close(fd);
+    }
+    if (result.map) {
+        return result;
+    }
+    result.problems.clear();
     auto content = detail::load_padded(path, "origins map", max_size, result.problems);
     if (!content) {
         return result;

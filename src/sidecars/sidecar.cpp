@@ -1,9 +1,13 @@
 #include "sdscprov/sidecars/sidecar.hpp"
 
-#include "sidecars/located_json.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
+#include "sidecars/located_json.hpp"
 
+#include <cerrno>
+#include <fcntl.h>
 #include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace sdscprov {
 
@@ -72,6 +76,36 @@ SidecarKind kind_of_padded(std::string_view bytes, bool& object) {
     return kind;
 }
 
+// Whether `path` is a regular file of at most `max_size` bytes whose first member is
+// `sdscprov_origins` (its first bytes are enough): an origins map, whatever follows, so it goes to
+// read_origins_map, which reads it streaming, without first loading the whole file to tell its
+// kind (that load and its index were most of annotate's memory with a large map).
+bool starts_as_origins_map(const std::string& path, std::uint64_t max_size) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        return false;
+    }
+    struct stat st {};
+    char head[256];
+    ssize_t got = -1;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uint64_t>(st.st_size) <= max_size) {
+        while ((got = ::read(fd, head, sizeof head)) < 0 && errno == EINTR) {
+        }
+    }
+    ::close(fd);
+    if (got <= 0) {
+        return false;
+    }
+    std::string_view text(head, static_cast<std::size_t>(got));
+    std::size_t i = json_skip_ws(text, 0);
+    if (i >= text.size() || text[i] != '{') {
+        return false;
+    }
+    constexpr std::string_view key = "\"sdscprov_origins\"";
+    return text.substr(json_skip_ws(text, i + 1), key.size()) == key;
+}
+
 } // namespace
 
 SidecarKind sidecar_kind(std::string_view json) {
@@ -84,6 +118,14 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
                        std::uint64_t max_size) {
     Sidecars out;
     for (const auto& path : paths) {
+        if (starts_as_origins_map(path, max_size)) {
+            auto read = read_origins_map(path, max_size);
+            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+            if (read.map) {
+                out.maps.push_back(std::move(*read.map));
+            }
+            continue;
+        }
         auto content = detail::load_padded(path, "origins file", max_size, problems);
         if (!content) {
             continue;

@@ -751,7 +751,7 @@ OriginsMap spyre_origins(const SpyreProvenance& doc) {
             OriginsOp op;
             op.spec_path = b.spec_path;
             op.pos = b.pos;
-            op.handle = expand_handle(doc, b.handle_id);
+            op.handle = std::make_shared<const DebugHandle>(expand_handle(doc, b.handle_id));
             op.buffer = op.handle->ir_chain.empty() ? std::string() : op.handle->ir_chain.back();
             kernel.ops.push_back(std::move(op));
         }

@@ -1,7 +1,7 @@
 #include "sdscprov/sidecars/upstream.hpp"
 
-#include "sidecars/located_json.hpp"
 #include "sdscprov/core/json_layout.hpp"
+#include "sidecars/located_json.hpp"
 
 #include <algorithm>
 #include <simdjson.h>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -16,10 +17,12 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 namespace sdscprov {
 
@@ -284,16 +287,33 @@ bool on_network_file_system(int fd) {
     return std::find(std::begin(network), std::end(network), type) != std::end(network);
 }
 
-bool write_all(int fd, std::string_view bytes) {
-    while (!bytes.empty()) {
-        ssize_t n = ::write(fd, bytes.data(), bytes.size());
+// Writes the pieces one after the other: one writev, more only for a short write.
+bool write_all(int fd, std::span<const std::string_view> pieces) {
+    thread_local std::vector<iovec> io;
+    io.clear();
+    for (std::string_view piece : pieces) {
+        if (!piece.empty()) {
+            io.push_back({const_cast<char*>(piece.data()), piece.size()});
+        }
+    }
+    std::size_t next = 0;
+    while (next < io.size()) {
+        int count = static_cast<int>(std::min<std::size_t>(io.size() - next, IOV_MAX));
+        ssize_t n = ::writev(fd, io.data() + next, count);
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
             }
             return false;
         }
-        bytes.remove_prefix(static_cast<std::size_t>(n));
+        auto written = static_cast<std::size_t>(n);
+        while (next < io.size() && written >= io[next].iov_len) {
+            written -= io[next++].iov_len;
+        }
+        if (written > 0) {
+            io[next].iov_base = static_cast<char*>(io[next].iov_base) + written;
+            io[next].iov_len -= written;
+        }
     }
     return true;
 }
@@ -401,6 +421,14 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
 std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
                                          const FileStamp& original, Durability durability,
                                          Problem& problem) {
+    std::string_view whole[] = {bytes};
+    return write_temp(path, whole, original, durability, problem);
+}
+
+std::optional<PendingReplace> write_temp(const std::string& path,
+                                         std::span<const std::string_view> pieces,
+                                         const FileStamp& original, Durability durability,
+                                         Problem& problem) {
     auto refuse = [&](const std::string& why) {
         problem =
             make_problem(path, {}, ProblemCode::write_failed, why + " (the file is unchanged)");
@@ -440,7 +468,7 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
         pending.release();
         return refuse(what + ": " + errno_text(err) + tail);
     };
-    if (!write_all(fd, bytes)) {
+    if (!write_all(fd, pieces)) {
         return fail("cannot write the temporary file");
     }
     // Owner first (a chown clears the setuid and setgid bits), then the attributes (a chown clears

@@ -289,23 +289,6 @@ std::string handle_member_text(const DebugHandle& handle, const FileStyle& style
     return "\"debug_handle_\"" + style.key_separator + render_handle(handle, style, 2);
 }
 
-// `out` := the bytes with [begin, end) replaced by `text`.
-void splice(std::string_view bytes, std::size_t begin, std::size_t end, std::string_view text,
-            std::string& out) {
-    out.clear();
-    out.reserve(bytes.size() - (end - begin) + text.size());
-    out.append(bytes.substr(0, begin));
-    out.append(text);
-    out.append(bytes.substr(end));
-}
-
-std::string splice(std::string_view bytes, std::size_t begin, std::size_t end,
-                   std::string_view text) {
-    std::string out;
-    splice(bytes, begin, end, text, out);
-    return out;
-}
-
 } // namespace
 
 FileStyle detect_style(std::string_view bytes, const ScanResult& scan) {
@@ -396,63 +379,87 @@ std::string render_handle(const DebugHandle& handle, const FileStyle& style, std
     return lay_out(compact, style, depth);
 }
 
-void set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle,
-                std::string& out) {
+Splice handle_splice(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle) {
     FileStyle style = detect_style(bytes, scan);
     if (scan.handle_member) {
         std::size_t value = json_member_value(bytes, scan.handle_member->begin);
-        splice(bytes, value, scan.handle_member->end, render_handle(handle, style, 2), out);
-        return;
+        return {value, scan.handle_member->end, render_handle(handle, style, 2)};
     }
     std::size_t open = scan.op_object_open;
     std::size_t first = json_skip_ws(bytes, open + 1);
     bool empty = first < bytes.size() && bytes[first] == '}';
-    std::string text;
     if (empty && first > open + 1) {
         // `{ }` with whitespace inside (never written by json.dump): the member goes right after
         // the '{' and the whitespace stays, so that remove_handle can give these bytes back.
-        splice(bytes, open + 1, open + 1, handle_member_text(handle, style), out);
-        return;
+        return {open + 1, open + 1, handle_member_text(handle, style)};
     }
+    std::string text;
     if (style.pretty) {
         text = style.newline + indent(style, 2) + handle_member_text(handle, style);
         if (empty) {
             // `{}`: as json.dump writes a one-member object.
             text += style.newline + indent(style, 1);
-            splice(bytes, open + 1, first, text, out);
-            return;
+            return {open + 1, first, std::move(text)};
         }
     } else {
         text = handle_member_text(handle, style);
         if (empty) {
-            splice(bytes, open + 1, first, text, out);
-            return;
+            return {open + 1, first, std::move(text)};
         }
     }
     // Before the former first member, keeping the whitespace that preceded it.
     text += style.item_separator;
-    splice(bytes, open + 1, open + 1, text, out);
+    return {open + 1, open + 1, std::move(text)};
 }
 
-std::string set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle) {
+void apply_splice(std::string_view bytes, const Splice& splice, std::string& out) {
+    out.clear();
+    out.reserve(bytes.size() - (splice.end - splice.begin) + splice.text.size());
+    out.append(bytes.substr(0, splice.begin));
+    out.append(splice.text);
+    out.append(bytes.substr(splice.end));
+}
+
+std::string apply_splice(std::string_view bytes, const Splice& splice) {
     std::string out;
-    set_handle(bytes, scan, handle, out);
+    apply_splice(bytes, splice, out);
     return out;
 }
 
-std::string set_handle_null(std::string_view bytes, const ScanResult& scan) {
+bool changes(std::string_view bytes, const Splice& splice) {
+    return bytes.substr(splice.begin, splice.end - splice.begin) != splice.text;
+}
+
+void set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle,
+                std::string& out) {
+    apply_splice(bytes, handle_splice(bytes, scan, handle), out);
+}
+
+std::string set_handle(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle) {
+    return apply_splice(bytes, handle_splice(bytes, scan, handle));
+}
+
+Splice null_splice(std::string_view bytes, const ScanResult& scan) {
     check_scan(bytes, scan);
     if (!scan.handle_member) {
-        return std::string(bytes);
+        return {};
     }
     std::size_t value = json_member_value(bytes, scan.handle_member->begin);
-    return splice(bytes, value, scan.handle_member->end, "null");
+    return {value, scan.handle_member->end, "null"};
+}
+
+std::string set_handle_null(std::string_view bytes, const ScanResult& scan) {
+    return apply_splice(bytes, null_splice(bytes, scan));
 }
 
 std::string remove_handle(std::string_view bytes, const ScanResult& scan) {
+    return apply_splice(bytes, remove_splice(bytes, scan));
+}
+
+Splice remove_splice(std::string_view bytes, const ScanResult& scan) {
     check_scan(bytes, scan);
     if (!scan.handle_member) {
-        return std::string(bytes);
+        return {};
     }
     std::size_t open = scan.op_object_open;
     std::size_t begin = scan.handle_member->begin;
@@ -469,7 +476,7 @@ std::string remove_handle(std::string_view bytes, const ScanResult& scan) {
         if (bytes.substr(cut, rest.size()) == rest) {
             cut += rest.size();
         }
-        return splice(bytes, open + 1, cut, "");
+        return {open + 1, cut, ""};
     }
     if (is_first) {
         // The only member. Laid out as set_handle lays out a member in `{}` (json.dump's
@@ -481,18 +488,18 @@ std::string remove_handle(std::string_view bytes, const ScanResult& scan) {
         bool canonical = style.pretty ? lead == style.newline + indent(style, 2) &&
                                             trail == style.newline + indent(style, 1)
                                       : lead.empty() && trail.empty();
-        return splice(bytes, open + 1, canonical ? after : end, "");
+        return {open + 1, canonical ? after : end, ""};
     }
     if (has_next) {
         // A middle member: it goes with the separator and whitespace after it.
-        return splice(bytes, begin, json_skip_ws(bytes, after + 1), "");
+        return {begin, json_skip_ws(bytes, after + 1), ""};
     }
     // The last member: it goes with the separator before it.
     std::size_t comma = begin;
     while (comma > open && json_is_ws(bytes[comma - 1])) {
         --comma;
     }
-    return splice(bytes, comma - 1, end, "");
+    return {comma - 1, end, ""};
 }
 
 } // namespace sdscprov

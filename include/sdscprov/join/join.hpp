@@ -2,11 +2,11 @@
 // so every joining rule is tested directly.
 #pragma once
 
-#include "sdscprov/sdsc/bundle.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
-#include "sdscprov/walk/discover.hpp"
-#include "sdscprov/sidecars/origins.hpp"
+#include "sdscprov/sdsc/bundle.hpp"
 #include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/sidecars/origins.hpp"
+#include "sdscprov/walk/discover.hpp"
 
 #include <map>
 #include <memory>
@@ -44,8 +44,9 @@ public:
 private:
     std::vector<std::unique_ptr<OriginsMap>> maps_; // stable addresses for the pointers below
     std::vector<IndexedKernel> kernels_;
-    std::multimap<std::string, std::size_t, std::less<>> by_dir_;
-    std::multimap<std::string, std::size_t, std::less<>> by_name_;
+    // Keys view the names in maps_ (stable): a copy of each was megabytes for a large map.
+    std::multimap<std::string_view, std::size_t> by_dir_;
+    std::multimap<std::string_view, std::size_t> by_name_;
 };
 
 enum class KernelMatch {

@@ -3,12 +3,13 @@
 // their FX origins; per FX node, its ATen op and stack trace.
 #pragma once
 
-#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/core/file_size.hpp"
 #include "sdscprov/core/problem.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,9 @@ struct OriginsOp {
     std::vector<TransformStep> transform_history;
     std::vector<std::uint64_t> spec_path; // position in the OpSpec/LoopSpec tree; empty: list order
     TextPosition pos;                     // where the op is in the map file
-    // A handle given by a sidecar (spyre_provenance.json): written as it is, never derived.
-    std::optional<DebugHandle> handle;
+    // A handle given by a sidecar (spyre_provenance.json): written as it is, never derived. Held
+    // apart: a map has a hundred thousand ops, and an inline DebugHandle would be most of each.
+    std::shared_ptr<const DebugHandle> handle;
 };
 
 struct OriginsKernel {

@@ -17,6 +17,7 @@
 #include "sdscprov/sdsc/scan.hpp"
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +54,8 @@ public:
 
 private:
     friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&);
-    friend std::optional<PendingReplace> write_temp(const std::string&, std::string_view,
+    friend std::optional<PendingReplace> write_temp(const std::string&,
+                                                    std::span<const std::string_view>,
                                                     const FileStamp&, Durability, Problem&);
     int fd_ = -1;                  // open, locked; -1 before the temporary was created
     void* registration_ = nullptr; // the name as the signal handlers see it
@@ -72,6 +74,13 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
 // temporary left, the file unchanged. A read-only original (no write permission for its owner) is
 // never replaced, not even by root.
 std::optional<PendingReplace> write_temp(const std::string& path, std::string_view bytes,
+                                         const FileStamp& original, Durability durability,
+                                         Problem& problem);
+// The same, the new bytes given as pieces written one after the other, straight from where they
+// are (one writev: annotate writes a file's head and tail from its read buffer around the new
+// handle, never copying them into a buffer of their own).
+std::optional<PendingReplace> write_temp(const std::string& path,
+                                         std::span<const std::string_view> pieces,
                                          const FileStamp& original, Durability durability,
                                          Problem& problem);
 

@@ -34,6 +34,27 @@ FileStyle detect_style(std::string_view bytes, const ScanResult& scan);
 // written `[]`, like Python.
 std::string render_handle(const DebugHandle& handle, const FileStyle& style, std::size_t depth);
 
+// One edit of a file's bytes: [begin, end) replaced by `text`. Every change the writer makes is
+// one such edit inside the op object, so the new bytes need not be assembled to be checked
+// (splice_check.hpp) or written (the three pieces go to the file as they are).
+struct Splice {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::string text;
+};
+
+// The bytes with `splice` applied (into `out`, its capacity reused; `bytes` must not alias it).
+std::string apply_splice(std::string_view bytes, const Splice& splice);
+void apply_splice(std::string_view bytes, const Splice& splice, std::string& out);
+// Whether applying `splice` changes the bytes.
+bool changes(std::string_view bytes, const Splice& splice);
+
+// The edits of set_handle, set_handle_null and remove_handle below, with the same contracts (an
+// empty edit at 0 when there is nothing to change).
+Splice handle_splice(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle);
+Splice null_splice(std::string_view bytes, const ScanResult& scan);
+Splice remove_splice(std::string_view bytes, const ScanResult& scan);
+
 // The file's bytes with the op object's `debug_handle_` set to `handle`: inserted as the op
 // object's first member when absent, its value replaced when present (null, populated or
 // malformed). Every byte outside the member (or its value) is kept. Throws
