@@ -141,7 +141,8 @@ TEST_CASE("splice check: an edit broken on purpose is not proved, and a full sca
     s.text.insert(s.text.size() - 1, "}"); // one brace too many: closes the op object
     broken.emplace_back("closes the op object", s);
     for (const auto& [why, edit] : broken) {
-        CAPTURE(why);
+        const std::string& reason = why; // CAPTURE's lambda cannot take a binding (clang)
+        CAPTURE(reason);
         Checked c = check(scanner, checker, doc, edit, HandleState::populated, &h);
         CHECK_FALSE(c.proved);
         CHECK_FALSE(c.full_scan_ok);
@@ -195,7 +196,8 @@ TEST_CASE("splice check: a value or a removal broken on purpose is not proved") 
     s.begin = before.handle_member->begin;
     broken.emplace_back("removal keeps both separators", s, HandleState::absent);
     for (const auto& [why, edit, expected] : broken) {
-        CAPTURE(why);
+        const std::string& reason = why; // CAPTURE's lambda cannot take a binding (clang)
+        CAPTURE(reason);
         Checked c = check(scanner, checker, doc, edit, expected,
                           expected == HandleState::populated ? &h : nullptr);
         CHECK_FALSE(c.proved);
