@@ -616,7 +616,9 @@ private:
         at_ = OriginsParser::advance(start_, bytes);
         at_offset_ = end;
         piece_.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
-        std::memcpy(piece_.data(), bytes.data(), bytes.size());
+        if (!bytes.empty()) { // an empty view's data() may be null, which memcpy must not get
+            std::memcpy(piece_.data(), bytes.data(), bytes.size());
+        }
         return parser_.parse(piece_.data(), bytes.size(), false).get(root_) == simdjson::SUCCESS;
     }
 

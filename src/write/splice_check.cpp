@@ -30,8 +30,10 @@ struct SpliceChecker::Impl {
         framed.resize(size + simdjson::SIMDJSON_PADDING);
         char* out = framed.data();
         for (std::string_view piece : {frame_open, prefix, text, frame_close}) {
-            std::memcpy(out, piece.data(), piece.size());
-            out += piece.size();
+            if (!piece.empty()) { // an empty view's data() may be null, which memcpy must not get
+                std::memcpy(out, piece.data(), piece.size());
+                out += piece.size();
+            }
         }
         simdjson::dom::element root;
         simdjson::dom::object top;
