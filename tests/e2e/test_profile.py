@@ -648,7 +648,8 @@ def test_two_gigabyte_traces_in_bounded_memory():
                 f.write(chunk)
             f.write((EVENT % (s.base_b, 1, s.KEY_B)).rstrip(',\n').encode() + b'\n]}\n')
         rc, rss = peak_rss_mib(['profile', plain, '--origins', s.sidecar, '--format', 'json'])
-        assert rc == 0 and rss < 64, (rc, rss)
+        # The sanitizer build's redzones and quarantine add to the bound (measured: 75 MiB).
+        assert rc == 0 and rss < (192 if sanitized() else 64), (rc, rss)
         rc, out, err = run_limited(['profile', plain, '--origins', s.sidecar, '--format',
                                     'folded'], limit)
         assert rc == 0 and out.count('\n') == 2, (rc, err)
