@@ -13,7 +13,7 @@
 # The work corpus of each target (build-fuzz/corpus/<target>/) is seeded from fuzz/seeds/<target>/
 # and the demo cache in testdata/, and keeps what the fuzzer adds between runs. Inputs that once
 # crashed a target belong in fuzz/regressions/<target>/: they are replayed before fuzzing and
-# checked by the unit tests (tests/unit/test_fuzz_regressions.cpp).
+# checked by the unit tests (tests/unit/fuzz/test_fuzz_regressions.cpp).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <future>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sys/stat.h>
 
@@ -35,6 +36,41 @@ Discovered discover_all(const std::vector<std::string>& paths,
         }
     }
     return d;
+}
+
+// One note per kernel of a sidecar that no directory of the walk matches, up to
+// notes_per_sidecar per sidecar; past that, one note says how many more (a sidecar of a whole
+// model against one of its kernel directories would otherwise bury the report).
+constexpr std::size_t notes_per_sidecar = 20;
+
+std::vector<sdscprov::Problem>
+kernel_without_dir_notes(const std::vector<const sdscprov::IndexedKernel*>& kernels) {
+    std::map<std::string_view, std::size_t> total; // per sidecar path
+    for (const auto* k : kernels) {
+        ++total[k->map->path];
+    }
+    std::vector<sdscprov::Problem> notes;
+    std::map<std::string_view, std::size_t> named;
+    for (const auto* k : kernels) {
+        std::size_t all = total[k->map->path];
+        std::size_t& count = named[k->map->path];
+        if (count == notes_per_sidecar && all > notes_per_sidecar + 1) {
+            std::size_t rest = all - notes_per_sidecar;
+            notes.push_back(sdscprov::make_problem(
+                k->map->path, k->kernel->pos, sdscprov::ProblemCode::kernel_without_dir,
+                std::to_string(rest) + " more kernels of this sidecar (from kernel '" +
+                    k->kernel->name + "' on) have no directory in the caches given"));
+        }
+        if (count++ >= notes_per_sidecar && all > notes_per_sidecar + 1) {
+            continue;
+        }
+        notes.push_back(sdscprov::make_problem(
+            k->map->path, k->kernel->pos, sdscprov::ProblemCode::kernel_without_dir,
+            "kernel '" + k->kernel->name + "'" +
+                (k->kernel->identity ? " (identity " + *k->kernel->identity + ")" : "") +
+                " has no directory in the caches given"));
+    }
+    return notes;
 }
 
 } // namespace
@@ -68,13 +104,7 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
             return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
         });
     if (note_kernels_without_dir) {
-        for (const auto* k : sdscprov::kernels_without_dir(index, found.dirs)) {
-            run_notes.push_back(sdscprov::make_problem(
-                k->map->path, k->kernel->pos, sdscprov::ProblemCode::kernel_without_dir,
-                "kernel '" + k->kernel->name + "'" +
-                    (k->kernel->identity ? " (identity " + *k->kernel->identity + ")" : "") +
-                    " has no directory in the caches given"));
-        }
+        run_notes = kernel_without_dir_notes(sdscprov::kernels_without_dir(index, found.dirs));
     }
     sdscprov::KernelSource replay =
         [&](const std::function<void(sdscprov::KernelDir &&)>& on_dir,
@@ -98,8 +128,14 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
         },
         deliver,
         [&](std::vector<sdscprov::KernelReport>& batch) { annotator.commit_batch(batch); });
-    result.problems.insert(result.problems.begin(), run_notes.begin(), run_notes.end());
-    result.problems.insert(result.problems.begin(), map_problems.begin(), map_problems.end());
+    // The sidecars' problems, the run's notes, then the walk's and the files': moved, not copied
+    // (a large sidecar against a small cache can name tens of thousands of kernels).
+    std::vector<sdscprov::Problem> problems;
+    problems.reserve(map_problems.size() + run_notes.size() + result.problems.size());
+    problems.insert(problems.end(), map_problems.begin(), map_problems.end());
+    std::move(run_notes.begin(), run_notes.end(), std::back_inserter(problems));
+    std::move(result.problems.begin(), result.problems.end(), std::back_inserter(problems));
+    result.problems = std::move(problems);
     return result;
 }
 

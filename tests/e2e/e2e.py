@@ -95,6 +95,14 @@ def copy_tree(src, dst):
 def main(tests):
     """Runs each test function in order; prints one line per test and a closing count."""
     passed = failed = skipped = 0
+    # A test function left out of the list would run nothing and pass unseen.
+    script = sys.modules["__main__"]
+    listed = {t.__name__ for t in tests}
+    unlisted = sorted(name for name, f in vars(script).items()
+                      if name.startswith("test_") and callable(f) and name not in listed)
+    if unlisted:
+        print(f"FAIL not run (missing from main's list): {', '.join(unlisted)}")
+        sys.exit(1)
     for t in tests:
         try:
             result = t()

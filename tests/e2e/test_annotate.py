@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, generate, main, run, sdsc_files, snapshot  # noqa: E402
+from e2e import SCRIPTS, SHARED_CORPUS, SKIP, TESTDATA, TempDir, copy_tree, generate, main, run, sdsc_files, snapshot  # noqa: E402
 
 DEMO = os.path.join(TESTDATA, "demo")
 DEMO_MAP = os.path.join(DEMO, "origins.json")
@@ -47,6 +47,33 @@ def test_demo_annotated_then_nothing_to_do():
         a = report["totals"]["annotate"]
         assert (a["written"], a["kept"], a["lacking"]) == (0, 5, 0), a
         assert snapshot(cache) == before, "second run changed bytes, modes or mtimes"
+
+
+def test_kernels_without_directory_are_named_then_counted():
+    """A sidecar of a whole model against a few of its directories: the first 20 of its kernels
+    with no directory are named, one note counts the rest, from the 21st kernel on."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        for extra, named in ((21, 21), (22, 20), (120, 20)):
+            big = os.path.join(tmp, f"map{extra}.json")
+            subprocess.run([sys.executable, os.path.join(SCRIPTS, "gen_big_map.py"), DEMO_MAP, big,
+                            "--kernels", str(2 + extra)], check=True, capture_output=True)
+            with open(big) as f:
+                kernels = [k["name"] for k in json.load(f)["kernels"]][2:]
+            report = annotate_json("--dry-run", "--origins", big, cache)
+            notes = [p for p in report["problems"] if p["code"] == "kernel-without-dir"]
+            assert [p["message"].split("'")[1] for p in notes[:named]] == kernels[:named], notes
+            assert all(p["message"].endswith("has no directory in the caches given") for p in notes[:named])
+            if named == extra:
+                assert len(notes) == extra, notes
+                continue
+            assert len(notes) == named + 1, notes
+            rest = notes[named]
+            assert rest["message"] == (f"{extra - named} more kernels of this sidecar (from kernel "
+                                       f"'{kernels[named]}' on) have no directory in the caches given"), rest
+            assert rest["severity"] == "note" and rest["path"] == big and rest["line"] >= 1, rest
+            assert report["totals"]["annotate"]["kernels_matched"] == 2, report["totals"]
 
 
 def test_strip_then_annotate_gives_the_same_bytes():
@@ -374,7 +401,8 @@ def test_shared_corpus_fidelity_and_every_other_byte():
 
 
 if __name__ == "__main__":
-    main([test_demo_annotated_then_nothing_to_do, test_strip_then_annotate_gives_the_same_bytes,
+    main([test_demo_annotated_then_nothing_to_do, test_kernels_without_directory_are_named_then_counted,
+          test_strip_then_annotate_gives_the_same_bytes,
           test_independent_python_derivation_agrees, test_generated_cache_restored_byte_for_byte,
           test_dry_run_check_and_diff_write_nothing,
           test_markdown_shows_the_state_after_writing_and_what_was_written,
