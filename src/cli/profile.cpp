@@ -16,10 +16,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,21 +82,17 @@ bool write_stdout(std::string_view bytes) {
 
 // The sidecars: torch-spyre's spyre_provenance.json only (the handles of a compile, per bundle
 // identity); another kind of file is refused.
-bool read_sidecars(const std::vector<std::string>& paths, PairingSources& sources,
-                   std::vector<Problem>& problems) {
+bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
+                   PairingSources& sources, std::vector<Problem>& problems) {
     bool ok = true;
     for (const auto& path : paths) {
-        std::ifstream in(path, std::ios::binary);
-        std::ostringstream bytes;
-        bytes << in.rdbuf();
-        if (!in) {
-            problems.push_back(
-                make_problem(path, {}, ProblemCode::io_error, "cannot read this --origins file"));
+        // Read with the same limits as every other input: a regular file of at most max_size.
+        auto kind = sidecar_kind_of_file(path, problems, max_size);
+        if (!kind) {
             ok = false;
             continue;
         }
-        std::string text = std::move(bytes).str();
-        if (sidecar_kind(text) != SidecarKind::spyre_provenance) {
+        if (*kind != SidecarKind::spyre_provenance) {
             problems.push_back(make_problem(
                 path, {}, ProblemCode::bad_argument,
                 "is not torch-spyre's spyre_provenance.json (profile pairs trace events through "
@@ -106,7 +100,7 @@ bool read_sidecars(const std::vector<std::string>& paths, PairingSources& source
             ok = false;
             continue;
         }
-        auto read = parse_spyre_provenance(path, text);
+        auto read = read_spyre_provenance(path, max_size);
         problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         if (read.doc) {
             sources.sidecars.push_back(std::move(*read.doc));
@@ -157,7 +151,7 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
                   "Also read the kernel cache's temporary (*.tmp.*) and failed/ entries");
     cmd->add_flag("--follow-symlinks", o.follow_symlinks, "Follow symbolic links to directories");
     add_max_file_size_option(*cmd, o.max_file_size,
-                             "Larger SDSC files are reported, not read (bytes)");
+                             "Larger SDSC files and sidecars are reported, not read (bytes)");
     cmd->footer("Example:\n  sdscprov profile spyre_trace.json --origins spyre_provenance.json\n"
                 "  sdscprov profile trace.json.gz $TORCHINDUCTOR_CACHE_DIR --format folded | "
                 "flamegraph.pl > flame.svg\n"
@@ -170,7 +164,7 @@ int run_profile(const ProfileCli& o) {
     quiet_mode = o.quiet;
     std::vector<Problem> problems;
     PairingSources sources;
-    if (!read_sidecars(o.origins, sources, problems)) {
+    if (!read_sidecars(o.origins, o.max_file_size, sources, problems)) {
         print_problems(problems);
         std::cerr << "sdscprov profile: fix the --origins file first: the trace was not read\n";
         return exit_bad_input;

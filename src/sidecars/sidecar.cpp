@@ -114,6 +114,17 @@ SidecarKind sidecar_kind(std::string_view json) {
     return kind_of_padded(std::string_view(padded.data(), padded.size()), object);
 }
 
+std::optional<SidecarKind> sidecar_kind_of_file(const std::string& path,
+                                                std::vector<Problem>& problems,
+                                                std::uint64_t max_size) {
+    auto content = detail::load_padded(path, "sidecar", max_size, problems);
+    if (!content) {
+        return std::nullopt;
+    }
+    bool object = false;
+    return kind_of_padded(std::string_view(content->data(), content->size()), object);
+}
+
 Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems,
                        std::uint64_t max_size) {
     Sidecars out;

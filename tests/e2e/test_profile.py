@@ -540,6 +540,18 @@ def test_usage_errors_and_unwritable_report():
         assert 'nothing to pair' in err, err
         # Not a spyre_provenance.json.
         run('profile', trace, '--origins', os.path.join(s.dir_a, 'sdsc_0.json'), check_rc=2)
+        # A sidecar that is a FIFO is refused unread (reading it would wait for a writer), and
+        # one larger than --max-file-size is refused too.
+        fifo = os.path.join(tmp, 'spyre_provenance.fifo')
+        os.mkfifo(fifo)
+        p = subprocess.run([BIN, 'profile', trace, '--origins', fifo], capture_output=True,
+                           text=True, timeout=20)
+        assert p.returncode == 2 and f'{fifo}: error: is a fifo, not a regular file' in p.stderr, p
+        size = os.path.getsize(s.sidecar)
+        _, _, err = run('profile', trace, '--origins', s.sidecar, '--max-file-size',
+                        str(size - 1), check_rc=2)
+        assert s.sidecar in err and '[file-too-large]' in err, err
+        run('profile', trace, '--origins', s.sidecar, '--max-file-size', str(size), check_rc=0)
         # A report that cannot be written.
         if os.path.exists('/dev/full'):
             with open('/dev/full', 'w') as full:

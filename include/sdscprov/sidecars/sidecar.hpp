@@ -11,6 +11,7 @@
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,12 @@ std::string_view to_string(SidecarKind k);
 // an empty object or one whose first value is a list (upstream mappings: node mappings or kernel
 // stack traces). `unknown` for any other object, and when the text is not a JSON object.
 SidecarKind sidecar_kind(std::string_view json);
+
+// The kind of the file at `path`, read whole; nullopt, with a problem, when it cannot be read,
+// is not a regular file or has more than `max_size` bytes.
+std::optional<SidecarKind> sidecar_kind_of_file(const std::string& path,
+                                                std::vector<Problem>& problems,
+                                                std::uint64_t max_size = default_max_file_size);
 
 struct Sidecars {
     // Handle sources in precedence order: the order of the files on the command line (the first
