@@ -159,4 +159,22 @@ std::optional<simdjson::padded_string> load_padded(const std::string& path, std:
 bool parse_located(simdjson::dom::parser& parser, const std::string& path, std::string_view bytes,
                    simdjson::dom::element& root, std::vector<Problem>& problems);
 
+// The whole-document read of a sidecar: `bytes` (padded as above) parsed, then its root read by
+// `Reader(path, bytes)`, whose read(root) gives the value (nullopt when rejected) and whose
+// `problems` say why. `value` is the member of Result that holds what was read.
+template <typename Reader, typename Result, typename Value>
+Result read_located(const std::string& path, std::string_view bytes,
+                    std::optional<Value> Result::*value) {
+    Result result;
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (!parse_located(parser, path, bytes, root, result.problems)) {
+        return result;
+    }
+    Reader reader(path, bytes);
+    result.*value = reader.read(root);
+    result.problems = std::move(reader.problems);
+    return result;
+}
+
 } // namespace sdscprov::detail

@@ -651,16 +651,7 @@ private:
 
 // `bytes` must be followed by simdjson::SIMDJSON_PADDING readable bytes.
 OriginsReadResult parse_padded(const std::string& path, std::string_view bytes) {
-    OriginsReadResult result;
-    simdjson::dom::parser parser;
-    element root;
-    if (!detail::parse_located(parser, path, bytes, root, result.problems)) {
-        return result;
-    }
-    OriginsParser reader(path, bytes);
-    result.map = reader.read(root);
-    result.problems = std::move(reader.problems);
-    return result;
+    return detail::read_located<OriginsParser>(path, bytes, &OriginsReadResult::map);
 }
 
 } // namespace

@@ -696,16 +696,7 @@ private:
 };
 
 SpyreReadResult parse_padded(const std::string& path, std::string_view bytes) {
-    SpyreReadResult result;
-    simdjson::dom::parser parser;
-    element root;
-    if (!detail::parse_located(parser, path, bytes, root, result.problems)) {
-        return result;
-    }
-    SpyreParser reader(path, bytes);
-    result.doc = reader.read(root);
-    result.problems = std::move(reader.problems);
-    return result;
+    return detail::read_located<SpyreParser>(path, bytes, &SpyreReadResult::doc);
 }
 
 } // namespace

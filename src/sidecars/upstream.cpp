@@ -147,17 +147,9 @@ bool names_kernel(std::string_view key, std::string_view kernel) {
 } // namespace
 
 UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_view bytes) {
-    UpstreamReadResult result;
     simdjson::padded_string padded(bytes);
-    simdjson::dom::parser parser;
-    element root;
-    if (!detail::parse_located(parser, path, padded, root, result.problems)) {
-        return result;
-    }
-    UpstreamParser reader(path, bytes);
-    result.mappings = reader.read(root);
-    result.problems = std::move(reader.problems);
-    return result;
+    return detail::read_located<UpstreamParser>(
+        path, std::string_view(padded.data(), padded.size()), &UpstreamReadResult::mappings);
 }
 
 UpstreamReadResult read_upstream_mappings(const std::string& path, std::uint64_t max_size) {
@@ -166,7 +158,9 @@ UpstreamReadResult read_upstream_mappings(const std::string& path, std::uint64_t
     if (!content) {
         return result;
     }
-    return parse_upstream_mappings(path, std::string_view(content->data(), content->size()));
+    // Parsed in place: load_padded's buffer is already padded.
+    return detail::read_located<UpstreamParser>(
+        path, std::string_view(content->data(), content->size()), &UpstreamReadResult::mappings);
 }
 
 UpstreamKernel upstream_kernel(const std::vector<UpstreamMappings>& all, std::string_view kernel) {
