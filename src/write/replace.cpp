@@ -243,12 +243,13 @@ bool fd_xattrs(int fd, Xattrs& out) {
 
 // Gives the temporary `fd` exactly the attributes `wanted`: those it got on creation (a
 // directory's default ACL, a security label) that the file lacks are removed. Empty on success,
-// else what failed.
-std::string copy_xattrs(int fd, const Xattrs& wanted) {
+// else what failed; `as_created` tells that the temporary had exactly `wanted` already.
+std::string copy_xattrs(int fd, const Xattrs& wanted, bool& as_created) {
     Xattrs have;
     if (!fd_xattrs(fd, have)) {
         return "cannot list the new file's extended attributes: " + errno_text();
     }
+    as_created = have == wanted; // then nothing below changes them
     auto named = [](const Xattrs& in, const std::string& name) {
         return std::find_if(in.begin(), in.end(), [&](const auto& a) { return a.first == name; });
     };
@@ -336,7 +337,9 @@ PendingReplace::~PendingReplace() {
 PendingReplace::PendingReplace(PendingReplace&& other) noexcept
     : path(std::move(other.path)), temp(std::move(other.temp)), original(other.original),
       done(other.done), fd_(std::exchange(other.fd_, -1)),
-      registration_(std::exchange(other.registration_, nullptr)) {}
+      registration_(std::exchange(other.registration_, nullptr)),
+      created_mode_(other.created_mode_), created_uid_(other.created_uid_),
+      created_gid_(other.created_gid_) {}
 
 PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
     if (this != &other) {
@@ -347,6 +350,9 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
         done = other.done;
         fd_ = std::exchange(other.fd_, -1);
         registration_ = std::exchange(other.registration_, nullptr);
+        created_mode_ = other.created_mode_;
+        created_uid_ = other.created_uid_;
+        created_gid_ = other.created_gid_;
     }
     return *this;
 }
@@ -368,7 +374,8 @@ void PendingReplace::release() {
 
 // ---- Writing -----------------------------------------------------------------------------------
 
-std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem) {
+std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem,
+                                                 mode_t mode) {
     static std::atomic<unsigned long> counter{0};
     const ProcessFacts& facts = process_facts();
     auto refuse = [&](const std::string& why) {
@@ -386,7 +393,7 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
         pending.temp = prefix + std::to_string(counter++) + ".tmp";
         pending.registration_ = register_temp(pending.temp);
         int fd = ::open(pending.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                        0600);
+                        mode);
         if (fd < 0) {
             int err = errno;
             pending.release();
@@ -415,6 +422,9 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
             }
         }
     }
+    pending.created_mode_ = st.st_mode;
+    pending.created_uid_ = st.st_uid;
+    pending.created_gid_ = st.st_gid;
     return pending;
 }
 
@@ -448,7 +458,10 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         return refuse("cannot read its extended attributes: " + errno_text());
     }
 
-    std::optional<PendingReplace> created = create_temp_beside(path, problem);
+    // Created with the file's permission bits where nobody else could write to it meanwhile:
+    // then, most of the time, it has the file's mode from the start and needs no fchmod.
+    const mode_t create_mode = mode & 0777 & ~static_cast<mode_t>(S_IWGRP | S_IWOTH);
+    std::optional<PendingReplace> created = create_temp_beside(path, problem, create_mode);
     if (!created) {
         problem.message += " (the file is unchanged)";
         return std::nullopt;
@@ -456,11 +469,9 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     PendingReplace pending = std::move(*created);
     pending.original = original;
     struct stat st {};
-    if (::fstat(pending.fd_, &st) != 0) {
-        int err = errno;
-        pending.release();
-        return refuse("cannot stat the temporary file: " + errno_text(err));
-    }
+    st.st_mode = pending.created_mode_;
+    st.st_uid = pending.created_uid_;
+    st.st_gid = pending.created_gid_;
     int fd = pending.fd_;
     // "<what>: <errno's text><tail> (the file is unchanged)"
     auto fail = [&](const std::string& what, const char* tail = "") {
@@ -473,7 +484,8 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     }
     // Owner first (a chown clears the setuid and setgid bits), then the attributes (a chown clears
     // file capabilities), then the mode (which sets the ACL's mask and owner/other entries).
-    if (st.st_uid != original.uid || st.st_gid != original.gid) {
+    const bool chown_needed = st.st_uid != original.uid || st.st_gid != original.gid;
+    if (chown_needed) {
         if (::fchown(fd, st.st_uid == original.uid ? static_cast<uid_t>(-1) : original.uid,
                      st.st_gid == original.gid ? static_cast<gid_t>(-1) : original.gid) != 0) {
             return fail("cannot give the new file its owner (uid " + std::to_string(original.uid) +
@@ -481,9 +493,18 @@ std::optional<PendingReplace> write_temp(const std::string& path,
                         ": not written");
         }
     }
-    if (std::string wrong = copy_xattrs(fd, xattrs); !wrong.empty()) {
+    bool xattrs_as_created = false;
+    if (std::string wrong = copy_xattrs(fd, xattrs, xattrs_as_created); !wrong.empty()) {
         pending.release();
         return refuse(wrong + ": not written");
+    }
+    // Nothing changed since the fstat after the lock, and that showed the file's owner and mode;
+    // the temporary's attributes were read and are the file's: all of it is known, not assumed.
+    if (!chown_needed && xattrs_as_created && (st.st_mode & 07777) == mode) {
+        if (durability == Durability::full && ::fsync(fd) != 0) {
+            return fail("cannot fsync the temporary file");
+        }
+        return pending;
     }
     if (::fchmod(fd, mode) != 0) {
         return fail("cannot give the new file its mode " + octal_mode(mode), ": not written");

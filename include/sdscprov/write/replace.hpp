@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <sys/types.h>
 #include <string_view>
 #include <vector>
 
@@ -53,18 +54,25 @@ public:
     void release();
 
 private:
-    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&);
+    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&,
+                                                            mode_t);
     friend std::optional<PendingReplace> write_temp(const std::string&,
                                                     std::span<const std::string_view>,
                                                     const FileStamp&, Durability, Problem&);
     int fd_ = -1;                  // open, locked; -1 before the temporary was created
     void* registration_ = nullptr; // the name as the signal handlers see it
+    // The temporary as created, from the fstat that follows its lock.
+    mode_t created_mode_ = 0;
+    uid_t created_uid_ = 0;
+    gid_t created_gid_ = 0;
 };
 
-// A new, empty temporary file beside `path` (mode 0600), ours by its name, created with O_EXCL,
-// locked and known to the signal handlers for its whole life: for writers that stream into it
-// (profile --annotate-trace) and for write_temp. nullopt with a write-failed problem.
-std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem);
+// A new, empty temporary file beside `path` (created with `mode`, less the umask), ours by its
+// name, created with O_EXCL, locked and known to the signal handlers for its whole life: for
+// writers that stream into it (profile --annotate-trace) and for write_temp. nullopt with a
+// write-failed problem.
+std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem,
+                                                 mode_t mode = 0600);
 
 // Writes `bytes` to a new temporary file beside `path` and gives it everything the original has
 // besides its bytes: mode (setuid, setgid and sticky bits included), owner and group, and extended

@@ -199,11 +199,20 @@ TEST_CASE("replace: write_temp and commit replace the file, keep its mode, leave
     }
 }
 
-TEST_CASE("replace: other modes are kept too") {
-    const mode_t modes[] = {0600, 0644, 0640, 0755};
-    for (mode_t mode : modes) {
+TEST_CASE("replace: other modes are kept too, whatever the umask") {
+    // The temporary is created with the file's permission bits where it can be (then it needs no
+    // chmod), less the umask: the mode must come out exact either way.
+    const mode_t modes[] = {0600, 0644, 0640, 0755, 0664, 0666, 0604, 04755, 02750, 01777};
+    const mode_t umasks[] = {022, 077, 0, 0577};
+    for (mode_t mode : modes)
+    for (mode_t mask : umasks) {
         CAPTURE(mode);
+        CAPTURE(mask);
         TempDir dir;
+        struct UmaskGuard {
+            mode_t old;
+            ~UmaskGuard() { ::umask(old); }
+        } guard{::umask(mask)};
         const fs::path path = dir.root / "sdsc_3.json";
         const FileStamp stamp = make_sdsc(path, original_bytes, mode);
         std::vector<PendingReplace> pending;
