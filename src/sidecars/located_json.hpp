@@ -23,8 +23,7 @@ public:
     using element = simdjson::dom::element;
 
     LocatedJsonReader(std::string path, std::string_view bytes, ProblemCode code)
-        : path_(std::move(path)), bytes_(bytes), lines_(bytes), locs_(json_value_locations(bytes)),
-          code_(code) {}
+        : path_(std::move(path)), bytes_(bytes), locs_(json_value_locations(bytes)), code_(code) {}
 
     virtual ~LocatedJsonReader() = default;
     LocatedJsonReader(const LocatedJsonReader&) = delete;
@@ -48,7 +47,12 @@ protected:
 
     // Line and column of a byte of the text read. A reader of one piece of a file gives the
     // file's line and column.
-    virtual TextPosition position_of(std::size_t offset) const { return lines_.position(offset); }
+    virtual TextPosition position_of(std::size_t offset) const {
+        if (!lines_) {
+            lines_.emplace(bytes_); // built when first asked: a reader of a piece never asks
+        }
+        return lines_->position(offset);
+    }
 
     void error(std::size_t at, bool at_key, std::string message) {
         problems.push_back(make_problem(path_, position(at, at_key), code_, std::move(message)));
@@ -142,7 +146,7 @@ protected:
 
     std::string path_;
     std::string_view bytes_;
-    LineIndex lines_;
+    mutable std::optional<LineIndex> lines_;
     std::vector<JsonValueLocation> locs_;
     ProblemCode code_;
 };

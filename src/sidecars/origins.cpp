@@ -28,13 +28,22 @@ public:
         : LocatedJsonReader(std::move(path), bytes, ProblemCode::bad_origins) {}
     // A reader of one piece of the map whose first byte is at `start` in the file.
     OriginsParser(std::string path, std::string_view piece, TextPosition start)
-        : LocatedJsonReader(std::move(path), piece, ProblemCode::bad_origins), start_(start) {}
+        : LocatedJsonReader(std::move(path), piece, ProblemCode::bad_origins), start_(start),
+          walked_pos_(start) {}
 
     TextPosition position_of(std::size_t offset) const override {
         if (!start_) {
             return LocatedJsonReader::position_of(offset);
         }
-        return advance(*start_, bytes_.substr(0, offset));
+        // Asked in text order (each op, each kernel): counted on from the last answer.
+        offset = std::min(offset, bytes_.size());
+        if (offset < walked_) {
+            walked_ = 0;
+            walked_pos_ = *start_;
+        }
+        walked_pos_ = advance(walked_pos_, bytes_.substr(walked_, offset - walked_));
+        walked_ = offset;
+        return walked_pos_;
     }
 
     // `from` moved over `text`: lines and columns as LineIndex counts them (a column per UTF-8
@@ -118,6 +127,8 @@ public:
 
 private:
     std::optional<TextPosition> start_;
+    mutable std::size_t walked_ = 0;       // position_of's last offset
+    mutable TextPosition walked_pos_{};   // and its line and column
 
 public:
     void read_nodes(const element& e, std::size_t at, std::map<std::string, FxNode>& nodes) {
@@ -383,6 +394,10 @@ public:
         return i < base_ + buffer_.size();
     }
     char at(std::size_t i) const { return in_memory_ ? whole_[i] : buffer_[i - base_]; }
+    // One past the last byte read so far.
+    std::size_t available_end() const {
+        return in_memory_ ? whole_.size() : base_ + buffer_.size();
+    }
     // Bytes [from, to), all of which has() said exist and none released.
     std::string_view text(std::size_t from, std::size_t to) const {
         return in_memory_ ? whole_.substr(from, to - from)
@@ -407,11 +422,17 @@ public:
         return i;
     }
     std::size_t string_end(std::size_t i) {
-        for (++i; has(i); ++i) {
-            if (at(i) == '\\') {
-                ++i;
-            } else if (at(i) == '"') {
-                return i + 1;
+        ++i;
+        while (has(i)) {
+            // Within the bytes already read, without asking has() for each one; an escape whose
+            // second byte is not read yet carries `i` past the end, and has() reads on.
+            const std::size_t end = available_end();
+            while (i < end) {
+                char c = at(i);
+                if (c == '"') {
+                    return i + 1;
+                }
+                i += c == '\\' ? 2 : 1;
             }
         }
         return std::string_view::npos;
@@ -426,20 +447,23 @@ public:
         if (at(i) == '{' || at(i) == '[') {
             std::size_t depth = 0;
             while (has(i)) {
-                char c = at(i);
-                if (c == '"') {
-                    i = string_end(i);
-                    if (i == std::string_view::npos) {
-                        return i;
+                const std::size_t end = available_end();
+                while (i < end) {
+                    char c = at(i);
+                    if (c == '"') {
+                        i = string_end(i);
+                        if (i == std::string_view::npos) {
+                            return i;
+                        }
+                        break; // string_end may have read on: the end is asked again
                     }
-                    continue;
+                    if (c == '{' || c == '[') {
+                        ++depth;
+                    } else if ((c == '}' || c == ']') && --depth == 0) {
+                        return i + 1;
+                    }
+                    ++i;
                 }
-                if (c == '{' || c == '[') {
-                    ++depth;
-                } else if ((c == '}' || c == ']') && --depth == 0) {
-                    return i + 1;
-                }
-                ++i;
             }
             return std::string_view::npos;
         }

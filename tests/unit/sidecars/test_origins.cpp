@@ -4,6 +4,7 @@
 // plus one).
 #include "sdscprov/sidecars/origins.hpp"
 
+#include <cstdio>
 #include <doctest/doctest.h>
 #include <string>
 #include <vector>
@@ -448,4 +449,63 @@ TEST_CASE("origins: read_origins_map on the demo map") {
     REQUIRE(m.nodes.count("relu") == 1);
     CHECK(m.nodes.at("relu").original_aten == std::optional<std::string>("aten.relu.default"));
     CHECK(m.nodes.at("mm_default").stack_trace == std::nullopt);
+}
+
+TEST_CASE("origins: a large map read in pieces places every kernel and op where its text is") {
+    // More than one read chunk (1 MiB), on many lines, with multi-byte names: each kernel's and
+    // op's line:col must be the one a count over the whole text gives.
+    std::string text = "{\n  \"sdscprov_origins\": 1,\n  \"nodes\": {\"n\u00e9\": {}},\n"
+                       "  \"kernels\": [\n";
+    std::vector<std::size_t> kernel_at;
+    std::vector<std::size_t> op_at;
+    for (int k = 0; k < 30000; ++k) {
+        text += k == 0 ? "    " : ",\n    ";
+        kernel_at.push_back(text.size());
+        text += "{\"name\": \"sdsc_fused_\u00e9_" + std::to_string(k) + "\",\n      \"ops\": [";
+        for (int o = 0; o < 1 + k % 3; ++o) {
+            text += o == 0 ? "" : (o == 1 ? ", " : ",\n        ");
+            op_at.push_back(text.size());
+            text += "{\"opfunc\": \"add\", \"buffer\": \"buf\u00e9" + std::to_string(o) +
+                    "\", \"origins\": [\"n\u00e9\"]}";
+        }
+        text += "]}";
+    }
+    text += "\n  ]\n}\n";
+    REQUIRE(text.size() > 2 * 1024 * 1024);
+    const std::string path = "origins-large.json";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        REQUIRE(f != nullptr);
+        REQUIRE(std::fwrite(text.data(), 1, text.size(), f) == text.size());
+        std::fclose(f);
+    }
+    LineIndex lines(text);
+    for (bool from_file : {true, false}) {
+        CAPTURE(from_file);
+        auto r = from_file ? read_origins_map(path) : parse_origins_map(path, text);
+        INFO(describe(r));
+        REQUIRE(r.map.has_value());
+        REQUIRE(r.map->kernels.size() == kernel_at.size());
+        std::size_t op = 0;
+        for (std::size_t k = 0; k < kernel_at.size(); ++k) {
+            const OriginsKernel& kernel = r.map->kernels[k];
+            TextPosition want = lines.position(kernel_at[k]);
+            if (kernel.pos.line != want.line || kernel.pos.col != want.col) {
+                FAIL_CHECK("kernel " << k << " at " << kernel.pos.line << ":" << kernel.pos.col
+                                     << ", its text at " << want.line << ":" << want.col);
+                break;
+            }
+            for (const OriginsOp& o : kernel.ops) {
+                TextPosition op_want = lines.position(op_at[op++]);
+                if (o.pos.line != op_want.line || o.pos.col != op_want.col) {
+                    FAIL_CHECK("an op of kernel " << k << " at " << o.pos.line << ":" << o.pos.col
+                                                  << ", its text at " << op_want.line << ":"
+                                                  << op_want.col);
+                    break;
+                }
+            }
+        }
+        CHECK(op == op_at.size());
+    }
+    std::remove(path.c_str());
 }
