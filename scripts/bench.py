@@ -383,6 +383,8 @@ def bench_filesystems(args):
         commands.append(((place, "annotate --durability none"),
                          [SDSCPROV, "annotate", "-q", "-j", jobs, "--durability", "none", "--origins", map_path, work],
                          fresh()))
+        commands.append(((place, "annotate (default: batch)"),
+                         [SDSCPROV, "annotate", "-q", "-j", jobs, "--origins", map_path, work], fresh()))
         before = os.environ.get("SDSCPROV_BEFORE")  # another build's binary, e.g. main's
         if before:
             commands.append(((place, "annotate --durability none, SDSCPROV_BEFORE"),
