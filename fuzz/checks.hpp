@@ -1,7 +1,7 @@
 // The properties the fuzz targets check, one function per target, shared with
-// tests/unit/fuzz/test_fuzz_regressions.cpp so that every input a fuzzer once crashed on (kept under
-// fuzz/regressions/<target>/) is checked again by the ordinary test suite, compiled by g++ and
-// without sanitizers.
+// tests/unit/fuzz/test_fuzz_regressions.cpp so that every input a fuzzer once crashed on (kept
+// under fuzz/regressions/<target>/) is checked again by the ordinary test suite, compiled by g++
+// and without sanitizers.
 //
 // A violated property throws PropertyViolation: the fuzz targets turn it into abort() (a crash
 // libFuzzer keeps), the test into a failed check. Any other exception escaping a check is a bug

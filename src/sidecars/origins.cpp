@@ -127,8 +127,8 @@ public:
 
 private:
     std::optional<TextPosition> start_;
-    mutable std::size_t walked_ = 0;       // position_of's last offset
-    mutable TextPosition walked_pos_{};   // and its line and column
+    mutable std::size_t walked_ = 0;    // position_of's last offset
+    mutable TextPosition walked_pos_{}; // and its line and column
 
 public:
     void read_nodes(const element& e, std::size_t at, std::map<std::string, FxNode>& nodes) {

@@ -19,8 +19,8 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <sys/types.h>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace sdscprov {
@@ -54,8 +54,7 @@ public:
     void release();
 
 private:
-    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&,
-                                                            mode_t);
+    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&, mode_t);
     friend std::optional<PendingReplace> write_temp(const std::string&,
                                                     std::span<const std::string_view>,
                                                     const FileStamp&, Durability, Problem&);

@@ -204,22 +204,23 @@ TEST_CASE("replace: other modes are kept too, whatever the umask") {
     // chmod), less the umask: the mode must come out exact either way.
     const mode_t modes[] = {0600, 0644, 0640, 0755, 0664, 0666, 0604, 04755, 02750, 01777};
     const mode_t umasks[] = {022, 077, 0, 0577};
-    for (mode_t mode : modes)
-    for (mode_t mask : umasks) {
-        CAPTURE(mode);
-        CAPTURE(mask);
-        TempDir dir;
-        struct UmaskGuard {
-            mode_t old;
-            ~UmaskGuard() { ::umask(old); }
-        } guard{::umask(mask)};
-        const fs::path path = dir.root / "sdsc_3.json";
-        const FileStamp stamp = make_sdsc(path, original_bytes, mode);
-        std::vector<PendingReplace> pending;
-        pending.push_back(must_write_temp(path, new_bytes, stamp, Durability::none));
-        CHECK(commit(pending, Durability::none).empty());
-        CHECK(read_file(path) == new_bytes);
-        CHECK(mode_of(path) == mode);
+    for (mode_t mode : modes) {
+        for (mode_t mask : umasks) {
+            CAPTURE(mode);
+            CAPTURE(mask);
+            TempDir dir;
+            struct UmaskGuard {
+                mode_t old;
+                ~UmaskGuard() { ::umask(old); }
+            } guard{::umask(mask)};
+            const fs::path path = dir.root / "sdsc_3.json";
+            const FileStamp stamp = make_sdsc(path, original_bytes, mode);
+            std::vector<PendingReplace> pending;
+            pending.push_back(must_write_temp(path, new_bytes, stamp, Durability::none));
+            CHECK(commit(pending, Durability::none).empty());
+            CHECK(read_file(path) == new_bytes);
+            CHECK(mode_of(path) == mode);
+        }
     }
 }
 
