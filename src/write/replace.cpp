@@ -479,6 +479,16 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         pending.release();
         return refuse(what + ": " + errno_text(err) + tail);
     };
+    // The group and other bits it was created with are the file's, for the file's group: a
+    // temporary of another group (the writer's, or a setgid directory's) would show the bytes
+    // to people the file does not, so it holds them for its owner only until its owner and mode
+    // are the file's.
+    if (st.st_gid != original.gid && (st.st_mode & 0077) != 0) {
+        if (::fchmod(fd, st.st_mode & 07700) != 0) {
+            return fail("cannot make the temporary file private");
+        }
+        st.st_mode &= ~static_cast<mode_t>(0077);
+    }
     if (!write_all(fd, pieces)) {
         return fail("cannot write the temporary file");
     }
