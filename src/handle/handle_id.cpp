@@ -8,6 +8,7 @@
 #include "sdscprov/handle/handle_id.hpp"
 
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <openssl/evp.h>
 #include <stdexcept>
@@ -71,6 +72,12 @@ char32_t next_code_point(std::string_view s, std::size_t& i) {
     return cp;
 }
 
+void append_int(std::string& out, std::int64_t v) {
+    std::array<char, 24> digits{};
+    auto r = std::to_chars(digits.data(), digits.data() + digits.size(), v);
+    out.append(digits.data(), r.ptr);
+}
+
 void append_u_escape(std::string& out, unsigned value) {
     static constexpr char hex[] = "0123456789abcdef"; // lowercase, as CPython's Py_hexdigits
     out += "\\u";
@@ -96,22 +103,22 @@ std::string valid_utf8(std::string_view s) {
     return out;
 }
 
-void append_json_optional_int(std::string& out, const std::optional<std::int64_t>& v) {
-    out += v ? std::to_string(*v) : "null";
-}
-
-void append_json_optional_string(std::string& out, const std::optional<std::string>& v) {
-    out += v ? python_json_string(*v) : "null";
-}
-
-} // namespace
-
-std::string python_json_string(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
+// `s` as Python's json.dumps(ensure_ascii=True) writes a string, appended to `out`. Runs of
+// printable ASCII other than '"' and '\\' (nearly all of a handle's text) are appended at once.
+void append_python_json_string(std::string& out, std::string_view s) {
     out += '"';
     std::size_t i = 0;
     while (i < s.size()) {
+        std::size_t run = i;
+        while (run < s.size() && s[run] >= 0x20 && s[run] <= 0x7E && s[run] != '"' &&
+               s[run] != '\\') {
+            ++run;
+        }
+        out.append(s, i, run - i);
+        i = run;
+        if (i == s.size()) {
+            break;
+        }
         const char32_t cp = next_code_point(s, i);
         switch (cp) {
         case U'"':
@@ -148,27 +155,53 @@ std::string python_json_string(std::string_view s) {
         }
     }
     out += '"';
+}
+
+void append_json_optional_int(std::string& out, const std::optional<std::int64_t>& v) {
+    if (v) {
+        append_int(out, *v);
+    } else {
+        out += "null";
+    }
+}
+
+void append_json_optional_string(std::string& out, const std::optional<std::string>& v) {
+    if (v) {
+        append_python_json_string(out, *v);
+    } else {
+        out += "null";
+    }
+}
+
+} // namespace
+
+std::string python_json_string(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    append_python_json_string(out, s);
     return out;
 }
 
 std::string id_v2_text(const DebugHandle& h) {
     // Keys in sorted order at every level: aten_op < fused_from < ir_chain < source < version;
     // in source: end_col < end_line < file < start_col < start_line.
-    std::string out = "{\"aten_op\":";
+    std::string out;
+    out.reserve(256 + (h.source ? h.source->file.size() : 0));
+    out += "{\"aten_op\":";
     append_json_optional_string(out, h.aten_op);
     out += ",\"fused_from\":[";
     for (std::size_t i = 0; i < h.fused_from.size(); ++i) {
         if (i != 0) {
             out += ',';
         }
-        out += python_json_string(h.fused_from[i].id);
+        append_python_json_string(out, h.fused_from[i].id);
     }
     out += "],\"ir_chain\":[";
     for (std::size_t i = 0; i < h.ir_chain.size(); ++i) {
         if (i != 0) {
             out += ',';
         }
-        out += python_json_string(h.ir_chain[i]);
+        append_python_json_string(out, h.ir_chain[i]);
     }
     out += "],\"source\":";
     if (h.source) {
@@ -177,11 +210,11 @@ std::string id_v2_text(const DebugHandle& h) {
         out += ",\"end_line\":";
         append_json_optional_int(out, h.source->end_line);
         out += ",\"file\":";
-        out += python_json_string(h.source->file);
+        append_python_json_string(out, h.source->file);
         out += ",\"start_col\":";
-        out += std::to_string(h.source->start_col);
+        append_int(out, h.source->start_col);
         out += ",\"start_line\":";
-        out += std::to_string(h.source->start_line);
+        append_int(out, h.source->start_line);
         out += '}';
     } else {
         out += "null";
@@ -213,15 +246,35 @@ std::string id_v1_text(const DebugHandle& h) {
     return valid_utf8(text);
 }
 
+namespace {
+
+// One digest context per thread, and SHA-256 fetched once: EVP_Digest allocates a context and looks
+// the algorithm up again on every call, which cost more than hashing a handle's text.
+struct Sha256 {
+    EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    Sha256() = default;
+    Sha256(const Sha256&) = delete;
+    Sha256& operator=(const Sha256&) = delete;
+    ~Sha256() {
+        EVP_MD_CTX_free(ctx);
+        EVP_MD_free(md);
+    }
+};
+
+} // namespace
+
 std::string handle_id_of_text(std::string_view text) {
+    thread_local Sha256 sha;
     std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
     unsigned int digest_size = 0;
-    // EVP_Digest fails only on allocation failure or a broken OpenSSL installation: not a
-    // property of any input, so an exception (for the command-line front to report), not a value.
-    if (EVP_Digest(text.data(), text.size(), digest.data(), &digest_size, EVP_sha256(), nullptr) !=
-            1 ||
-        digest_size != 32) {
-        throw std::runtime_error("SHA-256 via OpenSSL EVP_Digest failed");
+    // These fail only on allocation failure or a broken OpenSSL installation: not a property of
+    // any input, so an exception (for the command-line front to report), not a value.
+    if (sha.md == nullptr || sha.ctx == nullptr ||
+        EVP_DigestInit_ex2(sha.ctx, sha.md, nullptr) != 1 ||
+        EVP_DigestUpdate(sha.ctx, text.data(), text.size()) != 1 ||
+        EVP_DigestFinal_ex(sha.ctx, digest.data(), &digest_size) != 1 || digest_size != 32) {
+        throw std::runtime_error("SHA-256 via OpenSSL EVP failed");
     }
     std::uint64_t value = 0;
     for (std::size_t i = 0; i < 8; ++i) {
