@@ -203,20 +203,24 @@ char lower_hex(char c) {
     return c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-// RapidJSON's ASCII output as Python's json.dumps(ensure_ascii=True) writes it: \uXXXX escapes in
-// lowercase hex, and DEL (0x7F), which RapidJSON leaves as is, escaped. Backslashes and DEL occur
-// only inside strings in compact JSON, so no string tracking is needed.
-std::string pythonise_escapes(std::string_view compact) {
-    std::string out;
-    out.reserve(compact.size() + compact.size() / 8);
-    for (std::size_t i = 0; i < compact.size(); ++i) {
-        char c = compact[i];
-        if (c == '\\' && i + 1 < compact.size()) {
+// A string of RapidJSON's ASCII output (quotes included) as Python's json.dumps(ensure_ascii=True)
+// writes it: \uXXXX escapes in lowercase hex, and DEL (0x7F), which RapidJSON leaves as is,
+// escaped. Backslashes and DEL occur only inside strings in compact JSON.
+void append_pythonised(std::string& out, std::string_view quoted) {
+    bool plain = quoted.find('\\') == std::string_view::npos &&
+                 quoted.find('\x7f') == std::string_view::npos;
+    if (plain) {
+        out.append(quoted);
+        return;
+    }
+    for (std::size_t i = 0; i < quoted.size(); ++i) {
+        char c = quoted[i];
+        if (c == '\\' && i + 1 < quoted.size()) {
             out += c;
-            out += compact[++i];
-            if (compact[i] == 'u') {
-                for (std::size_t k = 0; k < 4 && i + 1 < compact.size(); ++k) {
-                    out += lower_hex(compact[++i]);
+            out += quoted[++i];
+            if (quoted[i] == 'u') {
+                for (std::size_t k = 0; k < 4 && i + 1 < quoted.size(); ++k) {
+                    out += lower_hex(quoted[++i]);
                 }
             }
         } else if (c == '\x7f') {
@@ -225,22 +229,24 @@ std::string pythonise_escapes(std::string_view compact) {
             out += c;
         }
     }
-    return out;
 }
 
-// Compact JSON (no whitespace outside strings) laid out in `style`, the value at `depth`: Python's
-// json.dump layout with indent (one member/element per line, empty containers as `{}`/`[]`) for
-// pretty styles, everything on one line otherwise.
-std::string lay_out(std::string_view compact, const FileStyle& style, std::size_t depth) {
-    std::string out;
-    out.reserve(compact.size() * 2);
+// Compact JSON from RapidJSON (no whitespace outside strings) laid out in `style`, the value at
+// `depth`, its strings as Python writes them (append_pythonised): Python's json.dump layout with
+// indent (one member/element per line, empty containers as `{}`/`[]`) for pretty styles,
+// everything on one line otherwise. One pass; a line break is one append of the newline and the
+// indent of its level, cut from a string of the newline and as many indent units as needed.
+void lay_out(std::string_view compact, const FileStyle& style, std::size_t depth,
+             std::string& out) {
+    out.reserve(out.size() + compact.size() * 2);
     std::size_t level = depth;
+    std::string breaks = style.newline;
     auto line_break = [&] {
         if (style.pretty) {
-            out += style.newline;
-            for (std::size_t k = 0; k < level; ++k) {
-                out += style.indent_unit;
+            while (breaks.size() < style.newline.size() + level * style.indent_unit.size()) {
+                breaks += style.indent_unit;
             }
+            out.append(breaks, 0, style.newline.size() + level * style.indent_unit.size());
         }
     };
     std::size_t i = 0;
@@ -249,7 +255,7 @@ std::string lay_out(std::string_view compact, const FileStyle& style, std::size_
         switch (c) {
         case '"': {
             std::size_t end = json_string_end(compact, i);
-            out.append(compact.substr(i, end - i));
+            append_pythonised(out, compact.substr(i, end - i));
             i = end;
             continue;
         }
@@ -276,17 +282,36 @@ std::string lay_out(std::string_view compact, const FileStyle& style, std::size_
         case ':':
             out += style.key_separator;
             break;
-        default:
-            out += c;
-            break;
+        default: {
+            // A number, true, false or null: up to the next structural character.
+            std::size_t end = i + 1;
+            while (end < compact.size() && compact[end] != ',' && compact[end] != '}' &&
+                   compact[end] != ']') {
+                ++end;
+            }
+            out.append(compact, i, end - i);
+            i = end;
+            continue;
+        }
         }
         ++i;
     }
-    return out;
 }
 
-std::string handle_member_text(const DebugHandle& handle, const FileStyle& style) {
-    return "\"debug_handle_\"" + style.key_separator + render_handle(handle, style, 2);
+// The handle, laid out in `style` at depth `depth`, appended to `out`.
+void append_handle(std::string& out, const DebugHandle& handle, const FileStyle& style,
+                   std::size_t depth) {
+    thread_local rapidjson::StringBuffer buffer; // reused: its capacity stays between handles
+    buffer.Clear();
+    CompactHandleWriter(buffer).handle(handle);
+    lay_out({buffer.GetString(), buffer.GetSize()}, style, depth, out);
+}
+
+// `"debug_handle_": <handle>` as a member of the op object, appended to `out`.
+void append_handle_member(std::string& out, const DebugHandle& handle, const FileStyle& style) {
+    out += "\"debug_handle_\"";
+    out += style.key_separator;
+    append_handle(out, handle, style, 2);
 }
 
 } // namespace
@@ -373,17 +398,18 @@ FileStyle detect_style(std::string_view bytes, const ScanResult& scan) {
 }
 
 std::string render_handle(const DebugHandle& handle, const FileStyle& style, std::size_t depth) {
-    rapidjson::StringBuffer buffer;
-    CompactHandleWriter(buffer).handle(handle);
-    std::string compact = pythonise_escapes({buffer.GetString(), buffer.GetSize()});
-    return lay_out(compact, style, depth);
+    std::string out;
+    append_handle(out, handle, style, depth);
+    return out;
 }
 
 Splice handle_splice(std::string_view bytes, const ScanResult& scan, const DebugHandle& handle) {
     FileStyle style = detect_style(bytes, scan);
+    std::string text;
     if (scan.handle_member) {
         std::size_t value = json_member_value(bytes, scan.handle_member->begin);
-        return {value, scan.handle_member->end, render_handle(handle, style, 2)};
+        append_handle(text, handle, style, 2);
+        return {value, scan.handle_member->end, std::move(text)};
     }
     std::size_t open = scan.op_object_open;
     std::size_t first = json_skip_ws(bytes, open + 1);
@@ -391,18 +417,19 @@ Splice handle_splice(std::string_view bytes, const ScanResult& scan, const Debug
     if (empty && first > open + 1) {
         // `{ }` with whitespace inside (never written by json.dump): the member goes right after
         // the '{' and the whitespace stays, so that remove_handle can give these bytes back.
-        return {open + 1, open + 1, handle_member_text(handle, style)};
+        append_handle_member(text, handle, style);
+        return {open + 1, open + 1, std::move(text)};
     }
-    std::string text;
     if (style.pretty) {
-        text = style.newline + indent(style, 2) + handle_member_text(handle, style);
+        text = style.newline + indent(style, 2);
+        append_handle_member(text, handle, style);
         if (empty) {
             // `{}`: as json.dump writes a one-member object.
             text += style.newline + indent(style, 1);
             return {open + 1, first, std::move(text)};
         }
     } else {
-        text = handle_member_text(handle, style);
+        append_handle_member(text, handle, style);
         if (empty) {
             return {open + 1, first, std::move(text)};
         }

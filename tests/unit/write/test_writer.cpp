@@ -768,6 +768,26 @@ TEST_CASE("writer: render_handle escapes strings as json.dumps(ensure_ascii=True
     CHECK(render_handle(h("1", std::nullopt, all, {"x"}), compact, 0) == kAllCharsCompact);
 }
 
+TEST_CASE("writer: render_handle escapes a lone DEL or non-ASCII character in a string") {
+    // Strings without any other escape: DEL and a non-ASCII code point each still come out as
+    // json.dumps writes them, whichever string they are in.
+    FileStyle compact;
+    compact.pretty = false;
+    compact.key_separator = ":";
+    compact.item_separator = ",";
+    CHECK(
+        render_handle(h("1", std::nullopt,
+                        "a\x7f"
+                        "b",
+                        {"c\x7f"}),
+                      compact, 0) ==
+        R"({"id":"1","source":null,"aten_op":"a\u007fb","ir_chain":["c\u007f"],"fused_from":[],"transform_history":[]})");
+    CHECK(
+        render_handle(h("1", src("/m\xC3\xA9.py", 3), std::nullopt, {"\xE2\x82\xAC"}), compact,
+                      0) ==
+        R"({"id":"1","source":{"file":"/m\u00e9.py","start_line":3,"start_col":0,"end_line":null,"end_col":null},"aten_op":null,"ir_chain":["\u20ac"],"fused_from":[],"transform_history":[]})");
+}
+
 TEST_CASE("writer: render_handle lays out at the given depth, without outer indentation") {
     FileStyle pretty; // torch-spyre's defaults
     std::string text = render_handle(h_nulls(), pretty, 0);
