@@ -250,8 +250,8 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         outcome.action = plan.action;
         outcome.detail = std::move(plan.detail);
         if (writes(plan.action)) {
-            const DebugHandle& handle = *plan.handle;
-            outcome.handle = handle;
+            outcome.handle = std::move(plan.handle); // kept for the report of the state after
+            const DebugHandle& handle = *outcome.handle;
             write_checked(
                 scanner, scan, {options_.mode, options_.durability, options_.diff},
                 [&] { return handle_splice(scanner.bytes(), scan, handle); },

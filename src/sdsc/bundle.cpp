@@ -2,6 +2,7 @@
 
 #include "core/read_file.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace sdscprov {
@@ -35,9 +36,8 @@ public:
             counters_.push_back(0);
             opened_at_.push_back(depth_);
         }
-        for (char c : l) {
-            depth_ += c == '{' ? 1 : c == '}' ? -1 : 0;
-        }
+        depth_ += static_cast<long>(std::count(l.begin(), l.end(), '{')) -
+                  static_cast<long>(std::count(l.begin(), l.end(), '}'));
         while (!opened_at_.empty() && depth_ <= opened_at_.back()) {
             opened_at_.pop_back();
             counters_.pop_back();

@@ -6,12 +6,14 @@
 #include "sdscprov/core/json_layout.hpp"
 #include "sdscprov/core/problem.hpp"
 
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
-#include <set>
 #include <simdjson.h>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace sdscprov::detail {
@@ -74,10 +76,28 @@ protected:
     // Calls f(key, value, location index) for each member, in text order; rejects duplicates.
     void members(const simdjson::dom::object& obj, std::size_t at,
                  const std::function<void(std::string_view, const element&, std::size_t)>& f) {
-        std::set<std::string_view> seen;
+        // Objects of a sidecar have a handful of members: the first 16 keys are compared in
+        // place, without allocating; a larger object's keys go to a hash set.
+        std::array<std::string_view, 16> few;
+        std::size_t n = 0;
+        std::unordered_set<std::string_view> many;
+        auto first_time = [&](std::string_view key) {
+            if (many.empty()) {
+                if (std::find(few.begin(), few.begin() + static_cast<std::ptrdiff_t>(n), key) !=
+                    few.begin() + static_cast<std::ptrdiff_t>(n)) {
+                    return false;
+                }
+                if (n < few.size()) {
+                    few[n++] = key;
+                    return true;
+                }
+                many.insert(few.begin(), few.end());
+            }
+            return many.insert(key).second;
+        };
         std::size_t child = at + 1;
         for (auto [key, value] : obj) {
-            if (!seen.insert(key).second) {
+            if (!first_time(key)) {
                 error(child, true, "duplicate member '" + std::string(key) + "'");
             } else {
                 f(key, value, child);

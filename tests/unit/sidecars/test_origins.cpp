@@ -360,6 +360,38 @@ TEST_CASE("origins: errors at their line:col") {
     }
 }
 
+TEST_CASE("origins: a duplicate member of a large object is found whichever key it repeats") {
+    // The reader compares an object's first 16 keys in place and puts the keys of a larger object
+    // in a hash set: a duplicate of an early key or of a late one is found either way.
+    for (std::size_t repeated :
+         {std::size_t{0}, std::size_t{3}, std::size_t{15}, std::size_t{16}, std::size_t{24}}) {
+        for (std::size_t at : {std::size_t{5}, std::size_t{16}, std::size_t{17}, std::size_t{30}}) {
+            if (at <= repeated) {
+                continue;
+            }
+            CAPTURE(repeated);
+            CAPTURE(at);
+            // One node per line from line 5 on, each "    "n<i>": {}": the key at column 5.
+            std::string s = "{\n  \"sdscprov_origins\": 1,\n  \"kernels\": [],\n  \"nodes\": {\n";
+            for (std::size_t i = 0; i <= 30; ++i) {
+                std::string name =
+                    i == at ? "n" + std::to_string(repeated) : "n" + std::to_string(i);
+                s += "    \"" + name + "\": {}" + (i < 30 ? ",\n" : "\n");
+            }
+            s += "  }\n}\n";
+            auto r = parse_origins_map("dir/origins.json", s);
+            INFO(describe(r));
+            CHECK(has_error_at(r, 5 + at, 5, "duplicate member 'n" + std::to_string(repeated) + "'",
+                               ProblemCode::bad_origins));
+            std::size_t errors = 0;
+            for (const auto& p : r.problems) {
+                errors += p.severity == Severity::error ? 1 : 0;
+            }
+            CHECK(errors == 1);
+        }
+    }
+}
+
 TEST_CASE("origins: the second kernel and op are named by their index") {
     const std::string text = "{\n"
                              "  \"sdscprov_origins\": 1,\n"
