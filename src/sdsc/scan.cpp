@@ -191,7 +191,11 @@ std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t 
     for (std::size_t at = 0; at < strings_end && other_names == 0;) {
         std::uint32_t len = 0;
         std::memcpy(&len, strings + at, sizeof len);
-        if (len == 7 || len == 9 || len == 10 || len == 11 || len == 13) {
+        // The names' lengths (7, 9, 10, 11, 13) as a bit mask, then their first letters.
+        const char first = static_cast<char>(strings[at + sizeof len]);
+        if (len < 14 && ((0x2E80U >> len) & 1U) != 0 &&
+            (first == 'o' || first == 'f' || first == 't' || first == 'p' || first == 's' ||
+             first == 'd')) {
             int m = provenance_member_of(
                 std::string_view(reinterpret_cast<const char*>(strings + at + sizeof len), len));
             handle_names += m == static_cast<int>(ProvenanceMember::debug_handle) ? 1 : 0;
