@@ -6,7 +6,7 @@ so that a slow moment of the machine hits every command alike, and the median is
 
   bench.py scan [--files N] [--runs R] [--rss-files M]
   bench.py annotate [--files N] [--runs R]
-  bench.py table [--files N] [--runs R] [--py-runs P] [--jobs J]   (scripts/bench.sh)
+  bench.py table [--files N] [--runs R] [--py-runs P] [--jobs J] [--before BINARY]   (scripts/bench.sh)
   bench.py profile [--bytes B] [--runs R] [--py-runs P]              (scripts/bench-profile.sh)
   bench.py filesystems [--files N] [--runs R] [--jobs J] [--tmpfs DIR]
 """
@@ -259,8 +259,11 @@ def annotated_of(pristine, origins, jobs):
 
 
 def bench_table(args):
-    """One table of every target, N and 10 N files: each row's pair run side by side."""
+    """One table of every target, N and 10 N files: each row's pair run side by side. With
+    --before BINARY (or $SDSCPROV_BEFORE), every sdscprov command is also run with that binary in
+    the same interleaving, against the same baseline: a before/after table from one run."""
     small, big, jobs = args.files, 10 * args.files, str(args.jobs)
+    before = args.before or os.environ.get("SDSCPROV_BEFORE")
     scan_small, scan_big = cache_of(small), cache_of(big)
     listing = file_list(scan_small)
     pristine, origins = annotate_cache_of(small)
@@ -269,8 +272,8 @@ def bench_table(args):
     work, copy = pristine + ".work", pristine + ".copy"
     rows = []
 
-    def row(command, baseline, measured, target, met):
-        rows.append((command, baseline, measured, target, "yes" if met else "**no**"))
+    def row(command, baseline, measured, target, met, then=""):
+        rows.append((command, baseline, measured, target, "yes" if met else "**no**", then))
 
     def fresh(source, dest):
         return lambda: reset(source, dest)
@@ -282,75 +285,110 @@ def bench_table(args):
     def ms(t):
         return f"{t * 1000:,.0f} ms"
 
-    scan = [SDSCPROV, "scan", "-j", jobs, "--format", "json"]
-    r = interleave([("scan", scan + [scan_small], None),
-                    ("limit", [LIMIT, "-j", jobs, listing], None)], args.runs)
+    def both(name, argv, prepare):
+        """The command with this build's binary and, with --before, with the other one."""
+        out = [(name, [SDSCPROV] + argv, prepare)]
+        if before:
+            out.append((name + " (before)", [before] + argv, prepare))
+        return out
+
+    def then(r, ours, f):
+        """The before binary's cell of a row: f(median seconds) of its run."""
+        key = ours + " (before)"
+        return f(r[key][0]) if key in r else ""
+
+    scan = ["scan", "-j", jobs, "--format", "json"]
+    r = interleave(both("scan", scan + [scan_small], None) +
+                   [("limit", [LIMIT, "-j", jobs, listing], None)], args.runs)
+
+    def vs_limit(t):
+        return f"{t / r['limit'][0]:.2f}x ({ms(t)} / {ms(r['limit'][0])})"
+
     ratio = r["scan"][0] / r["limit"][0]
-    row(f"`sdscprov scan -j {jobs}`", f"limit: read + simdjson DOM parse, -j {jobs}",
-        f"{ratio:.2f}x ({ms(r['scan'][0])} / {ms(r['limit'][0])})", "<= 1.15x", ratio <= 1.15)
+    row(f"`sdscprov scan -j {jobs}`", f"limit: read + simdjson DOM parse, -j {jobs}", vs_limit(r["scan"][0]),
+        "<= 1.1x", ratio <= 1.1, then(r, "scan", vs_limit))
 
-    r = interleave([("scan", scan + [scan_small], None),
-                    ("python", [sys.executable, os.path.join(ROOT, "scripts", "audit_scan.py"), "--json",
+    r = interleave(both("scan", scan + [scan_small], None) +
+                   [("python", [sys.executable, os.path.join(ROOT, "scripts", "audit_scan.py"), "--json",
                                 scan_small], None)], args.py_runs)
-    faster = r["python"][0] / r["scan"][0]
-    row(f"`sdscprov scan -j {jobs}`", "`scripts/audit_scan.py` (Python audit-style)",
-        f"{faster:.1f}x faster ({ms(r['scan'][0])} / {ms(r['python'][0])})", ">= 25x faster", faster >= 25)
 
-    annotate = [SDSCPROV, "annotate", "-j", jobs, "--origins", origins]
-    r = interleave([("none", annotate + ["--durability", "none", work], fresh(pristine, work)),
-                    ("cp", ["cp", "-r", pristine, copy], no_copy),
-                    ("batch", annotate + [work], fresh(pristine, work)),
-                    ("cp sync", ["sh", "-c", f"cp -r '{pristine}' '{copy}' && sync"], no_copy)], args.runs)
+    def vs_python(t):
+        return f"{r['python'][0] / t:.1f}x faster ({ms(t)} / {ms(r['python'][0])})"
+
+    row(f"`sdscprov scan -j {jobs}`", "`scripts/audit_scan.py` (Python audit-style)", vs_python(r["scan"][0]),
+        ">= 25x faster", r["python"][0] / r["scan"][0] >= 25, then(r, "scan", vs_python))
+
+    annotate = ["annotate", "-j", jobs, "--origins", origins]
+    r = interleave(both("none", annotate + ["--durability", "none", work], fresh(pristine, work)) +
+                   [("cp", ["cp", "-r", pristine, copy], no_copy)] +
+                   both("batch", annotate + [work], fresh(pristine, work)) +
+                   [("cp sync", ["sh", "-c", f"cp -r '{pristine}' '{copy}' && sync"], no_copy)], args.runs)
     for ours, base, name, base_name in (("none", "cp", "`sdscprov annotate --durability none`", "`cp -r`"),
                                         ("batch", "cp sync", "`sdscprov annotate` (default: batch)",
                                          "`cp -r` then `sync`")):
+        def vs_copy(t, base=base):
+            return f"{t / r[base][0]:.2f}x ({ms(t)} / {ms(r[base][0])})"
+
         ratio = r[ours][0] / r[base][0]
-        row(name, base_name, f"{ratio:.2f}x ({ms(r[ours][0])} / {ms(r[base][0])})", "<= 0.8x", ratio <= 0.8)
+        row(name, base_name, vs_copy(r[ours][0]), "<= 0.8x", ratio <= 0.8, then(r, ours, vs_copy))
 
-    r = interleave([("annotate", annotate + [work], fresh(pristine, work)),
-                    ("python", [sys.executable, os.path.join(ROOT, "scripts", "py_annotate_baseline.py"),
+    r = interleave(both("annotate", annotate + [work], fresh(pristine, work)) +
+                   [("python", [sys.executable, os.path.join(ROOT, "scripts", "py_annotate_baseline.py"),
                                 "--origins", origins, work], fresh(pristine, work))], args.py_runs)
-    faster = r["python"][0] / r["annotate"][0]
     row("`sdscprov annotate`", "`scripts/py_annotate_baseline.py` (load, insert, dump)",
-        f"{faster:.1f}x faster ({ms(r['annotate'][0])} / {ms(r['python'][0])})", ">= 15x faster", faster >= 15)
+        vs_python(r["annotate"][0]), ">= 15x faster", r["python"][0] / r["annotate"][0] >= 15,
+        then(r, "annotate", vs_python))
 
-    r = interleave([("strip", [SDSCPROV, "strip", "-j", jobs, "--durability", "none", work],
-                     fresh(annotated, work)),
-                    ("cp", ["cp", "-r", annotated, copy], no_copy)], args.runs)
-    ratio = r["strip"][0] / r["cp"][0]
-    row("`sdscprov strip --durability none`", "`cp -r` (of the annotated tree)",
-        f"{ratio:.2f}x ({ms(r['strip'][0])} / {ms(r['cp'][0])})", "<= 0.8x", ratio <= 0.8)
+    r = interleave(both("strip", ["strip", "-j", jobs, "--durability", "none", work], fresh(annotated, work)) +
+                   [("cp", ["cp", "-r", annotated, copy], no_copy)], args.runs)
 
-    r = interleave([("small", scan + [scan_small], None), ("big", scan + [scan_big], None)], args.big_runs)
-    per_small, per_big = r["small"][0] / small, r["big"][0] / big
-    ratio = per_big / per_small
-    row(f"`sdscprov scan -j {jobs}`, time per file at {big:,} files", f"the same at {small:,} files",
-        f"{ratio:.2f}x ({per_big * 1e6:.1f} / {per_small * 1e6:.1f} us)", "<= 1.2x", ratio <= 1.2)
+    def vs_cp(t):
+        return f"{t / r['cp'][0]:.2f}x ({ms(t)} / {ms(r['cp'][0])})"
+
+    row("`sdscprov strip --durability none`", "`cp -r` (of the annotated tree)", vs_cp(r["strip"][0]),
+        "<= 0.8x", r["strip"][0] / r["cp"][0] <= 0.8, then(r, "strip", vs_cp))
+
+    r = interleave(both("small", scan + [scan_small], None) + both("big", scan + [scan_big], None), args.big_runs)
+
+    def per_file(small_key, big_key):
+        per_small, per_big = r[small_key][0] / small, r[big_key][0] / big
+        return per_big / per_small, f"{per_big / per_small:.2f}x ({per_big * 1e6:.1f} / {per_small * 1e6:.1f} us)"
+
+    ratio, cell = per_file("small", "big")
+    row(f"`sdscprov scan -j {jobs}`, time per file at {big:,} files", f"the same at {small:,} files", cell,
+        "<= 1.2x", ratio <= 1.2, per_file("small (before)", "big (before)")[1] if before else "")
     limit_kib = 64 * 1024
-    scan_rss = r["big"][1]
-    row(f"peak RSS of `sdscprov scan --format json` at {big:,} files", "",
-        f"{scan_rss / 1024:.1f} MiB", "<= 64 MiB", scan_rss <= limit_kib)
+    row(f"peak RSS of `sdscprov scan --format json` at {big:,} files", "", f"{r['big'][1] / 1024:.1f} MiB",
+        "<= 64 MiB", r["big"][1] <= limit_kib, f"{r['big (before)'][1] / 1024:.1f} MiB" if before else "")
 
     big_work = big_pristine + ".work"
-    reset(big_pristine, big_work)
-    _, annotate_rss = run_once([SDSCPROV, "annotate", "-j", jobs, "--format", "json", "--origins", big_origins,
-                                big_work])
-    shutil.rmtree(big_work, ignore_errors=True)
     map_kib = os.path.getsize(big_origins) / 1024
+    peaks = {}
+    for name, binary in [("after", SDSCPROV)] + ([("before", before)] if before else []):
+        reset(big_pristine, big_work)
+        _, peaks[name] = run_once([binary, "annotate", "-j", jobs, "--format", "json", "--origins", big_origins,
+                                   big_work])
+    shutil.rmtree(big_work, ignore_errors=True)
     row(f"peak RSS of `sdscprov annotate --format json` at {big:,} files", "",
-        f"{annotate_rss / 1024:.1f} MiB", f"<= 64 MiB + the map ({map_kib / 1024:.1f} MiB)",
-        annotate_rss <= limit_kib + map_kib)
+        f"{peaks['after'] / 1024:.1f} MiB", f"<= 64 MiB + twice the map ({map_kib / 1024:.1f} MiB)",
+        peaks["after"] <= limit_kib + 2 * map_kib, f"{peaks['before'] / 1024:.1f} MiB" if before else "")
     for path in (work, copy):
         shutil.rmtree(path, ignore_errors=True)
 
     print(f"sdscprov benchmark: {os.cpu_count()} cores, -j {jobs}, {small:,} and {big:,} generated files, "
           f"in {WORK} ({filesystem_of(WORK)}); medians of {args.runs} interleaved runs "
           f"(Python: {args.py_runs}; {big:,} files: {args.big_runs}); writing runs start from a fresh, "
-          f"synced copy")
-    print("| command | compared with | measured | target | met |")
-    print("|---|---|---|---|---|")
-    for cells in rows:
-        print("| " + " | ".join(cells) + " |")
+          f"synced copy" + (f"; before: {before}, run in the same interleaving" if before else ""))
+    if before:
+        print("| command | compared with | measured | target | met | before, same run |")
+        print("|---|---|---|---|---|---|")
+        for cells in rows:
+            print("| " + " | ".join(cells) + " |")
+    else:
+        print("| command | compared with | measured | target | met |")
+        print("|---|---|---|---|---|")
+        for cells in rows:
+            print("| " + " | ".join(cells[:5]) + " |")
 
 
 def bench_filesystems(args):
@@ -494,6 +532,8 @@ def main():
     table.add_argument("--py-runs", type=int, default=2, help="runs of the Python rows")
     table.add_argument("--big-runs", type=int, default=3, help="runs at 10 N files")
     table.add_argument("--jobs", type=int, default=2)
+    table.add_argument("--before", help="another build's sdscprov (e.g. the last release's), run beside this "
+                                        "one in every row; default: $SDSCPROV_BEFORE")
     filesystems = sub.add_parser("filesystems", help="the bench directory's file system and tmpfs, "
                                                      "side by side")
     filesystems.add_argument("--files", type=int, default=10000)

@@ -5,7 +5,9 @@
 # scan vs the read + simdjson DOM limit and vs the Python audit script; annotate (durability none
 # and batch) vs cp -r (and sync), and vs the Python load/insert/dump script; strip vs cp -r; scan's
 # time per file at 10 N vs N files; peak RSS of scan and annotate at 10 N files.
-# Options: --files N, --runs R, --py-runs P, --big-runs B, --jobs J (default 2).
+# Options: --files N, --runs R, --py-runs P, --big-runs B, --jobs J (default 2), --before BINARY
+# (another build's sdscprov, e.g. main's: every sdscprov row is run with it too, in the same
+# interleaving, and printed in a last column; default $SDSCPROV_BEFORE).
 # At the default size it needs about 10 GB of disk and several minutes: run it on a quiet machine.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
