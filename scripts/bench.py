@@ -9,6 +9,7 @@ so that a slow moment of the machine hits every command alike, and the median is
   bench.py table [--files N] [--runs R] [--py-runs P] [--jobs J] [--before BINARY]   (scripts/bench.sh)
   bench.py profile [--bytes B] [--runs R] [--py-runs P]              (scripts/bench-profile.sh)
   bench.py filesystems [--files N] [--runs R] [--jobs J] [--tmpfs DIR]
+  bench.py cores [--runs R]                                          (what a second core adds)
 """
 import argparse
 import json
@@ -468,6 +469,30 @@ def trace_of(size, gzip_too):
     return path
 
 
+SPIN = "x = 0\nfor i in range(%d):\n    x = (x * 31 + i) & 0xFFFFFFFF\n"
+
+
+def bench_cores(args):
+    """What a second busy core adds on this machine: the same CPU-bound loop (an interpreter loop:
+    no system calls, little memory traffic) alone, then as many copies at once as there are cores. On a machine whose
+    cores are all its own, the copies take as long as one; on a VM whose virtual CPUs share the
+    host's cores (or hyperthreads), each copy takes longer, and -j N cannot be N times -j 1."""
+    loop = [sys.executable, "-c", SPIN % args.iterations]
+    cores = os.cpu_count()
+    alone, together = [], []
+    for _ in range(args.runs):
+        t, _ = run_once(loop)
+        alone.append(t)
+        start = time.perf_counter()
+        procs = [subprocess.Popen(loop) for _ in range(cores)]
+        for p in procs:
+            p.wait()
+        together.append(time.perf_counter() - start)
+    a, b = statistics.median(alone), statistics.median(together)
+    print(f"{cores} cores, median of {args.runs} runs: one loop alone {a * 1000:,.0f} ms, {cores} at once "
+          f"{b * 1000:,.0f} ms: {cores} busy cores give {cores * a / b:.2f}x the work of one")
+
+
 def bench_profile(args):
     """profile against the bare read + DOM parse of the same trace and against the obvious
     Python script, side by side; peak memory of each."""
@@ -540,6 +565,10 @@ def main():
     filesystems.add_argument("--runs", type=int, default=5)
     filesystems.add_argument("--jobs", type=int, default=2)
     filesystems.add_argument("--tmpfs", default="/dev/shm", help="a directory on tmpfs")
+    cores = sub.add_parser("cores", help="what the machine's other cores add: a CPU-bound loop alone and on "
+                                         "every core at once")
+    cores.add_argument("--runs", type=int, default=5)
+    cores.add_argument("--iterations", type=int, default=30_000_000)
     profile = sub.add_parser("profile", help="profile against the bare parse and Python "
                                               "(scripts/bench-profile.sh)")
     profile.add_argument("--bytes", type=float, default=1e9, help="size of the generated trace")
@@ -556,6 +585,8 @@ def main():
         bench_profile(args)
     elif args.what == "filesystems":
         bench_filesystems(args)
+    elif args.what == "cores":
+        bench_cores(args)
     else:
         bench_annotate(args)
 
