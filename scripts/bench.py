@@ -473,10 +473,11 @@ SPIN = "x = 0\nfor i in range(%d):\n    x = (x * 31 + i) & 0xFFFFFFFF\n"
 
 
 def bench_cores(args):
-    """What a second busy core adds on this machine: the same CPU-bound loop (an interpreter loop:
-    no system calls, little memory traffic) alone, then as many copies at once as there are cores. On a machine whose
-    cores are all its own, the copies take as long as one; on a VM whose virtual CPUs share the
-    host's cores (or hyperthreads), each copy takes longer, and -j N cannot be N times -j 1."""
+    """What a second busy core adds on this machine: the same CPU-bound loop (an interpreter
+    loop: no system calls, little memory traffic) alone, then as many copies at once as there are
+    cores. On a machine whose cores are all its own, the copies take as long as one; on a VM whose
+    virtual CPUs share the host's cores (or hyperthreads), each copy takes longer, and -j N cannot
+    be N times -j 1."""
     loop = [sys.executable, "-c", SPIN % args.iterations]
     cores = os.cpu_count()
     alone, together = [], []
