@@ -468,10 +468,10 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     }
     PendingReplace pending = std::move(*created);
     pending.original = original;
-    struct stat st {};
-    st.st_mode = pending.created_mode_;
-    st.st_uid = pending.created_uid_;
-    st.st_gid = pending.created_gid_;
+    // The temporary as created, from the fstat that followed its lock.
+    mode_t temp_mode = pending.created_mode_;
+    const uid_t temp_uid = pending.created_uid_;
+    const gid_t temp_gid = pending.created_gid_;
     int fd = pending.fd_;
     // "<what>: <errno's text><tail> (the file is unchanged)"
     auto fail = [&](const std::string& what, const char* tail = "") {
@@ -483,21 +483,21 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     // temporary of another group (the writer's, or a setgid directory's) would show the bytes
     // to people the file does not, so it holds them for its owner only until its owner and mode
     // are the file's.
-    if (st.st_gid != original.gid && (st.st_mode & 0077) != 0) {
-        if (::fchmod(fd, st.st_mode & 07700) != 0) {
+    if (temp_gid != original.gid && (temp_mode & 0077) != 0) {
+        if (::fchmod(fd, temp_mode & 07700) != 0) {
             return fail("cannot make the temporary file private");
         }
-        st.st_mode &= ~static_cast<mode_t>(0077);
+        temp_mode &= ~static_cast<mode_t>(0077);
     }
     if (!write_all(fd, pieces)) {
         return fail("cannot write the temporary file");
     }
     // Owner first (a chown clears the setuid and setgid bits), then the attributes (a chown clears
     // file capabilities), then the mode (which sets the ACL's mask and owner/other entries).
-    const bool chown_needed = st.st_uid != original.uid || st.st_gid != original.gid;
+    const bool chown_needed = temp_uid != original.uid || temp_gid != original.gid;
     if (chown_needed) {
-        if (::fchown(fd, st.st_uid == original.uid ? static_cast<uid_t>(-1) : original.uid,
-                     st.st_gid == original.gid ? static_cast<gid_t>(-1) : original.gid) != 0) {
+        if (::fchown(fd, temp_uid == original.uid ? static_cast<uid_t>(-1) : original.uid,
+                     temp_gid == original.gid ? static_cast<gid_t>(-1) : original.gid) != 0) {
             return fail("cannot give the new file its owner (uid " + std::to_string(original.uid) +
                             ", gid " + std::to_string(original.gid) + ")",
                         ": not written");
@@ -508,35 +508,34 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         pending.release();
         return refuse(wrong + ": not written");
     }
-    // Nothing changed since the fstat after the lock, and that showed the file's owner and mode;
-    // the temporary's attributes were read and are the file's: all of it is known, not assumed.
-    if (!chown_needed && xattrs_as_created && (st.st_mode & 07777) == mode) {
-        if (durability == Durability::full && ::fsync(fd) != 0) {
-            return fail("cannot fsync the temporary file");
+    // When nothing was changed since the fstat after the lock, which showed the file's owner and
+    // mode, and the temporary's attributes were read and are the file's, all of it is known, not
+    // assumed: no fchmod and no read-back.
+    if (chown_needed || !xattrs_as_created || (temp_mode & 07777) != mode) {
+        if (::fchmod(fd, mode) != 0) {
+            return fail("cannot give the new file its mode " + octal_mode(mode), ": not written");
         }
-        return pending;
-    }
-    if (::fchmod(fd, mode) != 0) {
-        return fail("cannot give the new file its mode " + octal_mode(mode), ": not written");
-    }
-    // The kernel clears bits it does not let this user set (setgid for a group it is not in)
-    // without an error: what the new file has is checked, not assumed.
-    Xattrs got;
-    if (::fstat(fd, &st) != 0 || !fd_xattrs(fd, got)) {
-        return fail("cannot read back the new file's mode and attributes");
-    }
-    if ((st.st_mode & 07777) != mode || st.st_uid != original.uid || st.st_gid != original.gid) {
-        pending.release();
-        return refuse("the new file would have mode " + octal_mode(st.st_mode) + ", uid " +
-                      std::to_string(st.st_uid) + ", gid " + std::to_string(st.st_gid) +
-                      " where the file has " + octal_mode(mode) + ", " +
-                      std::to_string(original.uid) + ", " + std::to_string(original.gid) +
-                      ": not written");
-    }
-    if (got != xattrs) {
-        pending.release();
-        return refuse("the new file's extended attributes would differ from the file's: not "
-                      "written");
+        // The kernel clears bits it does not let this user set (setgid for a group it is not in)
+        // without an error: what the new file has is checked, not assumed.
+        struct stat st {};
+        Xattrs got;
+        if (::fstat(fd, &st) != 0 || !fd_xattrs(fd, got)) {
+            return fail("cannot read back the new file's mode and attributes");
+        }
+        if ((st.st_mode & 07777) != mode || st.st_uid != original.uid ||
+            st.st_gid != original.gid) {
+            pending.release();
+            return refuse("the new file would have mode " + octal_mode(st.st_mode) + ", uid " +
+                          std::to_string(st.st_uid) + ", gid " + std::to_string(st.st_gid) +
+                          " where the file has " + octal_mode(mode) + ", " +
+                          std::to_string(original.uid) + ", " + std::to_string(original.gid) +
+                          ": not written");
+        }
+        if (got != xattrs) {
+            pending.release();
+            return refuse("the new file's extended attributes would differ from the file's: "
+                          "not written");
+        }
     }
     if (durability == Durability::full && ::fsync(fd) != 0) {
         return fail("cannot fsync the temporary file");
