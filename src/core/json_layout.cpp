@@ -1,5 +1,7 @@
 #include "sdscprov/core/json_layout.hpp"
 
+#include <cstring>
+
 namespace sdscprov {
 
 std::size_t json_skip_ws(std::string_view b, std::size_t i) {
@@ -10,12 +12,24 @@ std::size_t json_skip_ws(std::string_view b, std::size_t i) {
 }
 
 std::size_t json_string_end(std::string_view b, std::size_t i) {
-    for (++i; i < b.size(); ++i) {
-        if (b[i] == '\\') {
-            ++i;
-        } else if (b[i] == '"') {
-            return i + 1;
+    // From quote to quote (memchr): a quote ends the string unless an odd run of backslashes
+    // stands right before it. Each run is walked back once, for the quote after it.
+    const char* data = b.data();
+    const std::size_t open = i;
+    for (++i; i < b.size();) {
+        const void* q = std::memchr(data + i, '"', b.size() - i);
+        if (q == nullptr) {
+            break;
         }
+        std::size_t quote = static_cast<std::size_t>(static_cast<const char*>(q) - data);
+        std::size_t run = quote;
+        while (run > open + 1 && data[run - 1] == '\\') {
+            --run;
+        }
+        if ((quote - run) % 2 == 0) {
+            return quote + 1;
+        }
+        i = quote + 1;
     }
     return b.size();
 }

@@ -49,11 +49,24 @@ public:
     // `from` moved over `text`: lines and columns as LineIndex counts them (a column per UTF-8
     // character).
     static TextPosition advance(TextPosition from, std::string_view text) {
-        for (char c : text) {
-            if (c == '\n') {
-                ++from.line;
-                from.col = 1;
-            } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+        if (text.empty()) {
+            return from;
+        }
+        // Line breaks found with memchr; characters counted after the last one only.
+        const char* p = text.data();
+        const char* const end = p + text.size();
+        const char* line = p;
+        for (const void* nl;
+             (nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p))) != nullptr;) {
+            ++from.line;
+            p = static_cast<const char*>(nl) + 1;
+            line = p;
+        }
+        if (line != text.data()) {
+            from.col = 1;
+        }
+        for (; line != end; ++line) {
+            if ((static_cast<unsigned char>(*line) & 0xC0) != 0x80) {
                 ++from.col;
             }
         }
@@ -421,19 +434,29 @@ public:
         }
         return i;
     }
+    // As json_string_end, over the bytes read so far and on: a quote found after a run of
+    // backslashes looks back over the run (bytes after the opening quote are never released
+    // while its string is walked).
     std::size_t string_end(std::size_t i) {
+        const std::size_t open = i;
         ++i;
         while (has(i)) {
-            // Within the bytes already read, without asking has() for each one; an escape whose
-            // second byte is not read yet carries `i` past the end, and has() reads on.
-            const std::size_t end = available_end();
-            while (i < end) {
-                char c = at(i);
-                if (c == '"') {
-                    return i + 1;
-                }
-                i += c == '\\' ? 2 : 1;
+            std::string_view rest = text(i, available_end());
+            const void* q = std::memchr(rest.data(), '"', rest.size());
+            if (q == nullptr) {
+                i += rest.size();
+                continue;
             }
+            std::size_t quote =
+                i + static_cast<std::size_t>(static_cast<const char*>(q) - rest.data());
+            std::size_t run = quote;
+            while (run > open + 1 && at(run - 1) == '\\') {
+                --run;
+            }
+            if ((quote - run) % 2 == 0) {
+                return quote + 1;
+            }
+            i = quote + 1;
         }
         return std::string_view::npos;
     }

@@ -189,3 +189,43 @@ TEST_CASE("json_layout: json_value_end") {
         CHECK(json_value_end(c.json, c.at) == c.end);
     }
 }
+
+TEST_CASE("json_layout: json_string_end agrees with a byte-by-byte walk") {
+    // The reference: each backslash takes the next byte with it; the first other quote ends the
+    // string (the text's size when none does).
+    auto walk = [](std::string_view b, std::size_t i) {
+        for (++i; i < b.size(); ++i) {
+            if (b[i] == '\\') {
+                ++i;
+            } else if (b[i] == '"') {
+                return i + 1;
+            }
+        }
+        return b.size();
+    };
+    // Every text of up to 9 bytes over backslash, quote and 'a', after an opening quote (and
+    // with a quote before it, which a run of backslashes must not be counted into).
+    const char alphabet[] = {'\\', '"', 'a'};
+    std::size_t checked = 0;
+    for (std::size_t length = 0; length <= 9; ++length) {
+        std::size_t texts = 1;
+        for (std::size_t k = 0; k < length; ++k) {
+            texts *= 3;
+        }
+        for (std::size_t n = 0; n < texts; ++n) {
+            std::string json = "\\\"";
+            for (std::size_t k = 0, v = n; k < length; ++k, v /= 3) {
+                json.push_back(alphabet[v % 3]);
+            }
+            CAPTURE(json);
+            REQUIRE(json_string_end(json, 1) == walk(json, 1));
+            ++checked;
+        }
+    }
+    CHECK(checked == 29524); // (3^10 - 1) / 2 texts
+    // A long run of backslashes before the closing quote, odd then even.
+    const std::string odd = "\"" + std::string(1001, '\\') + "\"x\"";
+    const std::string even = "\"" + std::string(1000, '\\') + "\"x\"";
+    CHECK(json_string_end(odd, 0) == odd.size());
+    CHECK(json_string_end(even, 0) == even.size() - 2);
+}
