@@ -91,7 +91,9 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
         walk.wait();
         return std::nullopt;
     }
-    sdscprov::OriginsIndex index(std::move(sidecars.maps));
+    auto owned_index = std::make_unique<sdscprov::OriginsIndex>(std::move(sidecars.maps));
+    const sdscprov::OriginsIndex& index = *owned_index;
+    keep_until_exit(std::move(owned_index));
     Discovered found = walk.get();
     // Kernels of the sidecars that no directory of the whole walk matches (the same list in
     // every shard): the run's own notes, after the sidecars' problems.
