@@ -543,6 +543,41 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     return pending;
 }
 
+namespace {
+
+// The directory shared by consecutive pending files, held open (O_PATH) while they are checked
+// and renamed.
+class DirectoryOf {
+public:
+    DirectoryOf() = default;
+    DirectoryOf(const DirectoryOf&) = delete;
+    DirectoryOf& operator=(const DirectoryOf&) = delete;
+    ~DirectoryOf() { reset(); }
+
+    // A descriptor of `parent`, opened again only when it differs from the last one asked for;
+    // -1 when it cannot be opened.
+    int at(const std::string& parent) {
+        if (parent != path_ || fd_ < 0) {
+            reset();
+            path_ = parent;
+            fd_ = ::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        }
+        return fd_;
+    }
+
+private:
+    void reset() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+            fd_ = -1;
+        }
+    }
+    std::string path_;
+    int fd_ = -1;
+};
+
+} // namespace
+
 std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability) {
     std::vector<Problem> problems;
     if (pending.empty()) {
@@ -577,10 +612,19 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         }
     }
     std::set<std::string> directories;
+    // The check and the rename go through a descriptor of the file's directory, opened once for
+    // the files of one directory (they come together): one path walk per directory instead of
+    // three per file, and the check and the rename see the same directory. Without one (it could
+    // not be opened), by path as before.
+    DirectoryOf directory;
     for (auto& p : pending) {
+        const std::string parent = parent_of(p.path);
+        const int dir_fd = directory.at(parent);
+        const std::string name = name_of(p.path);
         struct stat st {};
         // The file must still be the one we read: a compile that rewrote it in the meantime wins.
-        bool exists = ::lstat(p.path.c_str(), &st) == 0;
+        bool exists = (dir_fd >= 0 ? ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW)
+                                   : ::lstat(p.path.c_str(), &st)) == 0;
         if (exists && S_ISLNK(st.st_mode)) {
             // Renaming over a link would replace the link, and writing through it could reach
             // outside the tree: links are never written.
@@ -597,7 +641,8 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
                 "changed on disk after it was read: left as it is now, not annotated"));
             continue;
         }
-        if (::rename(p.temp.c_str(), p.path.c_str()) != 0) {
+        if ((dir_fd >= 0 ? ::renameat(dir_fd, name_of(p.temp).c_str(), dir_fd, name.c_str())
+                         : ::rename(p.temp.c_str(), p.path.c_str())) != 0) {
             problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
                                             "cannot rename the temporary file over it: " +
                                                 errno_text() + " (the file is unchanged)"));
@@ -606,7 +651,7 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         }
         p.done = true;
         p.release();
-        directories.insert(parent_of(p.path));
+        directories.insert(parent);
     }
     if (durability != Durability::none) {
         for (const auto& dir : directories) {
