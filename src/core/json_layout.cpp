@@ -11,13 +11,12 @@ std::size_t json_skip_ws(std::string_view b, std::size_t i) {
     return i;
 }
 
-std::size_t json_string_end(std::string_view b, std::size_t i) {
-    // From quote to quote (memchr): a quote ends the string unless an odd run of backslashes
-    // stands right before it. Each run is walked back once, for the quote after it.
+std::size_t json_closing_quote(std::string_view b, std::size_t open, std::size_t from) {
+    // From quote to quote (memchr); each run of backslashes is walked back once, for the quote
+    // after it.
     const char* data = b.data();
-    const std::size_t open = i;
-    for (++i; i < b.size();) {
-        const void* q = std::memchr(data + i, '"', b.size() - i);
+    while (from < b.size()) {
+        const void* q = std::memchr(data + from, '"', b.size() - from);
         if (q == nullptr) {
             break;
         }
@@ -27,11 +26,16 @@ std::size_t json_string_end(std::string_view b, std::size_t i) {
             --run;
         }
         if ((quote - run) % 2 == 0) {
-            return quote + 1;
+            return quote;
         }
-        i = quote + 1;
+        from = quote + 1;
     }
-    return b.size();
+    return std::string_view::npos;
+}
+
+std::size_t json_string_end(std::string_view b, std::size_t i) {
+    std::size_t quote = json_closing_quote(b, i, i + 1);
+    return quote == std::string_view::npos ? b.size() : quote + 1;
 }
 
 std::size_t json_member_value(std::string_view b, std::size_t key) {

@@ -10,7 +10,6 @@
 #include <set>
 #include <simdjson.h>
 #include <sys/stat.h>
-#include <unordered_set>
 #include <unistd.h>
 
 namespace sdscprov {
@@ -122,16 +121,10 @@ public:
 
     // Meaning: origins and origin_node name nodes of the map.
     void check_references(const OriginsMap& map) {
-        // Looked up by hash: the tree's string comparisons were an eighth of reading a map.
-        std::unordered_set<std::string_view> names;
-        names.reserve(map.nodes.size());
-        for (const auto& node : map.nodes) {
-            names.insert(node.first);
-        }
         for (const auto& kernel : map.kernels) {
             for (const auto& op : kernel.ops) {
                 for (const auto& origin : op.origins) {
-                    if (names.count(origin) == 0) {
+                    if (map.nodes.count(origin) == 0) {
                         warning(op.pos, "origin '" + origin + "' of kernel '" + kernel.name +
                                             "' is not in 'nodes': no ATen op or source for it");
                     }
@@ -441,29 +434,16 @@ public:
         }
         return i;
     }
-    // As json_string_end, over the bytes read so far and on: a quote found after a run of
-    // backslashes looks back over the run (bytes after the opening quote are never released
-    // while its string is walked).
-    std::size_t string_end(std::size_t i) {
-        const std::size_t open = i;
-        ++i;
-        while (has(i)) {
-            std::string_view rest = text(i, available_end());
-            const void* q = std::memchr(rest.data(), '"', rest.size());
-            if (q == nullptr) {
-                i += rest.size();
-                continue;
+    // As json_string_end, over the bytes read so far and on (none after the opening quote is
+    // released while its string is walked: the closing quote's look-back needs them).
+    std::size_t string_end(std::size_t open) {
+        for (std::size_t from = open + 1; has(from);) {
+            std::string_view read = text(open, available_end());
+            std::size_t quote = json_closing_quote(read, 0, from - open);
+            if (quote != std::string_view::npos) {
+                return open + quote + 1;
             }
-            std::size_t quote =
-                i + static_cast<std::size_t>(static_cast<const char*>(q) - rest.data());
-            std::size_t run = quote;
-            while (run > open + 1 && at(run - 1) == '\\') {
-                --run;
-            }
-            if ((quote - run) % 2 == 0) {
-                return quote + 1;
-            }
-            i = quote + 1;
+            from = available_end();
         }
         return std::string_view::npos;
     }

@@ -30,6 +30,10 @@ inline bool json_is_ws(char c) {
 std::size_t json_skip_ws(std::string_view json, std::size_t at);
 // `at` at a string's opening quote; returns the offset after its closing quote.
 std::size_t json_string_end(std::string_view json, std::size_t at);
+// The first quote at or after `from` that closes the string opened at `open` (one not escaped by
+// an odd run of backslashes right before it); npos when [from, size) holds none. For readers that
+// have only part of the text yet: asked again from the old end once more has been read.
+std::size_t json_closing_quote(std::string_view json, std::size_t open, std::size_t from);
 // The end of the value starting at `at` in valid JSON.
 std::size_t json_value_end(std::string_view json, std::size_t at);
 // `key` at a member's key; returns the offset of its value's first byte.

@@ -190,18 +190,18 @@ TEST_CASE("json_layout: json_value_end") {
     }
 }
 
-TEST_CASE("json_layout: json_string_end agrees with a byte-by-byte walk") {
-    // The reference: each backslash takes the next byte with it; the first other quote ends the
-    // string (the text's size when none does).
-    auto walk = [](std::string_view b, std::size_t i) {
+TEST_CASE("json_layout: json_string_end and json_closing_quote agree with a byte-by-byte walk") {
+    // The reference: each backslash takes the next byte with it; the first other quote closes the
+    // string (npos when none does).
+    auto closing = [](std::string_view b, std::size_t i) {
         for (++i; i < b.size(); ++i) {
             if (b[i] == '\\') {
                 ++i;
             } else if (b[i] == '"') {
-                return i + 1;
+                return i;
             }
         }
-        return b.size();
+        return std::string_view::npos;
     };
     // Every text of up to 9 bytes over backslash, quote and 'a', after an opening quote (and
     // with a quote before it, which a run of backslashes must not be counted into).
@@ -218,7 +218,17 @@ TEST_CASE("json_layout: json_string_end agrees with a byte-by-byte walk") {
                 json.push_back(alphabet[v % 3]);
             }
             CAPTURE(json);
-            REQUIRE(json_string_end(json, 1) == walk(json, 1));
+            const std::size_t quote = closing(json, 1);
+            REQUIRE(json_string_end(json, 1) ==
+                    (quote == std::string_view::npos ? json.size() : quote + 1));
+            // Asked again from any later byte up to the closing quote (as a reader that has only
+            // part of the text does, from where its bytes ended, even within a run of
+            // backslashes): the same quote, or none.
+            const std::size_t last = quote == std::string_view::npos ? json.size() : quote;
+            for (std::size_t from = 2; from <= last; ++from) {
+                CAPTURE(from);
+                REQUIRE(json_closing_quote(json, 1, from) == quote);
+            }
             ++checked;
         }
     }
