@@ -46,7 +46,7 @@ std::string verify(Scanner& scanner, const ScanResult& before, const std::string
 void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings& settings,
                    const std::function<Splice()>& edit, HandleState expected,
                    const DebugHandle* handle, FileOutcome& outcome, KernelReport& report,
-                   KernelAnnotation& annotation) {
+                   KernelAnnotation& annotation, TempDirectories& directories) {
     thread_local SpliceChecker checker;
     thread_local std::string after; // reused: a file's worth of allocation per file showed
     std::string_view before = scanner.bytes();
@@ -89,13 +89,17 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
         }
         Problem problem;
         std::optional<PendingReplace> pending;
+        // The attributes are the read file's, from the descriptor it was read through.
+        const TempSource source{scanner.descriptor(), &directories};
         if (assembled) {
             std::string_view whole[] = {after};
-            pending = write_temp(scan.file.path, whole, scan.stamp, settings.durability, problem);
+            pending =
+                write_temp(scan.file.path, whole, scan.stamp, settings.durability, problem, source);
         } else {
             std::string_view pieces[] = {before.substr(0, splice.begin), splice.text,
                                          before.substr(splice.end)};
-            pending = write_temp(scan.file.path, pieces, scan.stamp, settings.durability, problem);
+            pending = write_temp(scan.file.path, pieces, scan.stamp, settings.durability, problem,
+                                 source);
         }
         if (pending) {
             annotation.pending.push_back(std::move(*pending));
@@ -172,6 +176,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
     if (options_.mode == AnnotateMode::write) {
         remove_leftover_temps(dir, report.problems);
     }
+    TempDirectories directories; // this kernel's, held open by its temporaries until their commit
 
     std::optional<BundleOrder> bundle;
     if (dir.has_bundle) {
@@ -255,7 +260,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
             write_checked(
                 scanner, scan, {options_.mode, options_.durability, options_.diff},
                 [&] { return handle_splice(scanner.bytes(), scan, handle); },
-                HandleState::populated, &handle, outcome, report, annotation);
+                HandleState::populated, &handle, outcome, report, annotation, directories);
         }
         annotation.files.push_back(std::move(outcome));
     }
@@ -307,6 +312,7 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
         remove_leftover_temps(dir, report.problems);
     }
     drop_context_files(report.dir); // each file is stripped on its own: no join
+    TempDirectories directories;
     report.files.reserve(dir.files.size());
     for (const auto& file : dir.files) {
         report.files.push_back(scanner.scan_file(file));
@@ -334,7 +340,7 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
                                           : null_splice(scanner.bytes(), scan);
                 },
                 options.remove ? HandleState::absent : HandleState::null, nullptr, outcome, report,
-                annotation);
+                annotation, directories);
         }
         annotation.files.push_back(std::move(outcome));
     }

@@ -306,8 +306,10 @@ struct Scanner::Impl {
     std::size_t ahead_next = 0;
     std::size_t group_begin = 0;
     std::size_t group_end = 0;
+    int read_fd = -1; // descriptor(): the last file's, left open by the opener
 
     void stop_ahead() {
+        read_fd = -1;
         ahead.clear();
         ahead_next = group_begin = group_end = 0;
         if (opener != nullptr) {
@@ -610,7 +612,9 @@ void Scanner::prefetch(std::vector<const SdscFile*> files) {
 ScanResult Scanner::scan_file(const SdscFile& file) {
     FileStamp stamp;
     Problem problem;
-    if (!impl_->read(file, impl_->take_ahead(file), stamp, problem)) {
+    impl_->read_fd = -1;
+    const int opened = impl_->take_ahead(file);
+    if (!impl_->read(file, opened, stamp, problem)) {
         ScanResult r;
         r.file = file;
         r.stamp = stamp;
@@ -618,6 +622,7 @@ ScanResult Scanner::scan_file(const SdscFile& file) {
         r.problems.push_back(std::move(problem));
         return r;
     }
+    impl_->read_fd = opened;
     ScanResult r = impl_->scan(file, bytes());
     r.stamp = stamp;
     return r;
@@ -632,6 +637,10 @@ ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
 
 std::string_view Scanner::bytes() const {
     return {impl_->buffer.data(), impl_->length};
+}
+
+int Scanner::descriptor() const {
+    return impl_->read_fd;
 }
 
 const ScanOptions& Scanner::options() const {

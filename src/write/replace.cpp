@@ -336,7 +336,7 @@ PendingReplace::~PendingReplace() {
 
 PendingReplace::PendingReplace(PendingReplace&& other) noexcept
     : path(std::move(other.path)), temp(std::move(other.temp)), original(other.original),
-      done(other.done), fd_(std::exchange(other.fd_, -1)),
+      done(other.done), fd_(std::exchange(other.fd_, -1)), directory_(std::move(other.directory_)),
       registration_(std::exchange(other.registration_, nullptr)),
       created_mode_(other.created_mode_), created_uid_(other.created_uid_),
       created_gid_(other.created_gid_) {}
@@ -349,6 +349,7 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
         original = other.original;
         done = other.done;
         fd_ = std::exchange(other.fd_, -1);
+        directory_ = std::move(other.directory_);
         registration_ = std::exchange(other.registration_, nullptr);
         created_mode_ = other.created_mode_;
         created_uid_ = other.created_uid_;
@@ -360,7 +361,11 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
 void PendingReplace::release() {
     // Removed while still locked; the name leaves the signal handlers' list only once it is gone.
     if (fd_ >= 0 && !done) {
-        ::unlink(temp.c_str());
+        if (directory_fd() >= 0) {
+            ::unlinkat(directory_fd(), name_of(temp).c_str(), 0);
+        } else {
+            ::unlink(temp.c_str());
+        }
     }
     if (registration_ != nullptr) {
         unregister_temp(registration_);
@@ -370,12 +375,31 @@ void PendingReplace::release() {
         ::close(fd_);
         fd_ = -1;
     }
+    directory_.reset();
+}
+
+// ---- Directories held open ---------------------------------------------------------------------
+
+OpenDirectory::OpenDirectory(std::string parent)
+    : path(std::move(parent)), fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
+
+OpenDirectory::~OpenDirectory() {
+    if (fd >= 0) {
+        ::close(fd);
+    }
+}
+
+std::shared_ptr<const OpenDirectory> TempDirectories::of(const std::string& parent) {
+    if (last_ == nullptr || last_->path != parent) {
+        last_ = std::make_shared<const OpenDirectory>(parent);
+    }
+    return last_;
 }
 
 // ---- Writing -----------------------------------------------------------------------------------
 
 std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem,
-                                                 mode_t mode) {
+                                                 mode_t mode, TempDirectories* directories) {
     static std::atomic<unsigned long> counter{0};
     const ProcessFacts& facts = process_facts();
     auto refuse = [&](const std::string& why) {
@@ -384,16 +408,26 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
     };
     PendingReplace pending;
     pending.path = path;
-    const std::string prefix = parent_of(path) + "/." + temp_embedded_name(name_of(path)) +
-                               ".sdscprov-b" + facts.boot + "-" + facts.run + "-";
+    const std::string parent = parent_of(path);
+    // Created through the directory held open when there is one: the name is then looked up in
+    // it alone, not walked to from the top again.
+    std::shared_ptr<const OpenDirectory> directory;
+    if (directories != nullptr) {
+        directory = directories->of(parent);
+    }
+    const int dir_fd = directory ? directory->fd : -1;
+    const std::string prefix = parent + "/." + temp_embedded_name(name_of(path)) + ".sdscprov-b" +
+                               facts.boot + "-" + facts.run + "-";
+    const std::size_t name_at = parent.size() + 1;
     // A sweep of another run may remove a temporary between its creation and our lock (it saw a
     // free lock): then the file we hold has no name any more, and another name is tried.
     struct stat st {};
     for (int attempt = 0; pending.fd_ < 0; ++attempt) {
         pending.temp = prefix + std::to_string(counter++) + ".tmp";
         pending.registration_ = register_temp(pending.temp);
-        int fd = ::open(pending.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                        mode);
+        const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+        int fd = dir_fd >= 0 ? ::openat(dir_fd, pending.temp.c_str() + name_at, flags, mode)
+                             : ::open(pending.temp.c_str(), flags, mode);
         if (fd < 0) {
             int err = errno;
             pending.release();
@@ -403,6 +437,9 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
             return refuse("cannot create a temporary file beside it: " + errno_text(err));
         }
         pending.fd_ = fd;
+        if (dir_fd >= 0) {
+            pending.directory_ = directory;
+        }
         if (dying.load()) { // a signal handler ran since the name was registered
             pending.release();
             return refuse("interrupted by a signal");
@@ -438,7 +475,7 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
 std::optional<PendingReplace> write_temp(const std::string& path,
                                          std::span<const std::string_view> pieces,
                                          const FileStamp& original, Durability durability,
-                                         Problem& problem) {
+                                         Problem& problem, const TempSource& source) {
     auto refuse = [&](const std::string& why) {
         problem =
             make_problem(path, {}, ProblemCode::write_failed, why + " (the file is unchanged)");
@@ -451,17 +488,19 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         return refuse("is read-only (mode " + octal_mode(mode) +
                       ", no write permission for its owner): not written");
     }
-    // Read from the path: should they change after the scan, the change time moves and commit
-    // leaves the file alone.
+    // Read from the file as it was read, through its descriptor when there is one, else from the
+    // path: should they change after the scan, the change time moves and commit leaves the file
+    // alone (as it does when the path names another file by then).
     Xattrs xattrs;
-    if (!path_xattrs(path, xattrs)) {
+    if (!(source.fd >= 0 ? fd_xattrs(source.fd, xattrs) : path_xattrs(path, xattrs))) {
         return refuse("cannot read its extended attributes: " + errno_text());
     }
 
     // Created with the file's permission bits where nobody else could write to it meanwhile:
     // then, most of the time, it has the file's mode from the start and needs no fchmod.
     const mode_t create_mode = mode & 0777 & ~static_cast<mode_t>(S_IWGRP | S_IWOTH);
-    std::optional<PendingReplace> created = create_temp_beside(path, problem, create_mode);
+    std::optional<PendingReplace> created =
+        create_temp_beside(path, problem, create_mode, source.directories);
     if (!created) {
         problem.message += " (the file is unchanged)";
         return std::nullopt;
@@ -612,14 +651,16 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         }
     }
     std::set<std::string> directories;
-    // The check and the rename go through a descriptor of the file's directory, opened once for
-    // the files of one directory (they come together): one path walk per directory instead of
-    // three per file, and the check and the rename see the same directory. Without one (it could
-    // not be opened), by path as before.
+    // The check and the rename go through a descriptor of the file's directory: the one the
+    // temporary was created through, else one opened here once for the files of one directory
+    // (they come together). One path walk per directory instead of three per file, and the check
+    // and the rename see the directory the temporary is in. Without one (it could not be opened),
+    // by path.
     DirectoryOf directory;
     for (auto& p : pending) {
         const std::string parent = parent_of(p.path);
-        const int dir_fd = directory.at(parent);
+        // The directory the temporary was created in, when it was held open since.
+        const int dir_fd = p.directory_fd() >= 0 ? p.directory_fd() : directory.at(parent);
         const std::string name = name_of(p.path);
         struct stat st {};
         // The file must still be the one we read: a compile that rewrote it in the meantime wins.

@@ -127,6 +127,12 @@ public:
     // The bytes of the file last read by scan_file().
     std::string_view bytes() const;
 
+    // A descriptor of the file scan_file() read last, while it is still open because it was
+    // opened ahead (prefetch()); -1 otherwise. Owned by the scanner, read-only, and valid until
+    // the next scan_file() or prefetch(): for what else is wanted of the very file that was read
+    // (its extended attributes, when annotate replaces it).
+    int descriptor() const;
+
     const ScanOptions& options() const;
 
 private:

@@ -16,6 +16,7 @@
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/sdsc/scan.hpp"
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,41 @@ enum class Durability {
     none,  // no fsync: the OS writes when it likes (a crash may lose the new content, never mix)
     batch, // temps of a batch written, one syncfs per file system, renames, one fsync per directory
     full,  // fsync of each temp before its rename, fsync of the directory after
+};
+
+// A directory held open (O_PATH) for the temporaries created in it and for their renames: one
+// path walk for the directory instead of one per file, and the temporary's creation, the check
+// of the file and the rename all see the same directory, even if the path is changed meanwhile.
+// fd is -1 when the directory could not be opened; then paths are used, as without one.
+struct OpenDirectory {
+    explicit OpenDirectory(std::string path);
+    ~OpenDirectory();
+    OpenDirectory(const OpenDirectory&) = delete;
+    OpenDirectory& operator=(const OpenDirectory&) = delete;
+
+    const std::string path;
+    const int fd;
+};
+
+// The directory of the temporaries created last, for a writer that writes the files of one
+// directory after each other (a kernel's files). Keep one only as long as the directories may not
+// be replaced under their names in between: one kernel's files, not a whole run's.
+class TempDirectories {
+public:
+    // `parent` held open: the one asked for last when it is the same path, else newly opened.
+    std::shared_ptr<const OpenDirectory> of(const std::string& parent);
+
+private:
+    std::shared_ptr<const OpenDirectory> last_;
+};
+
+// Where write_temp() takes what the file has besides its bytes, and where it puts the temporary.
+struct TempSource {
+    // A descriptor of the file as it was read (Scanner::descriptor()), its extended attributes
+    // read from it; -1: read from the path.
+    int fd = -1;
+    // The directories to create the temporaries in, held open until their commit; nullptr: by path.
+    TempDirectories* directories = nullptr;
 };
 
 // One file's new content in a temporary file beside it, written and locked, not yet renamed.
@@ -49,16 +85,21 @@ public:
     bool done = false;  // renamed over the original
 
     int fd() const { return fd_; }
+    // The directory it was created in, held open; -1 when it was created by path.
+    int directory_fd() const { return directory_ ? directory_->fd : -1; }
     // Renamed (done) or not: removes the temporary unless it was renamed, then closes it (the lock
     // goes with it). Safe to call more than once.
     void release();
 
 private:
-    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&, mode_t);
+    friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&, mode_t,
+                                                            TempDirectories*);
     friend std::optional<PendingReplace> write_temp(const std::string&,
                                                     std::span<const std::string_view>,
-                                                    const FileStamp&, Durability, Problem&);
+                                                    const FileStamp&, Durability, Problem&,
+                                                    const TempSource&);
     int fd_ = -1;                  // open, locked; -1 before the temporary was created
+    std::shared_ptr<const OpenDirectory> directory_; // where it was created, when held open
     void* registration_ = nullptr; // the name as the signal handlers see it
     // The temporary as created, from the fstat that follows its lock.
     mode_t created_mode_ = 0;
@@ -69,9 +110,10 @@ private:
 // A new, empty temporary file beside `path` (created with `mode`, less the umask), ours by its
 // name, created with O_EXCL, locked and known to the signal handlers for its whole life: for
 // writers that stream into it (profile --annotate-trace) and for write_temp. nullopt with a
-// write-failed problem.
+// write-failed problem. With `directories`, created in the directory held open there.
 std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem,
-                                                 mode_t mode = 0600);
+                                                 mode_t mode = 0600,
+                                                 TempDirectories* directories = nullptr);
 
 // Writes `bytes` to a new temporary file beside `path` and gives it everything the original has
 // besides its bytes: mode (setuid, setgid and sticky bits included), owner and group, and extended
@@ -85,11 +127,12 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
                                          Problem& problem);
 // The same, the new bytes given as pieces written one after the other, straight from where they
 // are (one writev: annotate writes a file's head and tail from its read buffer around the new
-// handle, never copying them into a buffer of their own).
+// handle, never copying them into a buffer of their own). `source`: the file's descriptor and the
+// directories to create the temporary in (system calls that need no path walk).
 std::optional<PendingReplace> write_temp(const std::string& path,
                                          std::span<const std::string_view> pieces,
                                          const FileStamp& original, Durability durability,
-                                         Problem& problem);
+                                         Problem& problem, const TempSource& source = {});
 
 // Renames each temp over its file if the file still is the one we read (same device, inode, size,
 // modification and change time), else removes the temp and reports `changed-on-disk`: someone (a

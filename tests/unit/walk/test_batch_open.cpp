@@ -259,3 +259,55 @@ TEST_CASE("scan: files are opened ahead a group at a time") {
     CHECK(removed.stamp.inode == static_cast<std::uint64_t>(st.st_ino));
     CHECK(removed.stamp.size == op_doc(2, "again").size());
 }
+
+TEST_CASE("scan: descriptor() is the open descriptor of the file just read, else -1") {
+    test::TempDir t;
+    std::vector<SdscFile> files;
+    for (int i = 0; i < 2; ++i) {
+        std::string name = "sdsc_" + std::to_string(i) + ".json";
+        t.file("k/" + name, op_doc(i, "x"));
+        files.push_back(file_at(t.root / "k" / name));
+    }
+    auto inode_of_fd = [](int fd) {
+        struct stat st {};
+        REQUIRE(::fstat(fd, &st) == 0);
+        return st.st_ino;
+    };
+    auto inode_of_path = [](const std::string& path) {
+        struct stat st {};
+        REQUIRE(::stat(path.c_str(), &st) == 0);
+        return st.st_ino;
+    };
+    Scanner plain;
+    CHECK(plain.descriptor() == -1);
+    CHECK(plain.scan_file(files[0]).status == FileStatus::ok);
+    CHECK(plain.descriptor() == -1); // opened and closed by the read itself
+    if (!io_uring_expected()) {
+        return; // nothing is opened ahead, so no descriptor is left open
+    }
+    Scanner scanner;
+    std::vector<const SdscFile*> list = {&files[0], &files[1]};
+    scanner.prefetch(list);
+    for (const SdscFile& f : files) {
+        CHECK(scanner.scan_file(f).status == FileStatus::ok);
+        REQUIRE(scanner.descriptor() >= 0);
+        CHECK(inode_of_fd(scanner.descriptor()) == inode_of_path(f.path));
+    }
+    // Asked out of order: read the ordinary way, and no descriptor of another file is handed out.
+    CHECK(scanner.scan_file(files[0]).status == FileStatus::ok);
+    CHECK(scanner.descriptor() == -1);
+    // A file that cannot be read leaves none either, not even the one read before it.
+    scanner.prefetch({&files[1], &files[0]});
+    std::filesystem::remove(files[0].path);
+    std::filesystem::create_directory(files[0].path);
+    CHECK(scanner.scan_file(files[1]).status == FileStatus::ok);
+    CHECK(scanner.descriptor() >= 0);
+    CHECK(scanner.scan_file(files[0]).status == FileStatus::unreadable);
+    CHECK(scanner.descriptor() == -1);
+    // A new prefetch closes what the last one held open.
+    scanner.prefetch({&files[1]});
+    CHECK(scanner.scan_file(files[1]).status == FileStatus::ok);
+    CHECK(scanner.descriptor() >= 0);
+    scanner.prefetch({});
+    CHECK(scanner.descriptor() == -1);
+}

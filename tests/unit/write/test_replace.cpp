@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <vector>
 
@@ -411,6 +412,94 @@ TEST_CASE("replace: discard after a commit keeps the committed files") {
     discard(pending);
     CHECK(read_file(a) == new_bytes);
     CHECK(list(dir.root) == std::vector<std::string>{"sdsc_0.json"});
+}
+
+// The bytes of a file's (or descriptor's) extended attribute `name`, nullopt when it has none.
+std::optional<std::string> xattr_of(int fd, const char* name) {
+    char value[64];
+    ssize_t n = ::fgetxattr(fd, name, value, sizeof value);
+    if (n < 0) {
+        return std::nullopt;
+    }
+    return std::string(value, static_cast<std::size_t>(n));
+}
+
+TEST_CASE("replace: with the read file's descriptor its attributes are taken from it") {
+    // The path names another file by the time the temporary is written (a compile replaced it):
+    // the temporary gets the attributes of the file that was read, and commit then leaves the
+    // new file alone.
+    TempDir dir;
+    const fs::path path = dir.root / "sdsc_0.json";
+    const FileStamp stamp = make_sdsc(path);
+    REQUIRE(::setxattr(path.c_str(), "user.origin", "compile 7", 9, 0) == 0);
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    FileStamp read_stamp = stamp;
+    read_stamp.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 +
+                          st.st_ctim.tv_nsec; // the attribute moved the change time
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    write_file(dir.root / "other.json", other_writer_bytes);
+    fs::rename(dir.root / "other.json", path);
+
+    Problem problem;
+    std::string_view pieces[] = {new_bytes};
+    auto p = write_temp(path.string(), pieces, read_stamp, Durability::none, problem,
+                        TempSource{fd, nullptr});
+    INFO(problem.message);
+    REQUIRE(p.has_value());
+    CHECK(xattr_of(p->fd(), "user.origin") == std::optional<std::string>("compile 7"));
+    std::vector<PendingReplace> pending;
+    pending.push_back(std::move(*p));
+    auto problems = commit(pending, Durability::none);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].code == ProblemCode::changed_on_disk);
+    CHECK(read_file(path) == other_writer_bytes);
+    CHECK(list(dir.root) == std::vector<std::string>{"sdsc_0.json"});
+    ::close(fd);
+}
+
+TEST_CASE("replace: temporaries made through TempDirectories stay in the directory held open") {
+    // The kernel directory is moved aside and a new one made under its name after the
+    // temporaries were written: creation, check, rename and removal all happen in the directory
+    // the files were read from, and the new one is not touched.
+    TempDir dir;
+    const fs::path k = dir.root / "k";
+    fs::create_directory(k);
+    const FileStamp a = make_sdsc(k / "sdsc_0.json");
+    const FileStamp b = make_sdsc(k / "sdsc_1.json");
+    const FileStamp c = make_sdsc(k / "sdsc_2.json");
+    TempDirectories directories;
+    std::vector<PendingReplace> pending;
+    std::vector<PendingReplace> dropped;
+    std::string_view pieces[] = {new_bytes};
+    for (const auto& [name, stamp] :
+         {std::pair{"sdsc_0.json", a}, std::pair{"sdsc_1.json", b}, std::pair{"sdsc_2.json", c}}) {
+        Problem problem;
+        auto p = write_temp((k / name).string(), pieces, stamp, Durability::none, problem,
+                            TempSource{-1, &directories});
+        INFO(problem.message);
+        REQUIRE(p.has_value());
+        CHECK(p->directory_fd() >= 0);
+        (std::string(name) == "sdsc_2.json" ? dropped : pending).push_back(std::move(*p));
+    }
+    CHECK(pending[0].directory_fd() == pending[1].directory_fd()); // one per directory
+    CHECK(list(k).size() == 6);
+    fs::rename(k, dir.root / "moved");
+    fs::create_directory(k);
+    write_file(k / "sdsc_0.json", other_writer_bytes);
+
+    discard(dropped);
+    CHECK(commit(pending, Durability::none).empty());
+    CHECK(pending[0].done);
+    CHECK(pending[1].done);
+    CHECK(list(dir.root / "moved") ==
+          std::vector<std::string>{"sdsc_0.json", "sdsc_1.json", "sdsc_2.json"});
+    CHECK(read_file(dir.root / "moved" / "sdsc_0.json") == new_bytes);
+    CHECK(read_file(dir.root / "moved" / "sdsc_1.json") == new_bytes);
+    CHECK(read_file(dir.root / "moved" / "sdsc_2.json") == original_bytes);
+    CHECK(list(k) == std::vector<std::string>{"sdsc_0.json"});
+    CHECK(read_file(k / "sdsc_0.json") == other_writer_bytes);
 }
 
 TEST_CASE("replace: commit of nothing") {
