@@ -336,10 +336,10 @@ PendingReplace::~PendingReplace() {
 
 PendingReplace::PendingReplace(PendingReplace&& other) noexcept
     : path(std::move(other.path)), temp(std::move(other.temp)), original(other.original),
-      done(other.done), fd_(std::exchange(other.fd_, -1)), directory_(std::move(other.directory_)),
+      done(other.done), fd_(std::exchange(other.fd_, -1)),
       registration_(std::exchange(other.registration_, nullptr)),
-      created_mode_(other.created_mode_), created_uid_(other.created_uid_),
-      created_gid_(other.created_gid_) {}
+      directory_(std::move(other.directory_)), created_mode_(other.created_mode_),
+      created_uid_(other.created_uid_), created_gid_(other.created_gid_) {}
 
 PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
     if (this != &other) {
@@ -582,41 +582,6 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     return pending;
 }
 
-namespace {
-
-// The directory shared by consecutive pending files, held open (O_PATH) while they are checked
-// and renamed.
-class DirectoryOf {
-public:
-    DirectoryOf() = default;
-    DirectoryOf(const DirectoryOf&) = delete;
-    DirectoryOf& operator=(const DirectoryOf&) = delete;
-    ~DirectoryOf() { reset(); }
-
-    // A descriptor of `parent`, opened again only when it differs from the last one asked for;
-    // -1 when it cannot be opened.
-    int at(const std::string& parent) {
-        if (parent != path_ || fd_ < 0) {
-            reset();
-            path_ = parent;
-            fd_ = ::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-        }
-        return fd_;
-    }
-
-private:
-    void reset() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-            fd_ = -1;
-        }
-    }
-    std::string path_;
-    int fd_ = -1;
-};
-
-} // namespace
-
 std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability) {
     std::vector<Problem> problems;
     if (pending.empty()) {
@@ -650,17 +615,18 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
             return problems;
         }
     }
-    std::set<std::string> directories;
     // The check and the rename go through a descriptor of the file's directory: the one the
     // temporary was created through, else one opened here once for the files of one directory
-    // (they come together). One path walk per directory instead of three per file, and the check
-    // and the rename see the directory the temporary is in. Without one (it could not be opened),
-    // by path.
-    DirectoryOf directory;
+    // (they come together). One path walk per directory instead of three per file, and the check,
+    // the rename and the directory's fsync all see the directory the temporary is in. Without one
+    // (it could not be opened), by path.
+    TempDirectories opened;
+    std::vector<std::shared_ptr<const OpenDirectory>> renamed_in; // to fsync, each once
+    std::set<const OpenDirectory*> listed;
     for (auto& p : pending) {
-        const std::string parent = parent_of(p.path);
-        // The directory the temporary was created in, when it was held open since.
-        const int dir_fd = p.directory_fd() >= 0 ? p.directory_fd() : directory.at(parent);
+        const std::shared_ptr<const OpenDirectory> directory =
+            p.directory() ? p.directory() : opened.of(parent_of(p.path));
+        const int dir_fd = directory->fd;
         const std::string name = name_of(p.path);
         struct stat st {};
         // The file must still be the one we read: a compile that rewrote it in the meantime wins.
@@ -692,15 +658,18 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         }
         p.done = true;
         p.release();
-        directories.insert(parent);
+        if (durability != Durability::none && listed.insert(directory.get()).second) {
+            renamed_in.push_back(directory);
+        }
     }
-    if (durability != Durability::none) {
-        for (const auto& dir : directories) {
-            int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (fd >= 0) {
-                ::fsync(fd);
-                ::close(fd);
-            }
+    for (const auto& directory : renamed_in) {
+        // An O_PATH descriptor cannot be synced: the directory is opened for reading through it.
+        int fd = directory->fd >= 0
+                     ? ::openat(directory->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                     : ::open(directory->path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+            ::fsync(fd);
+            ::close(fd);
         }
     }
     return problems;

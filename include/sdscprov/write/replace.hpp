@@ -85,7 +85,8 @@ public:
     bool done = false;  // renamed over the original
 
     int fd() const { return fd_; }
-    // The directory it was created in, held open; -1 when it was created by path.
+    // The directory it was created in, held open; null (and -1) when it was created by path.
+    const std::shared_ptr<const OpenDirectory>& directory() const { return directory_; }
     int directory_fd() const { return directory_ ? directory_->fd : -1; }
     // Renamed (done) or not: removes the temporary unless it was renamed, then closes it (the lock
     // goes with it). Safe to call more than once.
@@ -99,8 +100,9 @@ private:
                                                     const FileStamp&, Durability, Problem&,
                                                     const TempSource&);
     int fd_ = -1;                  // open, locked; -1 before the temporary was created
-    std::shared_ptr<const OpenDirectory> directory_; // where it was created, when held open
     void* registration_ = nullptr; // the name as the signal handlers see it
+    // Where it was created, when that directory is held open.
+    std::shared_ptr<const OpenDirectory> directory_;
     // The temporary as created, from the fstat that follows its lock.
     mode_t created_mode_ = 0;
     uid_t created_uid_ = 0;
