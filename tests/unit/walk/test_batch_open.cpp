@@ -74,6 +74,17 @@ SdscFile file_at(const std::filesystem::path& path, bool regular = true) {
     return f;
 }
 
+// `count` op files sdsc_0.json, sdsc_1.json, ... in the kernel directory k/ under `t`.
+std::vector<SdscFile> kernel_files(const test::TempDir& t, int count) {
+    std::vector<SdscFile> files;
+    for (int i = 0; i < count; ++i) {
+        std::string name = "sdsc_" + std::to_string(i) + ".json";
+        t.file("k/" + name, op_doc(i, "x"));
+        files.push_back(file_at(t.root / "k" / name));
+    }
+    return files;
+}
+
 } // namespace
 
 // Descriptors open in this process (its /proc/self/fd entries).
@@ -228,12 +239,7 @@ TEST_CASE("scan: files are opened ahead a group at a time") {
     }
     // Observable: a file removed after its group was opened is still read through its descriptor.
     test::TempDir t;
-    std::vector<SdscFile> files;
-    for (int i = 0; i < 3; ++i) {
-        std::string name = "sdsc_" + std::to_string(i) + ".json";
-        t.file("k/" + name, op_doc(i, "x"));
-        files.push_back(file_at(t.root / "k" / name));
-    }
+    std::vector<SdscFile> files = kernel_files(t, 3);
     ScanOptions options;
     options.stamp = false;
     Scanner scanner(options);
@@ -262,12 +268,7 @@ TEST_CASE("scan: files are opened ahead a group at a time") {
 
 TEST_CASE("scan: descriptor() is the open descriptor of the file just read, else -1") {
     test::TempDir t;
-    std::vector<SdscFile> files;
-    for (int i = 0; i < 2; ++i) {
-        std::string name = "sdsc_" + std::to_string(i) + ".json";
-        t.file("k/" + name, op_doc(i, "x"));
-        files.push_back(file_at(t.root / "k" / name));
-    }
+    std::vector<SdscFile> files = kernel_files(t, 2);
     auto inode_of_fd = [](int fd) {
         struct stat st {};
         REQUIRE(::fstat(fd, &st) == 0);
