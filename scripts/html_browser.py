@@ -41,6 +41,7 @@ class Browser:
     """One headless Chromium; pages are opened one at a time with open()."""
 
     def __init__(self, width=1400, height=1000):
+        self.size = (width, height)
         self.profile = tempfile.mkdtemp(prefix='sdscprov-chromium-')
         args = [chromium_path(), '--headless=new', '--no-sandbox', '--disable-gpu',
                 '--no-first-run', '--no-default-browser-check', '--disable-extensions',
@@ -156,6 +157,7 @@ class Browser:
                                  session=False)['sessionId']
         for domain in ('Runtime', 'Log', 'Page', 'Network'):
             self.send(domain + '.enable')
+        self._metrics()
         self.send('Fetch.enable', {'patterns': [{'urlPattern': '*'}]})
         self.send('Page.navigate', {'url': self.url})
         deadline = time.time() + ready_timeout
@@ -168,6 +170,17 @@ class Browser:
                 time.sleep(0.05)
         self.settle()
         return self.eval('window.sdscprovRenderMs') / 1000.0
+
+    def _metrics(self):
+        width, height = self.size
+        self.send('Emulation.setDeviceMetricsOverride', {'width': width, 'height': height,
+                                                         'deviceScaleFactor': 1, 'mobile': False})
+
+    def resize(self, width, height):
+        """Gives the open page a viewport of width x height CSS pixels (a screenshot's size)."""
+        self.size = (width, height)
+        self._metrics()
+        self.settle()
 
     def settle(self):
         """Lets pending frames (scroll redraws) and events through."""

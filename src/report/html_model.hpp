@@ -1,11 +1,13 @@
 // The data of the HTML page (report/html.hpp), as every command fills it: kernels with their ops
-// and handles, source files interned by path, problems, and the totals shown at the top. The
-// page's script reads it back; the members are short because a 100,000-file cache's page holds
-// 100,000 ops. Internal to the library.
+// and handles, source files interned by path, problems, the totals and the verdict shown at the
+// top, and profile's rankings. The page's script (src/report/page/page.js) reads it back; the
+// members are short because a 100,000-file cache's page holds 100,000 ops. Internal to the
+// library.
 #pragma once
 
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/profile/profile.hpp"
 #include "sdscprov/report/report.hpp"
 
 #include <array>
@@ -31,11 +33,18 @@ struct HandleBar {
 
 // One kernel row: a kernel directory (scan, annotate, check, explain) or a bundle (profile).
 struct HtmlKernel {
-    std::string name; // grouping key: the kernel name, else the directory
+    std::string name; // grouping key: the kernel name, else the directory (profile: its label)
     std::string dir;
+    std::string key;  // profile: the bundle's provenance key
+    std::string next; // what `sdscprov explain` takes to show it (a directory or a key), if any
     HandleBar bar;
     std::uint64_t files = 0;
     std::uint64_t findings = 0;
+    // What "worst first" sorts by, as the text report does: errors, then the files that lack
+    // provenance (check: the findings), then problems of any severity.
+    std::uint64_t errors = 0;
+    std::uint64_t lacking = 0;
+    std::uint64_t problems = 0;
     std::string note; // e.g. annotate's match, profile's resolution
     std::vector<std::string> pre_grad_nodes;
     std::vector<std::string> post_grad_nodes;
@@ -70,6 +79,15 @@ public:
     // A row of the problems list that is not a Problem: a check finding, a profile diagnostic.
     void listed(const std::string& path, TextPosition pos, std::string_view severity,
                 std::string_view code, const std::string& message);
+    // How the run ended, under the title: `tone` is "pass", "fail" or "note" (the page shows the
+    // text, the tone only colours it).
+    void verdict(std::string_view tone, const std::string& text);
+    // Profile: the totals the header's sentence says (device time, paired and unresolved shares).
+    void profile_totals(const ProfileCoverage& coverage, std::size_t bundles);
+    // Profile: one ranking, worst first as given; `rows`' bundles index the kernels in the order
+    // they were given to kernel().
+    void ranking(std::string_view id, std::string_view title, std::string_view what,
+                 std::string_view note, const std::vector<ProfileRow>& rows);
     // Profile: the device time of a source line (the heat).
     void line_time(const std::string& file, std::int64_t line, std::uint64_t ns);
 
@@ -80,6 +98,7 @@ public:
 private:
     struct Buffers;
     std::size_t source_index(const std::string& file);
+    std::string sources_json() const;
     std::string title_;
     std::unique_ptr<Buffers> b_;
     std::map<std::string, std::size_t> source_ids_;

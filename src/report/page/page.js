@@ -1,3 +1,6 @@
+// The page's script: reads the page's data (the JSON element written by src/report/html_model.cpp)
+// and builds every element with textContent, never markup. Long lists are virtualised (only the
+// rows in view exist), so that a 100,000-file cache's page stays quick.
 (function () {
   'use strict';
   const D = JSON.parse(document.getElementById('sdscprov-data').textContent);
@@ -8,12 +11,51 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
+
+  // ---- numbers, written as the text report writes them --------------------------------------
+  function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  function count(n, one, many) { return thousands(n) + ' ' + (n === 1 ? one : many); }
+  const pad3 = (n) => String(n).padStart(3, '0');
+  // Device time: milliseconds with three decimals under a second, else seconds with three
+  // (rounded half up).
+  function dur(ns) {
+    if (ns >= 1e9) {
+      const ms = Math.round(ns / 1e6);
+      return thousands(Math.floor(ms / 1000)) + '.' + pad3(ms % 1000) + ' s';
+    }
+    const us = Math.round(ns / 1000);
+    return Math.floor(us / 1000) + '.' + pad3(us % 1000) + ' ms';
+  }
+  // part / whole in percent with one decimal (rounded half up); "-" without a whole.
+  function share(part, whole) {
+    if (!whole) return '-';
+    const tenths = Math.round(part * 1000 / whole);
+    return Math.floor(tenths / 10) + '.' + (tenths % 10) + '%';
+  }
+  const byText = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+  // A name that may not fit: shortened on screen in the middle, its tail kept whole (the tail is
+  // what tells kernels apart: the key, the directory's suffix). The text stays whole in the
+  // document (a copy takes all of it) and in the tooltip. The cell never gets narrower than its
+  // tail and a few characters of its head.
+  function nameEl(text, cls, tail) {
+    const e = el('span', 'mid' + (cls ? ' ' + cls : ''));
+    const chars = [...text], n = Math.min(tail || 24, Math.floor(chars.length / 2));
+    const head = el('span', 'head', chars.slice(0, chars.length - n).join(''));
+    head.style.maxWidth = 'calc(100% - ' + n + 'ch)';
+    e.append(head, el('span', 'tail', chars.slice(chars.length - n).join('')));
+    e.style.minWidth = Math.min(chars.length, n + 4) + 'ch';
+    e.title = text;
+    return e;
+  }
+
   const ROW = 20;
-  // A list of `count` rows of ROW pixels that holds only the rows in view.
-  function VList(box, render) {
+  // A list of `count` rows of ROW pixels that holds only the rows in view. Arrow keys, Page Up and
+  // Down, Home and End move a cursor; Enter activates its row as a click does.
+  function VList(box, render, activate) {
     const space = el('div', 'vspace');
     box.replaceChildren(space);
-    let count = 0, queued = false;
+    let count = 0, queued = false, cur = -1;
     function draw() {
       queued = false;
       space.style.height = (count * ROW) + 'px';
@@ -24,27 +66,67 @@
       for (let i = first; i < last; i++) {
         const r = render(i);
         r.style.top = (i * ROW) + 'px';
+        r.dataset.i = i;
+        if (i === cur) r.classList.add('cur');
         rows.push(r);
       }
       space.replaceChildren(...rows);
     }
+    function show(i) {
+      const top = i * ROW;
+      if (top < box.scrollTop || top + ROW > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+      draw();
+    }
     box.addEventListener('scroll', () => { if (!queued) { queued = true; requestAnimationFrame(draw); } });
+    box.addEventListener('keydown', (e) => {
+      if (!count) return;
+      const page = Math.max(1, Math.floor(box.clientHeight / ROW) - 1);
+      const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -count, End: count };
+      if (e.key in moves) {
+        cur = Math.max(0, Math.min(count - 1, cur < 0 ? 0 : cur + moves[e.key]));
+        show(cur);
+      } else if (e.key === 'Enter' && cur >= 0) {
+        activate(cur);
+      } else {
+        return;
+      }
+      e.preventDefault();
+    });
     return {
-      set(n) { count = n; draw(); },
+      set(n) { count = n; if (cur >= n) cur = -1; draw(); },
       draw,
-      show(i) {
-        const top = i * ROW;
-        if (top < box.scrollTop || top + ROW > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
-        draw();
-      },
+      show,
+      top() { box.scrollTop = 0; cur = -1; },
     };
   }
 
+  // ---- the header -----------------------------------------------------------------------------
   const [tool, command, title] = D.head;
-  const K = D.kernels, O = D.ops, S = D.sources, P = D.problems;
+  const K = D.kernels, O = D.ops, S = D.sources, P = D.problems, R = D.rankings;
   const profile = command === 'profile';
+  const T = D.profile || { ns: 0 };
+  if (profile) document.body.classList.add('profile');
   $('title').textContent = title;
   $('tool').textContent = tool;
+  if (D.verdict) {
+    const v = $('verdict');
+    v.hidden = false;
+    v.className = 'v-' + D.verdict[0];
+    v.textContent = D.verdict[1];
+  }
+  if (D.profile) {
+    const h = $('headline');
+    h.hidden = false;
+    if (!T.events) {
+      h.textContent = 'No device kernel event among the trace\'s ' + count(T.trace_events, 'event', 'events') +
+        ': torch-spyre writes them when the profiler records ProfilerActivity.PrivateUse1.';
+    } else {
+      h.append(el('b', '', dur(T.ns)), ' of device time in ' + count(T.events, 'kernel event', 'kernel events') + '; ',
+        el('b', '', share(T.paired_ns, T.ns)), ' of it paired with provenance (' + count(T.paired_events, 'event', 'events') + '), ',
+        el('b', '', share(T.ns - T.paired_ns, T.ns)), ' unresolved (' + count(T.events - T.paired_events, 'event', 'events') + ').');
+      if (T.unmeasured) h.append(' ' + count(T.unmeasured, 'kernel event', 'kernel events') + ' without a usable duration are not in the times.');
+    }
+  }
   for (const [label, value] of D.summary) {
     const f = el('span', 'fig');
     f.append(el('span', 'fig-v', value), el('span', 'fig-l', label));
@@ -52,14 +134,15 @@
   }
   if (D.coverage) {
     $('coverage').append(el('span', 'fig-l', 'coverage of ' + D.coverage.files + ' files:'));
-    for (const [name, count, cov] of D.coverage.members) {
-      $('coverage').append(el('span', 'cov cov-' + cov, name + ' ' + (cov === 'some' ? count + '/' + D.coverage.files : cov)));
+    for (const [name, n, cov] of D.coverage.members) {
+      $('coverage').append(el('span', 'cov cov-' + cov, name + ' ' + (cov === 'some' ? n + '/' + D.coverage.files : cov)));
     }
   }
   const legend = $('legend');
   const parts = profile ? [['b-time', 'device time']] : [['b-pop', 'populated'], ['b-nul', 'null'], ['b-abs', 'absent'], ['b-mal', 'malformed']];
-  for (const [cls, name] of parts) { legend.append(el('i', cls), document.createTextNode(name)); }
+  for (const [cls, name] of parts) legend.append(el('i', cls), document.createTextNode(name));
 
+  // ---- what came from where ---------------------------------------------------------------------
   // Which kernels and ops came from each source line ("source:line"), and each kernel's lines.
   const lineKernels = new Map(), lineOps = new Map();
   const kernelLines = K.map(() => new Set());
@@ -75,35 +158,71 @@
     if (op.h) walk(op.h, (h) => { if (h.src) mark(op.k, h.src[0], h.src[1], h.aten); });
   }
   K.forEach((k, i) => { for (const t of (k.traces || [])) if (t[1]) mark(i, t[1][0], t[1][1], null); });
+  // Profile: a line's row of the ranking (its time and its kernels, as the text report has them).
+  const byLine = R.find((r) => r.id === 'line');
+  const lineRank = new Map();
+  if (byLine) for (const r of byLine.rows) if (r[4] >= 0) lineRank.set(r[4] + ':' + r[5], r);
 
-  // Kernels grouped by name, in the order they came.
-  const groups = [], groupOf = new Map();
+  // ---- kernels ----------------------------------------------------------------------------------
+  // Other commands group the directories by kernel name (a cache keeps every recompile); profile
+  // lists its kernels one row each.
+  const groups = [], groupOf = new Map(), sameName = new Map();
   let maxNs = 0;
   K.forEach((k, i) => {
+    k.low = k.dir.toLowerCase();
+    maxNs = Math.max(maxNs, k.ns || 0);
+    if (profile) {
+      k.low = (k.name + '\n' + k.dir + '\n' + (k.key || '')).toLowerCase();
+      sameName.set(k.name, (sameName.get(k.name) || 0) + 1);
+      return;
+    }
     let g = groupOf.get(k.name);
     if (g === undefined) {
       g = groups.length;
       groupOf.set(k.name, g);
-      groups.push({ name: k.name, low: k.name.toLowerCase(), ks: [], bar: [0, 0, 0, 0], ns: 0 });
+      groups.push({ name: k.name, low: k.name.toLowerCase(), ks: [], bar: [0, 0, 0, 0], rank: [0, 0, 0], files: 0, find: 0 });
     }
     const G = groups[g];
     G.ks.push(i);
-    k.low = k.dir.toLowerCase();
     k.bar.forEach((n, j) => { G.bar[j] += n; });
-    G.ns += k.ns || 0;
-    maxNs = Math.max(maxNs, k.ns || 0);
+    k.rank.forEach((n, j) => { G.rank[j] += n; });
+    G.files += k.files;
+    G.find += k.find;
   });
-  for (const G of groups) maxNs = Math.max(maxNs, G.ns);
-
-  function bar(counts, ns) {
-    const b = el('span', 'bar');
-    if (profile) {
-      const t = el('i', 'b-time');
-      t.style.width = (maxNs ? 100 * (ns || 0) / maxNs : 0) + '%';
-      b.append(t);
-      b.title = (ns || 0) + ' ns';
-      return b;
+  const worse = (a, b) => { for (let j = 0; j < 3; j++) if (a.rank[j] !== b.rank[j]) return b.rank[j] - a.rank[j]; return 0; };
+  const SORTS = profile
+    ? { time: ['by device time', (a, b) => (K[b].ns - K[a].ns) || (K[b].ev - K[a].ev) || a - b, null],
+        events: ['by events', (a, b) => (K[b].ev - K[a].ev) || (K[b].ns - K[a].ns) || a - b, null],
+        name: ['by name', (a, b) => byText(K[a].name, K[b].name) || a - b, null] }
+    : { worst: ['worst first', (a, b) => worse(K[a], K[b]) || byText(K[a].dir, K[b].dir), (a, b) => worse(groups[a], groups[b]) || byText(groups[a].name, groups[b].name)],
+        name: ['by name', (a, b) => byText(K[a].dir, K[b].dir), (a, b) => byText(groups[a].name, groups[b].name)],
+        found: ['as found', (a, b) => a - b, (a, b) => a - b] };
+  const sort = $('sort');
+  for (const [value, [label]] of Object.entries(SORTS)) {
+    const o = el('option', '', label);
+    o.value = value;
+    sort.append(o);
+  }
+  let order = [], groupOrder = [];
+  function applySort() {
+    const [, kernels, grouped] = SORTS[sort.value];
+    order = K.map((_, i) => i).sort(kernels);
+    if (!profile) {
+      const rank = new Map(order.map((k, n) => [k, n]));
+      for (const G of groups) G.ks.sort((a, b) => rank.get(a) - rank.get(b));
+      groupOrder = groups.map((_, g) => g).sort(grouped);
     }
+  }
+
+  function timeBar(ns, small) {
+    const b = el('span', small ? 'bar small' : 'bar'), t = el('i', 'b-time');
+    t.style.width = (maxNs ? 100 * (ns || 0) / maxNs : 0) + '%';
+    b.append(t);
+    b.title = dur(ns || 0);
+    return b;
+  }
+  function handleBar(counts) {
+    const b = el('span', 'bar');
     const total = counts.reduce((a, n) => a + n, 0);
     ['b-pop', 'b-nul', 'b-abs', 'b-mal'].forEach((cls, j) => {
       const i = el('i', cls);
@@ -113,11 +232,16 @@
     b.title = 'populated ' + counts[0] + ', null ' + counts[1] + ', absent ' + counts[2] + ', malformed ' + counts[3];
     return b;
   }
-  function ms(ns) { return (ns / 1e6).toFixed(3) + ' ms'; }
+  // What a row says of its files, for readers without colour too.
+  function files(x, e) {
+    if (x.rank[0]) e.append(el('span', 'errors', count(x.rank[0], 'error', 'errors')));
+    if (x.find) e.append(el('span', 'finding', count(x.find, 'finding', 'findings')), el('span', 'dim', 'of ' + count(x.files, 'file', 'files')));
+    else if (x.rank[1]) e.append(el('span', 'dim', thousands(x.rank[1]) + ' of ' + count(x.files, 'file', 'files') + ' lacking'));
+    else e.append(el('span', 'dim', count(x.files, 'file', 'files')));
+  }
 
-  let hlKernels = new Set(), hlLines = new Set(), selected = -1;
+  let selected = -1, focus = null, hlLines = new Set(), rows = [];
   const collapsed = new Set();
-  let rows = [];
   const filter = $('filter');
   const kernelList = VList($('kernel-list'), (i) => {
     const r = rows[i];
@@ -125,77 +249,172 @@
       const G = groups[r.g];
       const e = el('div', 'row group-row');
       e.dataset.group = r.g;
-      e.append(el('span', '', collapsed.has(r.g) ? '\u25b8' : '\u25be'), el('span', 'grow name', G.name),
-        el('span', 'dim', r.n + (r.n === 1 ? ' directory' : ' directories')), bar(G.bar, G.ns));
-      e.addEventListener('click', () => { if (collapsed.has(r.g)) collapsed.delete(r.g); else collapsed.add(r.g); buildRows(); });
+      e.append(el('span', '', collapsed.has(r.g) ? '\u25b8' : '\u25be'), nameEl(G.name, 'grow name'),
+        el('span', 'dim', count(r.n, 'directory', 'directories')));
+      files(G, e);
+      e.append(handleBar(G.bar));
+      e.addEventListener('click', () => toggle(r.g));
       return e;
     }
     const k = K[r.k];
-    const e = el('div', 'row kernel-row' + (hlKernels.has(r.k) ? ' hl' : '') + (selected === r.k ? ' sel' : ''));
+    const e = el('div', 'row kernel-row' + (profile ? '' : ' in-group') + (focus && focus.ks.has(r.k) ? ' hl' : '') + (selected === r.k ? ' sel' : ''));
     e.dataset.kernel = r.k;
-    e.append(el('span', 'grow dir', k.dir));
-    if (k.find) e.append(el('span', 'finding', k.find + (k.find === 1 ? ' finding' : ' findings')));
-    e.append(el('span', 'dim', profile ? ms(k.ns || 0) : k.files + (k.files === 1 ? ' file' : ' files')), bar(k.bar, k.ns));
+    if (k.key) e.dataset.key = k.key;
+    if (profile) {
+      e.append(nameEl(k.name, 'grow name'));
+      // Kernels of one name: their directories tell them apart.
+      if (sameName.get(k.name) > 1) e.append(nameEl(k.dir.slice(k.dir.lastIndexOf('/') + 1), 'shrink dir dim', 12));
+      e.append(el('span', 'num c-time', dur(k.ns || 0)), el('span', 'num c-share', share(k.ns || 0, T.ns)),
+        el('span', 'num c-ev dim', thousands(k.ev || 0)), timeBar(k.ns, true));
+    } else {
+      e.append(nameEl(k.dir, 'grow dir'));
+      files(k, e);
+      e.append(handleBar(k.bar));
+    }
     e.addEventListener('click', () => selectKernel(r.k));
     return e;
-  });
-  function buildRows() {
+  }, (i) => { if (rows[i].k === undefined) toggle(rows[i].g); else selectKernel(rows[i].k); });
+  function toggle(g) { if (collapsed.has(g)) collapsed.delete(g); else collapsed.add(g); buildRows(false); }
+
+  // The rows the filter, the focus (a line's or a ranking row's kernels) and the order give. A new
+  // filter or order starts at the top.
+  function buildRows(fromTop) {
     const q = filter.value.trim().toLowerCase();
+    const keep = (i) => !focus || focus.ks.has(i);
     rows = [];
-    let shown = 0;
-    groups.forEach((G, g) => {
-      const ks = !q || G.low.includes(q) ? G.ks : G.ks.filter((i) => K[i].low.includes(q));
-      if (!ks.length) return;
-      rows.push({ g, n: ks.length });
-      shown += ks.length;
-      if (!collapsed.has(g)) for (const k of ks) rows.push({ g, k });
-    });
-    $('kernel-count').textContent = shown + ' of ' + K.length + (K.length === 1 ? ' kernel' : ' kernels');
+    let shown = 0, shownGroups = 0;
+    if (profile) {
+      for (const i of order) if (keep(i) && (!q || K[i].low.includes(q))) rows.push({ k: i });
+      shown = rows.length;
+    } else {
+      for (const g of groupOrder) {
+        const G = groups[g], all = !q || G.low.includes(q);
+        const ks = G.ks.filter((i) => keep(i) && (all || K[i].low.includes(q)));
+        if (!ks.length) continue;
+        rows.push({ g, n: ks.length });
+        shown += ks.length;
+        shownGroups++;
+        if (!collapsed.has(g)) for (const k of ks) rows.push({ g, k });
+      }
+    }
+    let text;
+    if (profile) {
+      text = focus ? count(shown, 'kernel', 'kernels') + ' from ' + focus.label : thousands(shown) + ' of ' + count(K.length, 'kernel', 'kernels');
+    } else if (focus) {
+      text = count(shown, 'directory', 'directories') + ' (' + count(shownGroups, 'kernel', 'kernels') + ') from ' + focus.label;
+    } else {
+      text = thousands(shown) + ' of ' + count(K.length, 'directory', 'directories') + ' (' + thousands(shownGroups) + ' of ' + count(groups.length, 'kernel', 'kernels') + ')';
+    }
+    $('kernel-count').textContent = text;
+    if (fromTop) kernelList.top();
     kernelList.set(rows.length);
   }
-  filter.addEventListener('input', buildRows);
+  function setFocus(label, ks) {
+    focus = ks ? { label, ks } : null;
+    if (focus && !profile) for (const k of ks) collapsed.delete(groupOf.get(K[k].name));
+    $('focus-clear').hidden = !focus;
+    buildRows(true);
+  }
+  filter.addEventListener('input', () => { buildRows(true); buildProblems(); });
+  filter.addEventListener('keydown', (e) => { if (e.key === 'Escape' && filter.value) { filter.value = ''; buildRows(true); buildProblems(); } });
+  sort.addEventListener('change', () => { applySort(); buildRows(true); });
+  $('focus-clear').addEventListener('click', () => { setFocus(null); hlLines = new Set(); lineList.draw(); $('line-status').textContent = 'Click a line to list its kernels.'; });
 
-  // The model: one source file at a time, line by line.
+  // ---- profile: where the device time goes --------------------------------------------------
+  let rankTab = 0, rankSel = -1;
+  const rankList = VList($('rank-list'), (i) => {
+    const r = R[rankTab].rows[i];
+    const e = el('div', 'row rank-row' + (rankSel === i ? ' sel' : ''));
+    const bar = el('span', 'bar small'), t = el('i', 'b-time');
+    t.style.width = (T.ns ? Math.min(100, 100 * r[1] / T.ns) : 0) + '%';
+    bar.append(t);
+    e.append(el('span', 'num c-time', dur(r[1])), el('span', 'num c-share', share(r[1], T.ns)), bar,
+      el('span', 'num c-ev dim', thousands(r[2])), nameEl(r[0], 'grow label'));
+    if (r[6]) e.append(el('span', 'shrink dim', r[6].trim()));
+    e.addEventListener('click', () => activateRank(i));
+    return e;
+  }, (i) => activateRank(i));
+  function showRanking(t) {
+    rankTab = t;
+    rankSel = -1;
+    [...$('rank-tabs').children].forEach((b, i) => b.setAttribute('aria-selected', String(i === t)));
+    $('rank-note').textContent = R[t].note ? '(' + R[t].note + ')' : 'each event counts once';
+    $('rank-head').replaceChildren(el('span', 'num c-time', 'time'), el('span', 'num c-share', 'share'), el('span', 'bar small'),
+      el('span', 'num c-ev', 'events'), el('span', 'grow', R[t].what));
+    rankList.top();
+    rankList.set(R[t].rows.length);
+  }
+  // A ranking's row: its kernels listed, its line shown in the model, a kernel of its own shown.
+  function activateRank(i) {
+    const r = R[rankTab].rows[i];
+    rankSel = i;
+    rankList.draw();
+    if (r[4] >= 0) {
+      showSource(r[4], r[5]);
+      hlLines = new Set([r[4] + ':' + r[5]]);
+      lineList.draw();
+    }
+    setFocus(r[0], new Set(r[3]));
+    $('line-status').textContent = r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' + dur(r[1]);
+    if (r[3].length === 1) selectKernel(r[3][0], true);
+  }
+  if (profile) {
+    $('rank-pane').hidden = false;
+    R.forEach((ranking, t) => {
+      const b = el('button', 'tab', ranking.title + ' (' + thousands(ranking.rows.length) + ')');
+      b.type = 'button';
+      b.setAttribute('role', 'tab');
+      b.dataset.tab = ranking.id;
+      b.addEventListener('click', () => showRanking(t));
+      $('rank-tabs').append(b);
+    });
+  }
+
+  // ---- the model: one source file at a time, line by line --------------------------------------
   const select = $('source-select');
   const heat = S.map((s) => new Map(s.heat));
-  let maxHeat = 0;
-  for (const s of S) for (const [, ns] of s.heat) maxHeat = Math.max(maxHeat, ns);
-  S.forEach((s, i) => {
-    let n = 0;
-    for (const [line] of s.lines) if (lineKernels.has(i + ':' + line)) n++;
-    const o = el('option', '', s.path + '  (' + n + (n === 1 ? ' line' : ' lines') + ' with kernels)');
+  const fileMax = S.map((s) => s.heat.reduce((m, h) => Math.max(m, h[1]), 0));
+  const sourceOrder = S.map((_, i) => i);
+  // The hottest file first (profile), else the one the most lines with kernels are in.
+  const withKernels = S.map((s, i) => s.lines.filter(([line]) => lineKernels.has(i + ':' + line) || lineRank.has(i + ':' + line)).length);
+  sourceOrder.sort(profile ? (a, b) => (fileMax[b] - fileMax[a]) || a - b : (a, b) => (withKernels[b] - withKernels[a]) || a - b);
+  for (const i of sourceOrder) {
+    const n = withKernels[i];
+    const o = el('option', '', S[i].path + '  (' + count(n, 'line', 'lines') + ' with kernels' + (fileMax[i] ? ', the hottest ' + dur(fileMax[i]) : '') + ')');
     o.value = String(i);
     select.append(o);
-  });
+  }
   if (!S.length) select.append(el('option', '', 'no source file is named by a handle'));
-  let current = S.length ? 0 : -1;
+  let current = S.length ? sourceOrder[0] : -1;
   const lineList = VList($('line-list'), (i) => {
     const [n, text] = S[current].lines[i];
     const key = current + ':' + n;
-    const ks = lineKernels.get(key);
-    const e = el('div', 'row line-row' + (ks ? ' has' : '') + (hlLines.has(key) ? ' hl' : ''));
+    const ks = lineKernels.get(key), ranked = lineRank.get(key);
+    const e = el('div', 'row line-row' + (ks || ranked ? ' has' : '') + (hlLines.has(key) ? ' hl' : ''));
     e.dataset.line = n;
     e.append(el('span', 'ln', n));
+    const ns = heat[current].get(n) || 0;
     if (profile) {
-      const ns = heat[current].get(n) || 0;
+      // Against the file's hottest line, so that every file shows its own hot spots.
       const h = el('span', 'heat');
-      h.style.background = 'rgba(var(--heat), ' + (maxHeat ? Math.max(ns ? 0.08 : 0, ns / maxHeat).toFixed(3) : 0) + ')';
-      h.title = ms(ns);
+      h.style.background = 'rgba(var(--heat), ' + (ns && fileMax[current] ? Math.max(0.12, Math.sqrt(ns / fileMax[current])).toFixed(3) : 0) + ')';
+      h.title = dur(ns);
       e.append(h);
     }
     e.append(el('span', 'grow src' + (text === null ? ' dim' : ''), text === null ? '(text not readable here)' : text));
-    if (ks) {
-      const ops = [...lineOps.get(key)];
-      let ann = ks.size + (ks.size === 1 ? ' kernel' : ' kernels');
+    if (ks || ranked) {
+      const n_k = ranked ? ranked[3].length : ks.size;
+      const ops = [...(lineOps.get(key) || [])];
+      let ann = (profile && ns ? dur(ns) + ' (' + share(ns, T.ns) + ') \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');
       if (ops.length) ann += ' \u00b7 ' + ops.slice(0, 3).join(', ') + (ops.length > 3 ? ', \u2026' : '');
-      if (profile && heat[current].get(n)) ann += ' \u00b7 ' + ms(heat[current].get(n));
       e.append(el('span', 'ann', ann));
       e.addEventListener('click', () => selectLine(current, n));
     }
     return e;
-  });
+  }, (i) => { const n = S[current].lines[i][0]; if (lineKernels.has(current + ':' + n) || lineRank.has(current + ':' + n)) selectLine(current, n); });
   function showSource(src, line) {
-    if (src !== current) { current = src; select.value = String(src); }
+    if (src !== current) { current = src; lineList.top(); }
+    select.value = String(src);
     lineList.set(S[current].lines.length);
     if (line !== undefined) {
       const i = S[current].lines.findIndex((l) => l[0] === line);
@@ -204,36 +423,36 @@
   }
   select.addEventListener('change', () => { showSource(Number(select.value)); });
 
-  function firstRowOf(set) { return rows.findIndex((r) => r.k !== undefined && set.has(r.k)); }
+  // A line's kernels listed (and only them), from the top.
   function selectLine(src, line) {
-    const key = src + ':' + line;
+    const key = src + ':' + line, ranked = lineRank.get(key);
+    const ks = new Set(ranked ? ranked[3] : (lineKernels.get(key) || []));
     hlLines = new Set([key]);
-    hlKernels = new Set(lineKernels.get(key) || []);
-    for (const k of hlKernels) collapsed.delete(groupOf.get(K[k].name));
-    buildRows();
-    const i = firstRowOf(hlKernels);
-    if (i >= 0) kernelList.show(i);
+    const label = ranked ? ranked[0] : S[src].path + ':' + line;
+    setFocus(label, ks);
     lineList.draw();
-    $('line-status').textContent = S[src].path + ':' + line + ' \u2192 ' + hlKernels.size + (hlKernels.size === 1 ? ' kernel' : ' kernels');
+    $('line-status').textContent = label + ' \u2192 ' + (profile ? count(ks.size, 'kernel', 'kernels') : count(ks.size, 'directory', 'directories'));
   }
-  function selectKernel(k) {
+  function selectKernel(k, keepModel) {
     selected = k;
-    hlKernels = new Set([k]);
     hlLines = kernelLines[k];
     kernelList.draw();
     showDetail(k);
+    const pane = $('detail-pane').getBoundingClientRect();
+    if (pane.top > window.innerHeight - 120 || pane.bottom < 0) $('detail-pane').scrollIntoView({ block: 'start' });
+    if (keepModel) { lineList.draw(); return; }
     const first = [...hlLines][0];
     if (first !== undefined) {
       const [src, line] = first.split(':').map(Number);
       showSource(src, line);
-      $('line-status').textContent = K[k].dir + ' \u2192 ' + hlLines.size + (hlLines.size === 1 ? ' source line' : ' source lines');
+      $('line-status').textContent = K[k].dir + ' \u2192 ' + count(hlLines.size, 'source line', 'source lines');
     } else {
       lineList.draw();
       $('line-status').textContent = K[k].dir + ' names no source line';
     }
   }
 
-  // One kernel: its ops and their handles, FX nodes, stack traces and stages.
+  // ---- one kernel: its ops and their handles, FX nodes, stack traces and stages --------------
   function kv(box, label, value) {
     if (value === null || value === undefined || value === '') return;
     box.append(el('span', '', label), value instanceof Node ? value : el('span', '', value));
@@ -252,54 +471,112 @@
     kv(g, 'ir_chain', h.ir.join(' \u2192 '));
     if (h.th) kv(g, 'history', h.th.map((s) => s[0] + ' ' + s[1] + (s[2] ? ' (' + s[2] + ')' : '')).join('; '));
     if ('fc' in h) kv(g, 'fusion context', h.fc === null ? '(null)' : h.fc);
-    if (h.ff.length) kv(g, 'fused_from', h.ff.length + (h.ff.length === 1 ? ' constituent' : ' constituents'));
+    if (h.ff.length) kv(g, 'fused_from', count(h.ff.length, 'constituent', 'constituents'));
     box.append(g);
     for (const c of h.ff) box.append(handleBlock(c));
     return box;
+  }
+  // A word as a POSIX shell reads it back: as it is when plain, else single-quoted.
+  const shellWord = (s) => (/^[A-Za-z0-9_.\/:@%+=,-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'");
+  function copyButton(text) {
+    const b = el('button', '', 'copy');
+    b.type = 'button';
+    b.title = 'Copy to the clipboard';
+    b.addEventListener('click', () => {
+      const done = () => { b.textContent = 'copied'; setTimeout(() => { b.textContent = 'copy'; }, 1500); };
+      const fallback = () => {
+        const t = el('textarea');
+        t.value = text;
+        document.body.append(t);
+        t.select();
+        try { if (document.execCommand('copy')) done(); } finally { t.remove(); }
+      };
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, fallback); else fallback();
+    });
+    return b;
   }
   function showDetail(k) {
     const x = K[k], box = $('kernel-detail');
     box.className = '';
     box.replaceChildren(el('h3', '', x.name));
+    if (x.next) {
+      const cmd = 'sdscprov explain ' + shellWord(x.next), line = el('div', 'next');
+      line.append(el('span', 'dim', 'next:'), el('code', '', cmd), copyButton(cmd));
+      box.append(line);
+    }
     const g = el('div', 'kv');
+    kv(g, 'key', x.key);
     kv(g, profile ? 'directories' : 'directory', x.dir);
     kv(g, 'status', x.note);
     if (!profile) kv(g, 'handles', 'populated ' + x.bar[0] + ', null ' + x.bar[1] + ', absent ' + x.bar[2] + ', malformed ' + x.bar[3]);
-    if (x.ns !== undefined) kv(g, 'device time', ms(x.ns) + ' in ' + x.ev + (x.ev === 1 ? ' event' : ' events'));
+    if (x.ns !== undefined) kv(g, 'device time', dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the device time)');
+    if (kernelLines[k].size) {
+      const links = el('span', 'links');
+      const lines = [...kernelLines[k]].map((key) => key.split(':').map(Number)).sort((a, b) => byText(S[a[0]].path, S[b[0]].path) || a[1] - b[1]);
+      for (const [src, line] of lines.slice(0, 50)) links.append(sourceLink(src, line));
+      if (lines.length > 50) links.append(el('span', 'dim', (lines.length - 50) + ' more'));
+      kv(g, 'source lines', links);
+    }
     if (x.pre) { kv(g, 'pre-grad nodes', x.pre.join(', ') || '(none)'); kv(g, 'post-grad nodes', x.post.join(', ') || '(none)'); }
     box.append(g);
     if (x.st) {
       const t = el('table', 'stages'), head = el('tr'), body = el('tr');
-      ['DMI', 'PREP', 'CMPT', 'DMO'].forEach((s, i) => { head.append(el('td', 'dim', s)); body.append(el('td', '', x.st[i])); });
+      ['DMI', 'PREP', 'CMPT', 'DMO'].forEach((s, i) => { head.append(el('td', 'dim', s)); body.append(el('td', '', thousands(x.st[i]))); });
       t.append(head, body);
       box.append(el('div', 'dim', 'stages (device counter ticks)'), t);
     }
     for (const t of (x.traces || [])) box.append(el('pre', '', t[0]));
-    const [first, count] = x.ops, shown = Math.min(count, 500);
+    const [first, n] = x.ops, shown = Math.min(n, 500);
     for (let i = first; i < first + shown; i++) {
       const op = O[i], d = el('div', 'op');
       d.append(el('div', 'op-head', op.f + (op.key ? '  ' + op.key : '') + '  [' + op.st + ']'));
-      for (const n of (op.notes || [])) d.append(el('div', 'dim', n));
+      for (const note of (op.notes || [])) d.append(el('div', 'dim', note));
       if (op.h) d.append(handleBlock(op.h));
       box.append(d);
     }
-    if (count > shown) box.append(el('div', 'dim', (count - shown) + ' more ops not shown'));
+    if (n > shown) box.append(el('div', 'dim', (n - shown) + ' more ops not shown'));
   }
 
-  // Problems, as path:line:col lines.
-  $('problem-count').textContent = '(' + P.length + ')';
+  // ---- problems, as path:line:col lines, errors first; the filter reaches them too -----------
+  const SEVERITY = { error: 0, finding: 1, warning: 2, note: 3 };
+  const problemOrder = P.map((_, i) => i).sort((a, b) => ((SEVERITY[P[a][3]] ?? 4) - (SEVERITY[P[b][3]] ?? 4)) || a - b);
+  let problemRows = problemOrder, problemText = null;
   const problemList = VList($('problem-list'), (i) => {
-    const [path, line, col, sev, code, msg] = P[i];
+    const [path, line, col, sev, code, msg] = P[problemRows[i]];
     const e = el('div', 'row problem-row');
-    e.append(el('span', 'grow', path + (line ? ':' + line + (col ? ':' + col : '') : '') + ': '),
-      el('span', 'sev-' + sev, sev), el('span', '', msg + ' [' + code + ']'));
+    e.append(nameEl(path + (line ? ':' + line + (col ? ':' + col : '') : ''), 'shrink where', 16), el('span', '', ': '),
+      el('span', 'sev-' + sev, sev), el('span', 'grow', msg + ' [' + code + ']'));
     e.title = msg;
     return e;
-  });
-  problemList.set(P.length);
+  }, () => {});
+  function buildProblems() {
+    const q = filter.value.trim().toLowerCase();
+    if (q && !problemText) problemText = P.map((p) => (p[0] + '\n' + p[4] + '\n' + p[5]).toLowerCase());
+    problemRows = q ? problemOrder.filter((i) => problemText[i].includes(q)) : problemOrder;
+    $('problem-count').textContent = '(' + (q ? thousands(problemRows.length) + ' of ' : '') + thousands(P.length) + ')';
+    problemList.top();
+    problemList.set(problemRows.length);
+  }
 
-  buildRows();
-  if (current >= 0) showSource(current);
+  // ---- the first view: the worst kernel, and (profile) the hottest line in its file ----------
+  applySort();
+  buildRows(true);
+  buildProblems();
+  if (profile && R.length) showRanking(0);
+  const hottest = byLine && byLine.rows.find((r) => r[4] >= 0);
+  if (hottest) {
+    hlLines = new Set([hottest[4] + ':' + hottest[5]]);
+    showSource(hottest[4], hottest[5]);
+    $('line-status').textContent = 'The hottest line: ' + hottest[0] + ', ' + dur(hottest[1]) + ' (' + share(hottest[1], T.ns) + '). Click a line to list its kernels.';
+  } else if (current >= 0) {
+    showSource(current);
+  }
+  const worst = rows.find((r) => r.k !== undefined);
+  if (worst) {
+    selected = worst.k;
+    kernelList.draw();
+    showDetail(worst.k);
+  }
   document.body.dataset.ready = '1';
   window.sdscprovRenderMs = performance.now();
 })();

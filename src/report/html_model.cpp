@@ -1,0 +1,436 @@
+// The HTML page's data (html_model.hpp), as JSON for the page's script (src/report/page/page.js).
+#include "report/html_model.hpp"
+
+#include "sdsc/json_out.hpp"
+#include "sdscprov/handle/source_text.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace sdscprov {
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// A JSON array written piece by piece, closed when the page's data is assembled.
+struct JsonArray {
+    rapidjson::StringBuffer buffer;
+    Writer w{buffer};
+    JsonArray() { w.StartArray(); }
+    std::string_view close() {
+        w.EndArray();
+        return {buffer.GetString(), buffer.GetSize()};
+    }
+};
+
+void strings(Writer& w, const std::vector<std::string>& list) {
+    w.StartArray();
+    for (const auto& s : list) {
+        json_out::string(w, s);
+    }
+    w.EndArray();
+}
+
+// Source files longer than this show their first lines and the lines handles name past them.
+constexpr std::int64_t max_shown_lines = 20000;
+
+} // namespace
+
+struct HtmlModel::Buffers {
+    std::string command;
+    JsonArray summary;
+    std::string coverage = "null";
+    JsonArray kernels;
+    JsonArray ops;
+    JsonArray problems;
+    std::string verdict = "null";
+    std::string profile = "null";
+    JsonArray rankings;
+    std::size_t kernel_count = 0;
+    std::size_t op_count = 0;
+};
+
+HtmlModel::HtmlModel(std::string command, std::string title)
+    : title_(std::move(title)), b_(std::make_unique<Buffers>()) {
+    b_->command = std::move(command);
+}
+
+HtmlModel::~HtmlModel() = default;
+
+std::size_t HtmlModel::source_index(const std::string& file) {
+    auto [it, inserted] = source_ids_.emplace(file, sources_.size());
+    if (inserted) {
+        sources_.push_back(file);
+        source_lines_.emplace_back();
+        heat_.emplace_back();
+    }
+    return it->second;
+}
+
+void HtmlModel::summary(std::string label, std::string value) {
+    Writer& w = b_->summary.w;
+    w.StartArray();
+    json_out::string(w, label);
+    json_out::string(w, value);
+    w.EndArray();
+}
+
+void HtmlModel::coverage(std::uint64_t files,
+                         const std::array<std::uint64_t, provenance_member_count>& members) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartObject();
+    json_out::key(w, "files");
+    w.Uint64(files);
+    json_out::key(w, "members");
+    w.StartArray();
+    for (std::size_t m = 0; m < provenance_member_count; ++m) {
+        w.StartArray();
+        json_out::string(w, to_string(static_cast<ProvenanceMember>(m)));
+        w.Uint64(members[m]);
+        json_out::string(w, to_string(sdscprov::coverage(members[m], files)));
+        w.EndArray();
+    }
+    w.EndArray();
+    w.EndObject();
+    b_->coverage.assign(buffer.GetString(), buffer.GetSize());
+}
+
+namespace {
+
+// {"id", "src": [source, line, col] | null, "aten", "ir", "ff", "th": [[kind, pass, reason]],
+// "fc"}; sources by their index in the page's "sources".
+template <class SourceIndex>
+void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
+    w.StartObject();
+    json_out::key(w, "id");
+    json_out::string(w, h.id);
+    json_out::key(w, "src");
+    if (h.source) {
+        w.StartArray();
+        w.Uint64(index(*h.source));
+        w.Int64(h.source->start_line);
+        w.Int64(h.source->start_col);
+        w.EndArray();
+    } else {
+        w.Null();
+    }
+    json_out::key(w, "aten");
+    json_out::optional_string(w, h.aten_op);
+    json_out::key(w, "ir");
+    strings(w, h.ir_chain);
+    json_out::key(w, "ff");
+    w.StartArray();
+    for (const auto& child : h.fused_from) {
+        handle_json(w, child, index);
+    }
+    w.EndArray();
+    if (h.history_shape == HistoryShape::fusion_context) {
+        json_out::key(w, "fc");
+        json_out::optional_string(w, h.fusion_context);
+    } else {
+        json_out::key(w, "th");
+        w.StartArray();
+        for (const auto& step : h.transform_history) {
+            w.StartArray();
+            json_out::string(w, step.kind);
+            json_out::string(w, step.pass_name);
+            json_out::optional_string(w, step.reason);
+            w.EndArray();
+        }
+        w.EndArray();
+    }
+    w.EndObject();
+}
+
+} // namespace
+
+void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
+    auto index = [this](const HandleSource& s) {
+        std::size_t i = source_index(s.file);
+        source_lines_[i].insert(s.start_line);
+        return static_cast<std::uint64_t>(i);
+    };
+    Writer& w = b_->kernels.w;
+    w.StartObject();
+    json_out::key(w, "name");
+    json_out::string(w, k.name);
+    json_out::key(w, "dir");
+    json_out::string(w, k.dir);
+    json_out::key(w, "bar");
+    w.StartArray();
+    for (auto n : {k.bar.populated, k.bar.null, k.bar.absent, k.bar.malformed}) {
+        w.Uint64(n);
+    }
+    w.EndArray();
+    json_out::key(w, "files");
+    w.Uint64(k.files);
+    json_out::key(w, "find");
+    w.Uint64(k.findings);
+    json_out::key(w, "rank");
+    w.StartArray();
+    for (auto n : {k.errors, k.lacking, k.problems}) {
+        w.Uint64(n);
+    }
+    w.EndArray();
+    if (!k.key.empty()) {
+        json_out::key(w, "key");
+        json_out::string(w, k.key);
+    }
+    if (!k.next.empty()) {
+        json_out::key(w, "next");
+        json_out::string(w, k.next);
+    }
+    json_out::key(w, "ops");
+    w.StartArray();
+    w.Uint64(b_->op_count);
+    w.Uint64(ops.size());
+    w.EndArray();
+    if (!k.note.empty()) {
+        json_out::key(w, "note");
+        json_out::string(w, k.note);
+    }
+    if (!k.pre_grad_nodes.empty() || !k.post_grad_nodes.empty()) {
+        json_out::key(w, "pre");
+        strings(w, k.pre_grad_nodes);
+        json_out::key(w, "post");
+        strings(w, k.post_grad_nodes);
+    }
+    if (!k.stack_traces.empty()) {
+        json_out::key(w, "traces");
+        w.StartArray();
+        for (const auto& [trace, source] : k.stack_traces) {
+            w.StartArray();
+            json_out::string(w, trace);
+            if (source) {
+                w.StartArray();
+                w.Uint64(index(*source));
+                w.Int64(source->start_line);
+                w.EndArray();
+            } else {
+                w.Null();
+            }
+            w.EndArray();
+        }
+        w.EndArray();
+    }
+    if (k.ns) {
+        json_out::key(w, "ns");
+        w.Uint64(*k.ns);
+        json_out::key(w, "ev");
+        w.Uint64(k.events);
+    }
+    if (k.stage_ticks) {
+        json_out::key(w, "st");
+        w.StartArray();
+        for (auto t : *k.stage_ticks) {
+            w.Uint64(t);
+        }
+        w.EndArray();
+    }
+    w.EndObject();
+
+    Writer& o = b_->ops.w;
+    for (const auto& op : ops) {
+        o.StartObject();
+        json_out::key(o, "k");
+        o.Uint64(b_->kernel_count);
+        json_out::key(o, "f");
+        json_out::string(o, op.file);
+        json_out::key(o, "key");
+        json_out::string(o, op.key);
+        json_out::key(o, "st");
+        json_out::string(o, op.state);
+        json_out::key(o, "h");
+        if (op.handle) {
+            handle_json(o, *op.handle, index);
+        } else {
+            o.Null();
+        }
+        if (!op.notes.empty()) {
+            json_out::key(o, "notes");
+            strings(o, op.notes);
+        }
+        o.EndObject();
+    }
+    b_->op_count += ops.size();
+    ++b_->kernel_count;
+}
+
+void HtmlModel::problem(const Problem& p) {
+    listed(p.path, p.pos, to_string(p.severity), to_string(p.code), p.message);
+}
+
+void HtmlModel::listed(const std::string& path, TextPosition pos, std::string_view severity,
+                       std::string_view code, const std::string& message) {
+    Writer& w = b_->problems.w;
+    w.StartArray();
+    json_out::string(w, path);
+    w.Uint64(pos.line);
+    w.Uint64(pos.col);
+    json_out::string(w, severity);
+    json_out::string(w, code);
+    json_out::string(w, message);
+    w.EndArray();
+}
+
+void HtmlModel::verdict(std::string_view tone, const std::string& text) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartArray();
+    json_out::string(w, tone);
+    json_out::string(w, text);
+    w.EndArray();
+    b_->verdict.assign(buffer.GetString(), buffer.GetSize());
+}
+
+void HtmlModel::profile_totals(const ProfileCoverage& c, std::size_t bundles) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartObject();
+    auto number = [&w](std::string_view name, std::uint64_t n) {
+        json_out::key(w, name);
+        w.Uint64(n);
+    };
+    number("trace_events", c.trace_events);
+    number("events", c.kernel_events);
+    number("paired_events", c.resolved_events);
+    number("ns", c.kernel_ns);
+    number("paired_ns", c.resolved_ns);
+    number("unmeasured", c.unmeasured_events);
+    number("bundles", bundles);
+    w.EndObject();
+    b_->profile.assign(buffer.GetString(), buffer.GetSize());
+}
+
+void HtmlModel::ranking(std::string_view id, std::string_view title, std::string_view what,
+                        std::string_view note, const std::vector<ProfileRow>& rows) {
+    Writer& w = b_->rankings.w;
+    w.StartObject();
+    json_out::key(w, "id");
+    json_out::string(w, id);
+    json_out::key(w, "title");
+    json_out::string(w, title);
+    json_out::key(w, "what");
+    json_out::string(w, what);
+    json_out::key(w, "note");
+    json_out::string(w, note);
+    json_out::key(w, "rows"); // [label, ns, events, [bundle], source index or -1, line, text]
+    w.StartArray();
+    for (const auto& r : rows) {
+        w.StartArray();
+        json_out::string(w, r.label);
+        w.Uint64(r.time.ns);
+        w.Uint64(r.time.events);
+        w.StartArray();
+        for (auto b : r.bundles) {
+            w.Uint(b);
+        }
+        w.EndArray();
+        if (r.line) {
+            std::size_t i = source_index(r.line->file);
+            source_lines_[i].insert(r.line->line);
+            w.Int64(static_cast<std::int64_t>(i));
+            w.Int64(r.line->line);
+        } else {
+            w.Int64(-1);
+            w.Int64(0);
+        }
+        json_out::optional_string(w, r.text);
+        w.EndArray();
+    }
+    w.EndArray();
+    w.EndObject();
+}
+
+void HtmlModel::line_time(const std::string& file, std::int64_t line, std::uint64_t ns) {
+    std::size_t i = source_index(file);
+    source_lines_[i].insert(line);
+    heat_[i][line] += ns;
+}
+
+std::string HtmlModel::sources_json() const {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartArray();
+    SourceLines text;
+    for (std::size_t i = 0; i < sources_.size(); ++i) {
+        w.StartObject();
+        json_out::key(w, "path");
+        json_out::string(w, sources_[i]);
+        json_out::key(w, "lines");
+        w.StartArray();
+        auto line = [&](std::int64_t n) {
+            return text.line(HandleSource{sources_[i], n, 0, std::nullopt, std::nullopt});
+        };
+        std::int64_t shown = 0;
+        if (line(1)) { // readable: its lines, every one up to max_shown_lines
+            for (std::int64_t n = 1; n <= max_shown_lines; ++n) {
+                auto t = line(n);
+                if (!t) {
+                    break;
+                }
+                w.StartArray();
+                w.Int64(n);
+                json_out::string(w, *t);
+                w.EndArray();
+                shown = n;
+            }
+        }
+        for (auto n : source_lines_[i]) {
+            if (n > shown) {
+                auto t = shown > 0 ? line(n) : std::nullopt;
+                w.StartArray();
+                w.Int64(n);
+                json_out::optional_string(w, t);
+                w.EndArray();
+            }
+        }
+        w.EndArray();
+        json_out::key(w, "heat");
+        w.StartArray();
+        for (const auto& [n, ns] : heat_[i]) {
+            w.StartArray();
+            w.Int64(n);
+            w.Uint64(ns);
+            w.EndArray();
+        }
+        w.EndArray();
+        w.EndObject();
+    }
+    w.EndArray();
+    return {buffer.GetString(), buffer.GetSize()};
+}
+
+std::string HtmlModel::json() {
+    std::string out;
+    auto member = [&out](std::string_view name, std::string_view value) {
+        out += out.empty() ? "{\"" : ",\"";
+        out += name;
+        out += "\":";
+        out += value;
+    };
+    rapidjson::StringBuffer head;
+    Writer h(head);
+    h.StartArray();
+    json_out::string(h, "sdscprov " SDSCPROV_VERSION);
+    json_out::string(h, b_->command);
+    json_out::string(h, title_);
+    h.EndArray();
+    member("v", "1");
+    member("head", {head.GetString(), head.GetSize()});
+    member("summary", b_->summary.close());
+    member("coverage", b_->coverage);
+    member("kernels", b_->kernels.close());
+    member("ops", b_->ops.close());
+    member("sources", sources_json());
+    member("problems", b_->problems.close());
+    member("verdict", b_->verdict);
+    member("profile", b_->profile);
+    member("rankings", b_->rankings.close());
+    out += '}';
+    return out;
+}
+
+} // namespace sdscprov

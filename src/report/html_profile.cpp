@@ -1,0 +1,120 @@
+// What profile puts in the HTML page (html_model.hpp): its bundles as the kernels, with their
+// device time and stages; its three rankings, worst first, as the text report has them; and the
+// device time of each source line as a heat.
+#include "report/html_model.hpp"
+#include "sdscprov/report/html.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace sdscprov {
+
+namespace {
+
+// Each bundle's name on the page: the label of the kernel ranking's row that counts it (the name
+// the text report gives it), else its own kernel label.
+std::vector<std::string_view> bundle_labels(const ProfileReport& r) {
+    std::vector<std::string_view> labels;
+    labels.reserve(r.bundles.size());
+    for (const auto& b : r.bundles) {
+        labels.emplace_back(b.kernel_label);
+    }
+    for (const auto& row : r.by_kernel) {
+        for (auto b : row.bundles) {
+            if (b < labels.size()) {
+                labels[b] = row.label;
+            }
+        }
+    }
+    return labels;
+}
+
+HtmlKernel bundle_row(const ProfileBundle& b, std::string_view label) {
+    HtmlKernel row;
+    row.name = std::string(label);
+    row.key = b.key;
+    row.dir = b.kernel_dirs.empty() ? b.event_name : b.kernel_dirs.front();
+    for (std::size_t i = 1; i < b.kernel_dirs.size(); ++i) {
+        row.dir += " + " + b.kernel_dirs[i];
+    }
+    if (!b.kernel_dirs.empty()) {
+        row.next = b.kernel_dirs.front();
+    }
+    row.note = std::string(to_string(b.resolution));
+    if (b.reason) {
+        row.note += ": " + std::string(to_string(*b.reason));
+    }
+    row.ns = b.time.ns;
+    row.events = b.time.events;
+    const auto& events = b.time.stages.events;
+    if (std::any_of(events.begin(), events.end(), [](std::uint64_t n) { return n > 0; })) {
+        row.stage_ticks = b.time.stages.ticks; // else no event filled its counters
+    }
+    return row;
+}
+
+// The bundle's direct handles as its ops.
+std::vector<HtmlOp> bundle_ops(const ProfileBundle& b,
+                               const std::map<std::string_view, const DebugHandle*>& by_id,
+                               HtmlKernel& row) {
+    std::vector<HtmlOp> ops;
+    for (const auto& id : b.handle_ids) {
+        HtmlOp o;
+        o.file = b.event_name;
+        o.key = id;
+        auto it = by_id.find(id);
+        o.handle = it == by_id.end() ? nullptr : it->second;
+        o.state = o.handle ? "populated" : "absent";
+        ++(o.handle ? row.bar.populated : row.bar.absent);
+        ops.push_back(std::move(o));
+    }
+    row.files = ops.size();
+    return ops;
+}
+
+} // namespace
+
+std::string render_profile_html(const ProfileReport& report) {
+    HtmlModel model("profile", "sdscprov profile");
+    model.summary("trace", report.trace);
+    model.summary("bundles", std::to_string(report.bundles.size()));
+    model.summary("diagnostics", std::to_string(report.diagnostics.size()));
+    model.profile_totals(report.coverage, report.bundles.size());
+    std::map<std::string_view, const DebugHandle*> by_id;
+    for (const auto& h : report.handles) {
+        by_id.emplace(h.id, &h);
+    }
+    auto labels = bundle_labels(report);
+    for (std::size_t i = 0; i < report.bundles.size(); ++i) {
+        HtmlKernel row = bundle_row(report.bundles[i], labels[i]);
+        auto ops = bundle_ops(report.bundles[i], by_id, row);
+        model.kernel(row, ops);
+    }
+    model.ranking("line", "Source lines", "source line",
+                  "a bundle counts fully for each of its lines: the rows can add up to more than "
+                  "100%",
+                  report.by_line);
+    model.ranking("aten", "ATen ops", "ATen op",
+                  "a bundle counts fully for each of its ops: the rows can add up to more than "
+                  "100%",
+                  report.by_aten);
+    model.ranking("kernel", "Kernels", "kernel", "", report.by_kernel);
+    for (const auto& r : report.by_line) {
+        if (r.line) {
+            model.line_time(r.line->file, r.line->line, r.time.ns);
+        }
+    }
+    for (const auto& p : report.problems) {
+        model.problem(p);
+    }
+    for (const auto& d : report.diagnostics) {
+        model.listed(d.path, d.pos, to_string(d.severity), to_string(d.code),
+                     d.message + " (" + std::to_string(d.events) + " events)");
+    }
+    std::ostringstream out;
+    write_html_page(out, model.title(), model.json());
+    return out.str();
+}
+
+} // namespace sdscprov
