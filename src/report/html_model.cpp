@@ -168,17 +168,22 @@ void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
     w.Uint64(k.files);
     json_out::key(w, "find");
     w.Uint64(k.findings);
-    json_out::key(w, "rank");
-    w.StartArray();
-    for (auto n : {k.errors, k.lacking, k.problems}) {
-        w.Uint64(n);
+    if (k.errors + k.lacking + k.problems > 0) { // else [0, 0, 0]
+        json_out::key(w, "rank");
+        w.StartArray();
+        for (auto n : {k.errors, k.lacking, k.problems}) {
+            w.Uint64(n);
+        }
+        w.EndArray();
     }
-    w.EndArray();
     if (!k.key.empty()) {
         json_out::key(w, "key");
         json_out::string(w, k.key);
     }
-    if (!k.next.empty()) {
+    if (!k.next.empty() && k.next == k.dir) { // "x": the directory
+        json_out::key(w, "x");
+        w.Uint(1);
+    } else if (!k.next.empty()) {
         json_out::key(w, "next");
         json_out::string(w, k.next);
     }

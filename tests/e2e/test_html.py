@@ -657,6 +657,16 @@ def test_large_cache_page_is_virtualised():
         b.settle()
         b.settle()
         assert kernel_dirs_shown(b) and b.eval("document.querySelectorAll('#kernel-list .row').length") < 100
+        # A new filter or order starts at the top, though the rows still fill many screens.
+        for change in (lambda: b.type_into('#filter', 'sdsc_fused'), lambda: set_sort(b, 'name')):
+            b.eval("document.getElementById('kernel-list').scrollTop = 1e9")
+            b.settle()
+            assert b.eval("document.getElementById('kernel-list').scrollTop") > 1000
+            change()
+            assert b.eval("document.getElementById('kernel-list').scrollTop") == 0
+            assert b.eval("(() => { const e = document.getElementById('kernel-list'); return e.scrollHeight > 10 * e.clientHeight; })()")
+        set_sort(b, 'worst')
+        b.type_into('#filter', '')
         for k in (kernels[0], kernels[len(kernels) // 2], kernels[-1]):
             b.type_into('#filter', os.path.basename(k['dir']))
             assert b.eval("document.getElementById('kernel-list').scrollTop") == 0

@@ -96,7 +96,8 @@
       set(n) { count = n; if (cur >= n) cur = -1; draw(); },
       draw,
       show,
-      top() { box.scrollTop = 0; cur = -1; },
+      // Back to the first row (a list never drawn is there already: no layout is forced).
+      top() { if (count) box.scrollTop = 0; cur = -1; },
     };
   }
 
@@ -170,6 +171,7 @@
   let maxNs = 0;
   K.forEach((k, i) => {
     k.low = k.dir.toLowerCase();
+    k.rank = k.rank || [0, 0, 0];
     maxNs = Math.max(maxNs, k.ns || 0);
     if (profile) {
       k.low = (k.name + '\n' + k.dir + '\n' + (k.key || '')).toLowerCase();
@@ -499,8 +501,9 @@
     const x = K[k], box = $('kernel-detail');
     box.className = '';
     box.replaceChildren(el('h3', '', x.name));
-    if (x.next) {
-      const cmd = 'sdscprov explain ' + shellWord(x.next), line = el('div', 'next');
+    const target = x.x ? x.dir : x.next;
+    if (target) {
+      const cmd = 'sdscprov explain ' + shellWord(target), line = el('div', 'next');
       line.append(el('span', 'dim', 'next:'), el('code', '', cmd), copyButton(cmd));
       box.append(line);
     }
@@ -572,9 +575,10 @@
     showSource(current);
   }
   const worst = rows.find((r) => r.k !== undefined);
-  if (worst) {
+  if (worst) { // marked on its drawn row: a second draw would lay the page out again
     selected = worst.k;
-    kernelList.draw();
+    const row = document.querySelector('#kernel-list .row[data-kernel="' + worst.k + '"]');
+    if (row) row.classList.add('sel');
     showDetail(worst.k);
   }
   document.body.dataset.ready = '1';
