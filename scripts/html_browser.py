@@ -206,6 +206,16 @@ class Browser:
                                                    'button': 'left', 'clickCount': 1})
         self.settle()
 
+    KEYS = {'Enter': 13, 'Escape': 27, 'ArrowDown': 40, 'ArrowUp': 38, 'Home': 36, 'End': 35}
+
+    def press(self, selector, key):
+        """Focuses the element `selector` matches and presses `key` (a name of KEYS) on it."""
+        self.eval('document.querySelector(%s).focus()' % json.dumps(selector))
+        for kind in ('keyDown', 'keyUp'):
+            self.send('Input.dispatchKeyEvent', {'type': kind, 'key': key, 'code': key,
+                                                 'windowsVirtualKeyCode': self.KEYS[key]})
+        self.settle()
+
     def type_into(self, selector, text):
         self.eval('document.querySelector(%s).focus()' % json.dumps(selector))
         self.eval('document.querySelector(%s).select()' % json.dumps(selector))

@@ -301,6 +301,27 @@ def check_order(b, page, tmp, copy):
     return groups
 
 
+def check_keyboard(b):
+    """The kernel list without a mouse: arrows move, Enter opens a directory or folds a group;
+    Escape empties the filter."""
+    rows = b.eval("[...document.querySelectorAll('#kernel-list .row')].map((e) => e.dataset.kernel || 'g')")
+    assert rows[0] == 'g' and rows[1] != 'g' and rows[3] != 'g', rows
+    for key in ('Home', 'ArrowDown', 'ArrowDown', 'ArrowDown', 'Enter'):
+        b.press('#kernel-list', key)
+    shown = b.eval("document.querySelector('#kernel-list .row.sel').dataset.kernel")
+    assert shown == rows[3] and b.eval("document.querySelector('#kernel-list .row.cur').dataset.kernel") == rows[3]
+    name = b.eval("document.querySelector('#kernel-list .row.sel .dir').textContent")
+    assert f'sdscprov explain {name}' in text_of(b, 'kernel-detail')
+    b.press('#kernel-list', 'Home')
+    b.press('#kernel-list', 'Enter')  # folds the first group
+    assert b.eval("document.querySelectorAll('#kernel-list .row').length") == len(rows) - 1
+    b.press('#kernel-list', 'Enter')
+    assert b.eval("document.querySelectorAll('#kernel-list .row').length") == len(rows)
+    b.type_into('#filter', 'addmm_1')
+    b.press('#filter', 'Escape')
+    assert b.eval("document.getElementById('filter').value") == '' and len(kernel_dirs_shown(b)) == 2
+
+
 def test_demo_pages_scan_annotate_check_explain():
     with TempDir() as tmp, Browser() as b:
         model = demo(tmp)
@@ -357,6 +378,8 @@ def test_demo_pages_scan_annotate_check_explain():
                     check_model_page(b, page, tmp, model, order)
             if page != 'annotate-written':
                 check_filter(b, page, tmp)
+            if page == 'scan':
+                check_keyboard(b)
             b.click('.kernel-row')
             shoot(b, page, lambda: check_copy(b, '.kernel-row .dir'))
 
@@ -621,6 +644,24 @@ def test_profile_demo_page():
         assert_clean(b, 'profile-demo')
 
 
+def test_profile_page_without_kernel_events():
+    """A trace with no device kernel event (a CPU-only capture): the page says so, and how to
+    record them."""
+    with TempDir() as tmp, Browser() as b:
+        events = [{'ph': 'X', 'cat': 'cpu_op', 'name': f'aten::mm', 'pid': 1, 'tid': 1, 'ts': i, 'dur': 1}
+                  for i in range(45)]
+        with open(os.path.join(tmp, 'trace.json'), 'w') as f:
+            json.dump({'traceEvents': events}, f)
+        os.makedirs(os.path.join(tmp, 'cache'))
+        path = os.path.join(tmp, 'cpu.html')
+        write_page(path, 'profile', 'trace.json', 'cache', cwd=tmp)
+        b.open(path)
+        assert_clean(b, 'profile-cpu')
+        assert text_of(b, 'headline') == ('No device kernel event among the trace\'s 45 events: torch-spyre '
+                                          'writes them when the profiler records ProfilerActivity.PrivateUse1.')
+        assert text_of(b, 'kernel-count') == '0 of 0 kernels'
+
+
 # ---- a large cache -----------------------------------------------------------------------------
 
 def test_large_cache_page_is_virtualised():
@@ -686,4 +727,4 @@ def test_large_cache_page_is_virtualised():
 
 if __name__ == '__main__':
     main([test_demo_pages_scan_annotate_check_explain, test_profile_page, test_profile_demo_page,
-          test_large_cache_page_is_virtualised])
+          test_profile_page_without_kernel_events, test_large_cache_page_is_virtualised])
