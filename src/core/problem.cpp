@@ -115,6 +115,8 @@ std::string_view to_string(ProblemCode c) {
         return "bad-bundle";
     case ProblemCode::bad_mappings:
         return "bad-mappings";
+    case ProblemCode::bad_ideal_cycles:
+        return "bad-ideal-cycles";
     case ProblemCode::join_mismatch:
         return "join-mismatch";
     case ProblemCode::ambiguous_kernel:
@@ -158,6 +160,7 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::index_mismatch:
     case ProblemCode::opfunc_mismatch:
     case ProblemCode::malformed_handle:
+    case ProblemCode::bad_ideal_cycles: // the kernel has no ideal; the profile goes on
     case ProblemCode::ambiguous_kernel:
     case ProblemCode::stale_handle:
     case ProblemCode::inconsistent_handle_id:

@@ -56,6 +56,7 @@ enum class ProblemCode {
     bad_origins,      // an origins map that cannot be used (syntax, unknown member, type)
     bad_bundle,       // a bundle.mlir whose sdsc_execute lines cannot be read
     bad_mappings,     // an upstream provenance mappings file that cannot be used
+    bad_ideal_cycles, // a kernel's perf/ideal_cycles.json that cannot be used (a warning)
     join_mismatch,    // a map entry's ops and a directory's files cannot be paired
     ambiguous_kernel, // several directories or map entries for one kernel: nothing written
     write_failed,     // a temporary file could not be written or renamed
