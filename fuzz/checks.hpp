@@ -15,6 +15,7 @@
 #include "sdscprov/handle/handle_id.hpp"
 #include "sdscprov/sidecars/origins.hpp"
 #include "sdscprov/report/profile_printers.hpp"
+#include "sdscprov/profile/ideal.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/sdsc/bundle.hpp"
@@ -32,6 +33,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -507,6 +509,70 @@ inline bool same_outcome(const TraceRead& a, const TraceRead& b) {
     return a.events == b.events && a.text == b.text;
 }
 
+// The ideal-cycles rules (ideal.hpp) by a plain DOM walk of a valid document: the reference for
+// the reader. nullopt for a document the rules refuse.
+inline std::optional<KernelIdeal> ideal_by_dom_walk(const simdjson::dom::element& root) {
+    constexpr std::uint64_t largest = std::numeric_limits<std::uint64_t>::max();
+    if (!root.is_array() || array_of(root).size() == 0) {
+        return std::nullopt;
+    }
+    KernelIdeal ideal;
+    std::uint64_t sum = 0, totals = 0, biggest = 0;
+    bool overflow = false;
+    for (simdjson::dom::element e : array_of(root)) {
+        if (!e.is_object()) {
+            return std::nullopt;
+        }
+        std::set<std::string_view> keys;
+        std::optional<std::uint64_t> cycles;
+        std::optional<std::string_view> category;
+        for (auto [key, value] : object_of(e)) {
+            if (!keys.insert(key).second) {
+                return std::nullopt;
+            }
+            if (key == "ideal_cycles") {
+                std::uint64_t n = 0;
+                if (value.get(n) != simdjson::SUCCESS) {
+                    return std::nullopt;
+                }
+                cycles = n;
+            } else if (key == "op_category") {
+                std::string_view c;
+                if (value.get(c) != simdjson::SUCCESS) {
+                    return std::nullopt;
+                }
+                category = c;
+            } else if (std::find(ideal.other_members.begin(), ideal.other_members.end(), key) ==
+                       ideal.other_members.end()) {
+                ideal.other_members.emplace_back(key);
+            }
+        }
+        if (!cycles || !category) {
+            return std::nullopt;
+        }
+        ++ideal.entries;
+        if (*category == "TOTAL") {
+            ++totals;
+            ideal.cycles = *cycles;
+            continue;
+        }
+        overflow = overflow || sum > largest - *cycles;
+        sum = overflow ? largest : sum + *cycles;
+        if (!ideal.category || *cycles > biggest) {
+            biggest = *cycles;
+            ideal.category = std::string(*category);
+        }
+    }
+    if (totals > 1 || (totals == 0 && overflow)) {
+        return std::nullopt;
+    }
+    ideal.rule = totals == 1 ? IdealRule::total_entry : IdealRule::sum_of_entries;
+    if (totals == 0) {
+        ideal.cycles = sum;
+    }
+    return ideal;
+}
+
 // ---- The checks, one per target ---------------------------------------------------------------
 
 class PropertyChecks {
@@ -629,6 +695,51 @@ public:
             BundleReadResult again = parse_bundle(path, text);
             require(again.order && again.order->files == r.order->files,
                     "parse_bundle: the files written back as sdsc_execute lines read differently");
+        }
+    }
+
+    // The ideal-cycles reader: an ideal or a warning, never both; the warning of its own code at
+    // a real line:col; an ideal exactly when the document is valid JSON and a plain DOM walk of
+    // the rules gives that same ideal; the same again from the same reader; and its time at a few
+    // clocks is the exact quotient rounded half up.
+    void ideal(std::string_view bytes) {
+        const std::string path = "fuzz/perf/ideal_cycles.json";
+        IdealCyclesRead r = ideal_reader_.parse(path, bytes);
+        require(r.ideal.has_value() != r.problem.has_value(),
+                "ideal: exactly one of an ideal and a problem");
+        require(!r.absent(), "ideal: bytes read are never an absent file");
+        std::string_view doc = bytes.starts_with("\xEF\xBB\xBF") ? bytes.substr(3) : bytes;
+        bool json = !locate_json_error(doc);
+        std::optional<KernelIdeal> want;
+        if (json) {
+            simdjson::padded_string padded(doc);
+            simdjson::dom::element root;
+            require(parser_.parse(padded).get(root) == simdjson::SUCCESS,
+                    "ideal: simdjson rejects what locate_json_error accepts");
+            want = ideal_by_dom_walk(root);
+        }
+        if (r.problem) {
+            require(r.problem->code == ProblemCode::bad_ideal_cycles &&
+                        r.problem->severity == Severity::warning,
+                    "ideal: a problem that is not a bad-ideal-cycles warning");
+            require_problems_placed(bytes, {*r.problem}, path);
+            require(!want, "ideal: refused a file the rules read");
+        } else {
+            require(json, "ideal: read a file that is not JSON");
+            require(want && *want == *r.ideal, "ideal: the ideal differs from the rules'");
+        }
+        IdealCyclesRead again = ideal_reader_.parse(path, bytes);
+        require(again.ideal == r.ideal && again.problem.has_value() == r.problem.has_value(),
+                "ideal: a second read differs");
+        if (!r.ideal || r.ideal->cycles >= (std::uint64_t{1} << 40)) {
+            return;
+        }
+        for (std::uint32_t mhz : {1U, 999U, 1100U, 2000U, 4294967295U}) {
+            // |2000 x cycles - 2 x ns x MHz| <= MHz, the upper end excluded: half up.
+            std::uint64_t twice_exact = 2000 * r.ideal->cycles, ns = ideal_ns(r.ideal->cycles, mhz);
+            std::uint64_t twice_ns = 2 * ns * mhz;
+            require(twice_ns + mhz > twice_exact && twice_exact + mhz >= twice_ns,
+                    "ideal_ns: not the quotient rounded half up");
         }
     }
 
@@ -775,6 +886,7 @@ public:
 private:
     Scanner scanner_;
     simdjson::dom::parser parser_;
+    IdealCyclesReader ideal_reader_;
     SpliceChecker splice_checker_;
     const DebugHandle fixed_ = fixed_handle();
 

@@ -18,7 +18,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="${SDSCPROV_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-all_targets=(scan handle origins bundle upstream writer spyre trace)
+all_targets=(scan handle origins bundle upstream writer spyre trace ideal)
 
 usage() {
     sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'

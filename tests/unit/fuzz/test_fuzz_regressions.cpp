@@ -132,6 +132,44 @@ TEST_CASE("fuzz regressions: trace") {
     check_inputs("trace", &PropertyChecks::trace);
 }
 
+TEST_CASE("fuzz regressions: ideal") {
+    check_inputs("ideal", &PropertyChecks::ideal);
+}
+
+// The reference of the ideal checks reads what the rules say, and refuses what they refuse.
+TEST_CASE("fuzz regressions: the ideal reference follows the rules") {
+    simdjson::dom::parser parser;
+    auto walk = [&](const char* text) {
+        simdjson::padded_string padded{std::string_view(text)};
+        simdjson::dom::element root;
+        REQUIRE(parser.parse(padded).get(root) == simdjson::SUCCESS);
+        return ideal_by_dom_walk(root);
+    };
+    auto total = walk(R"([{"op_category": "a", "ideal_cycles": 3, "x": 1},
+                          {"op_category": "TOTAL", "ideal_cycles": 2}])");
+    REQUIRE(total);
+    CHECK(total->cycles == 2);
+    CHECK(total->rule == sdscprov::IdealRule::total_entry);
+    CHECK(total->category == "a");
+    CHECK(total->other_members == std::vector<std::string>{"x"});
+    auto sum = walk(
+        R"([{"op_category": "a", "ideal_cycles": 3}, {"op_category": "b", "ideal_cycles": 3}])");
+    REQUIRE(sum);
+    CHECK(sum->cycles == 6);
+    CHECK(sum->rule == sdscprov::IdealRule::sum_of_entries);
+    CHECK(sum->category == "a");
+    for (
+        const char* refused :
+        {"[]", "{}", "[1]", R"([{"op_category": "a"}])", R"([{"ideal_cycles": 1}])",
+         R"([{"op_category": "a", "ideal_cycles": -1}])",
+         R"([{"op_category": "a", "ideal_cycles": 1, "ideal_cycles": 1}])",
+         R"([{"op_category": "TOTAL", "ideal_cycles": 1}, {"op_category": "TOTAL", "ideal_cycles": 1}])",
+         R"([{"op_category": "a", "ideal_cycles": 18446744073709551615}, {"op_category": "b", "ideal_cycles": 1}])"}) {
+        CAPTURE(std::string(refused));
+        CHECK_FALSE(walk(refused));
+    }
+}
+
 // The checks are not vacuous: each of them rejects an input that breaks its property.
 TEST_CASE("fuzz regressions: the checks catch a violated property") {
     CHECK_THROWS_AS(require(false, "x"), PropertyViolation);
