@@ -9,6 +9,7 @@ The same arguments always produce the same bytes.
                  [--handles populated,null,absent] [--layout inductor-spyre|kernel-cache|mixed]
                  [--manifest PATH] [--incomplete] [--jobs J] [--origins-map PATH]
                  [--strip-to null|absent|mixed] [--keep-originals DIR]
+                 [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
     gen_cache.py OUT_DIR --simplemlp [--manifest PATH]
     gen_cache.py --self-test
 
@@ -24,6 +25,16 @@ What is written (sections of docs/formats.md in brackets):
     Python json.dump(obj, f, indent=2) output (no trailing newline);
   - debug_handle_ [3] per file: populated (first member, id version 2 [3.1]), null, or absent;
   - --incomplete: <key>.tmp.<uuid>/ and failed/<key>.tmp.<uuid>/ entries a scanner must skip.
+  - --ideal-cycles SHARE: perf/ideal_cycles.json (docs/ideal-cycles.md) in that share of the
+    kernel directories, one entry per SDSC op (op_category, ideal_cycles, op_name, sometimes
+    cores); --ideal-total SHARE of them (default 0.5) with a "TOTAL" entry at most the sum of the
+    others (1 in 10 with it alone), the rest summed; --ideal-malformed SHARE of them (default 0)
+    unusable, the kinds in turn. Without a file, a quarter of the directories have an empty perf/.
+    Each kernel_dirs entry of the manifest gains "ideal": {"state": "absent"}, {"state": "ok",
+    "cycles", "rule": "total"|"sum", "category" (null with only a TOTAL entry), "entries",
+    "other_members"} or {"state": "malformed", "kind", "line", "col": where sdscprov warns}; the
+    manifest gains "ideal_cycles" counts. ideal_ns(cycles, MHz) gives a kernel's ideal time as
+    sdscprov computes it. Drawn from streams of their own: every other byte stays the same.
 
 Origins (docs/origins-map.md): every kernel directory has a compile model of its own (FX nodes
 named k<dir index>_<name>, unique across the cache, with stack traces that sometimes hold
@@ -870,6 +881,171 @@ def plan_origins(dirs, incomplete_dirs, handle_kinds, strip_to):
 
 
 # ---------------------------------------------------------------------------------------------
+# The compiler's ideal cycles (docs/ideal-cycles.md): perf/ideal_cycles.json in a kernel
+# directory, a JSON array of entries {"op_category", "ideal_cycles", other members}, with or
+# without an aggregate "TOTAL" entry. Drawn from a stream of its own per directory: the rest of
+# the cache is the same with and without --ideal-cycles.
+
+IDEAL_FILE = os.path.join('perf', 'ideal_cycles.json')
+DEFAULT_CORE_MHZ = 1100
+OPFUNC_CATEGORY = {
+    'batchmatmul': 'matmul', 'add': 'elementwise', 'sub': 'elementwise', 'mul': 'elementwise',
+    'realdiv': 'elementwise', 'relufwd': 'activation', 'exp': 'activation', 'neg': 'activation',
+    'max': 'reduction', 'sum': 'reduction', 'identity': 'data_movement',
+    'ReStickifyOpHBM': 'data_movement', 'ReStickifyOpLx': 'data_movement',
+    'shuffle': 'data_movement', RARE_OPFUNC: 'data_movement',
+}
+# Typical cycles of one op, by category (synthetic magnitudes).
+CATEGORY_CYCLES = {'matmul': [40000, 300000, 2000000], 'elementwise': [1500, 9000, 60000],
+                   'activation': [1500, 9000, 60000], 'reduction': [3000, 20000, 120000],
+                   'data_movement': [2000, 15000, 150000]}
+# The ways a file is unusable, each with where sdscprov reports it: drawn in turn.
+IDEAL_MALFORMED = ['truncated', 'negative', 'fraction', 'string', 'missing_category',
+                   'duplicate_total', 'not_array', 'empty_array', 'over_64_bits']
+
+
+def ideal_ns(cycles, core_mhz=DEFAULT_CORE_MHZ):
+    """A kernel's ideal time in ns, as sdscprov computes it: cycles x 1000 / MHz, rounded half up
+    (exact integers)."""
+    return (2000 * cycles + core_mhz) // (2 * core_mhz)
+
+
+def ideal_of_entries(entries):
+    """The rules (docs/ideal-cycles.md) on a list of entries read by json: the kernel's
+    (cycles, rule, category), or None when the rules refuse them."""
+    if not isinstance(entries, list) or not entries:
+        return None
+    totals, total, cycles_sum, category, largest = 0, 0, 0, None, 0
+    for e in entries:
+        if not isinstance(e, dict):
+            return None
+        c, cat = e.get('ideal_cycles'), e.get('op_category')
+        if type(c) is not int or not 0 <= c < 2**64 or not isinstance(cat, str):
+            return None
+        if cat == 'TOTAL':
+            totals, total = totals + 1, c
+            continue
+        cycles_sum += c
+        if category is None or c > largest:
+            category, largest = cat, c
+    if totals > 1 or (totals == 0 and cycles_sum >= 2**64):
+        return None
+    return (total, 'total', category) if totals else (cycles_sum, 'sum', category)
+
+
+def _line_col(text, offset):
+    """1-based line and column of an offset of an ASCII text (sdscprov's path:line:col)."""
+    return text.count('\n', 0, offset) + 1, offset - (text.rfind('\n', 0, offset) + 1) + 1
+
+
+def _entry_starts(text):
+    """Offsets of the top-level array's objects (no string of ours holds a bracket)."""
+    starts, depth = [], 0
+    for i, ch in enumerate(text):
+        if ch in '[{':
+            if ch == '{' and depth == 1:
+                starts.append(i)
+            depth += 1
+        elif ch in ']}':
+            depth -= 1
+    return starts
+
+
+def _ideal_entries(rng, d):
+    """One entry per SDSC op of the directory, in file order."""
+    entries = []
+    for index, (opfunc, _) in enumerate(d['files']):
+        category = OPFUNC_CATEGORY[opfunc]
+        entry = {"op_category": category,
+                 "ideal_cycles": int(rng.choice(CATEGORY_CYCLES[category]) *
+                                     rng.uniform(0.5, 1.5)),
+                 "op_name": '%d_%s' % (index, opfunc)}
+        if rng.random() < 0.3:
+            entry["cores"] = rng.choice([8, 16, 32])
+        entries.append(entry)
+    return entries
+
+
+_BAD = '"@@BAD@@"'
+
+
+def _dump_ideal(entries, compact):
+    if compact:
+        return json.dumps(entries)
+    return json.dumps(entries, indent=2) + '\n'
+
+
+def _malformed_ideal(rng, entries, kind, compact):
+    """(text, offset of the place sdscprov reports) of an unusable file of the given kind."""
+    if kind == 'not_array':
+        return _dump_ideal({"op_category": "TOTAL", "ideal_cycles": 1000}, compact), 0
+    if kind == 'empty_array':
+        return '[]\n', 0
+    entries = [dict(e) for e in entries]
+    k = rng.randrange(len(entries))
+    if kind == 'truncated':
+        text = _dump_ideal(entries + [{"op_category": "TOTAL", "ideal_cycles": 1}], compact)
+        cut = text.rindex(',', 0, _entry_starts(text)[-1]) + 1   # the comma before the last entry
+        return text[:cut], cut
+    if kind == 'missing_category':
+        del entries[k]['op_category']
+        text = _dump_ideal(entries, compact)
+        return text, _entry_starts(text)[k]
+    if kind == 'duplicate_total':
+        total = sum(e['ideal_cycles'] for e in entries)
+        entries += [{"op_category": "TOTAL", "ideal_cycles": total}] * 2
+        text = _dump_ideal(entries, compact)
+        return text, _entry_starts(text)[-1]
+    literal = {'negative': '-%d' % entries[k]['ideal_cycles'],
+               'fraction': '%d.5' % entries[k]['ideal_cycles'],
+               'string': '"%d"' % entries[k]['ideal_cycles'],
+               'over_64_bits': str(2**64 + entries[k]['ideal_cycles'])}[kind]
+    entries[k]['ideal_cycles'] = _BAD[1:-1]
+    text = _dump_ideal(entries, compact)
+    at = text.index(_BAD)
+    return text.replace(_BAD, literal), at
+
+
+def plan_ideal(dirs, share, total_share, malformed_share):
+    """Adds d['ideal'] to every planned directory: the text of its perf/ideal_cycles.json (None:
+    no file; empty_perf: an empty perf/ directory instead) and what sdscprov must read from it."""
+    malformed = 0
+    for d in dirs:
+        rng = random.Random('ideal:%d' % d['seed'])
+        if rng.random() >= share:
+            d['ideal'] = {"text": None, "empty_perf": rng.random() < 0.25,
+                          "expect": {"state": "absent"}}
+            continue
+        entries = _ideal_entries(rng, d)
+        compact = rng.random() < 0.3
+        if rng.random() < malformed_share:
+            kind = IDEAL_MALFORMED[malformed % len(IDEAL_MALFORMED)]
+            malformed += 1
+            text, offset = _malformed_ideal(rng, entries, kind, compact)
+            line, col = _line_col(text, offset)
+            d['ideal'] = {"text": text, "empty_perf": False,
+                          "expect": {"state": "malformed", "kind": kind, "line": line,
+                                     "col": col}}
+            continue
+        if rng.random() < total_share:
+            # TOTAL is what the compiler counts for the whole kernel: ops overlap, so it is at
+            # most their sum; now and then it is the only entry.
+            total = int(sum(e['ideal_cycles'] for e in entries) * rng.uniform(0.55, 1.0))
+            if rng.random() < 0.1:
+                entries = []
+            entries.insert(rng.choice([0, len(entries)]) if entries else 0,
+                           {"op_category": "TOTAL", "ideal_cycles": total})
+        cycles, rule, category = ideal_of_entries(entries)
+        others = []
+        for e in entries:
+            others += [k for k in e if k not in ('ideal_cycles', 'op_category', *others)]
+        d['ideal'] = {"text": _dump_ideal(entries, compact), "empty_perf": False,
+                      "expect": {"state": "ok", "cycles": cycles, "rule": rule,
+                                 "category": category, "entries": len(entries),
+                                 "other_members": others}}
+
+
+# ---------------------------------------------------------------------------------------------
 # Writing (any process)
 
 _TEMPLATES = None
@@ -986,6 +1162,12 @@ def write_kernel_dir(out_dir, d, template_seed, keep_dir=None, want_map=False):
         put('segment_size.json', segment_size_text(rng))
     if d['dsg']:
         put('execute_dsg.txt', execute_dsg_text(d['name']))
+    ideal = d.get('ideal')
+    if ideal and (ideal['text'] is not None or ideal['empty_perf']):
+        for k in kdirs:
+            os.makedirs(os.path.join(k, 'perf'), exist_ok=True)
+        if ideal['text'] is not None:
+            put(IDEAL_FILE, ideal['text'])
 
     # The OpSpecs in bundle.mlir order (one per file without it). An op whose SDSC equals an
     # earlier one's runs that file again: it is an op of its own (own buffer and origins), and the
@@ -1023,7 +1205,9 @@ def _write_batch(args):
 
 def manifest_for(dirs, incomplete_dirs, with_origins=False, strip_to=None):
     """The manifest: counts as the files are on disk (after --strip-to). with_origins adds what
-    `sdscprov annotate --origins MAP` should leave (and in_map per kernel directory)."""
+    `sdscprov annotate --origins MAP` should leave (and in_map per kernel directory). Directories
+    planned by plan_ideal add what their ideal-cycles file gives ("ideal" per kernel_dirs entry,
+    "ideal_cycles" counts)."""
     def kinds(d):
         return d.get('final') or [kind for _, kind in d['files']]
 
@@ -1047,6 +1231,8 @@ def manifest_for(dirs, incomplete_dirs, with_origins=False, strip_to=None):
         if with_origins:
             entry['in_map'] = d['in_map']
             in_map += d['in_map']
+        if 'ideal' in d:
+            entry['ideal'] = d['ideal']['expect']
         entries.append(entry)
     entries.sort(key=lambda e: e['dir'])
     manifest = {"kernels": len(dirs), "files": sum(len(d['files']) for d in dirs),
@@ -1061,6 +1247,14 @@ def manifest_for(dirs, incomplete_dirs, with_origins=False, strip_to=None):
     if with_origins:
         manifest['origins'] = {"kernels_in_map": in_map, "kernels_not_in_map": len(dirs) - in_map,
                                "no_origin_files": no_origin, "expected_after_annotate": after}
+    if any('ideal' in d for d in dirs):
+        states = [d['ideal']['expect'] for d in dirs]
+        manifest['ideal_cycles'] = {
+            "file": IDEAL_FILE, "default_core_mhz": DEFAULT_CORE_MHZ,
+            "total": sum(e.get('rule') == 'total' for e in states),
+            "sum": sum(e.get('rule') == 'sum' for e in states),
+            "malformed": sum(e['state'] == 'malformed' for e in states),
+            "absent": sum(e['state'] == 'absent' for e in states)}
     return manifest
 
 
@@ -1100,9 +1294,13 @@ def write_origins_map(path, pieces):
 
 
 def generate(out_dir, n_files, seed, eras, handle_kinds, layout, incomplete, jobs,
-             origins_map=None, strip_to=None, keep_dir=None):
+             origins_map=None, strip_to=None, keep_dir=None, ideal=None):
+    """ideal: None, or (share, total_share, malformed_share) of --ideal-cycles, --ideal-total
+    and --ideal-malformed."""
     dirs, incomplete_dirs = plan_cache(n_files, seed, eras, handle_kinds, layout, incomplete)
     plan_origins(dirs, incomplete_dirs, handle_kinds, strip_to)
+    if ideal is not None:
+        plan_ideal(dirs, *ideal)
     everything = dirs + incomplete_dirs
     want_map = origins_map is not None
     if jobs <= 1 or n_files < 2000:
@@ -1202,6 +1400,55 @@ def _addresses_of(obj, template):
     return result
 
 
+def _self_test_ideal():
+    """The ideal-cycles files: a usable one reads (json, then the rules) as the manifest says,
+    an unusable one does not, and the place of each warning is where its fault is."""
+    ok = True
+    dirs, _ = plan_cache(3000, 5, ['current', 'may2026', 'execute'], ['populated'], 'mixed', False)
+    plan_ideal(dirs, 0.8, 0.5, 0.2)
+    seen = set()
+    for d in dirs:
+        text, want = d['ideal']['text'], d['ideal']['expect']
+        seen.add(want.get('kind', want.get('rule', want['state'])))
+        if text is None:
+            continue
+        try:
+            entries = json.loads(text)
+        except ValueError:
+            entries = ValueError
+        if want['state'] == 'ok':
+            if entries is ValueError or ideal_of_entries(entries) != (
+                    want['cycles'], want['rule'], want['category']):
+                print('FAIL ideal of %s' % d['rel'])
+                ok = False
+            continue
+        if entries is not ValueError and ideal_of_entries(entries) is not None:
+            print('FAIL malformed ideal %s reads' % want['kind'])
+            ok = False
+        lines = text.split('\n')
+        rest = (lines[want['line'] - 1] + '\n')[want['col'] - 1:] if want['line'] <= len(lines) else ''
+        at = {'truncated': rest == '\n' and want['line'] == len(lines),
+              'negative': re.match(r'-\d+[,\n}]', rest),
+              'fraction': re.match(r'\d+\.5[,\n}]', rest),
+              'string': re.match(r'"\d+"', rest),
+              'over_64_bits': re.match(r'\d{20}', rest) and int(re.match(r'\d+', rest).group()) >= 2**64,
+              'missing_category': rest.startswith('{'), 'duplicate_total': rest.startswith('{'),
+              'not_array': (want['line'], want['col']) == (1, 1),
+              'empty_array': (want['line'], want['col']) == (1, 1)}[want['kind']]
+        if not at:
+            print('FAIL malformed ideal %s: nothing at %d:%d' % (want['kind'], want['line'],
+                                                                 want['col']))
+            ok = False
+    missing = set(IDEAL_MALFORMED + ['total', 'sum', 'absent']) - seen
+    if missing:
+        print('FAIL ideal kinds never drawn: %s' % ', '.join(sorted(missing)))
+        ok = False
+    if [ideal_ns(c, m) for c, m in [(1100, 1100), (1, 2000), (1, 2001), (6, 1100)]] != [1000, 1, 0, 5]:
+        print('FAIL ideal_ns')
+        ok = False
+    return ok
+
+
 def self_test():
     ok = True
     for aten, fused, chain, src, want in ID_TEST_VECTORS:
@@ -1278,6 +1525,7 @@ def self_test():
     if longest > HANDLE_MAX:
         print('FAIL handle member of %d bytes > HANDLE_MAX %d' % (longest, HANDLE_MAX))
         ok = False
+    ok = _self_test_ideal() and ok
     print('self-test: %s' % ('ok' if ok else 'FAILED'))
     return ok
 
@@ -1292,6 +1540,16 @@ def _csv(allowed):
             raise argparse.ArgumentTypeError('choose from %s' % ','.join(allowed))
         return items
     return parse
+
+
+def _share(value):
+    try:
+        share = float(value)
+    except ValueError:
+        share = -1.0
+    if not 0.0 <= share <= 1.0:
+        raise argparse.ArgumentTypeError('a share from 0 to 1 is needed, not %r' % value)
+    return share
 
 
 def main(argv=None):
@@ -1319,6 +1577,18 @@ def main(argv=None):
     p.add_argument('--keep-originals', metavar='DIR',
                    help='also write the cache as it is before --strip-to under DIR '
                         '(same relative paths)')
+    p.add_argument('--ideal-cycles', type=_share, metavar='SHARE',
+                   help="also write perf/ideal_cycles.json (the compiler's ideal cycles) in this "
+                        'share of the kernel directories (0 to 1; the others have none, a '
+                        'quarter of them an empty perf/); the manifest gains each kernel\'s '
+                        'expected ideal')
+    p.add_argument('--ideal-total', type=_share, default=0.5, metavar='SHARE',
+                   help='share of those files with a "TOTAL" entry (default 0.5; the others are '
+                        'summed)')
+    p.add_argument('--ideal-malformed', type=_share, default=0.0, metavar='SHARE',
+                   help='share of those files that cannot be used (default 0): truncated, '
+                        'negative, fractional or string cycles, a missing op_category, two '
+                        'TOTAL entries, not an array, an empty array, cycles past 2^64, in turn')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     p.add_argument('--self-test', action='store_true', help='check the id test vectors and exit')
     a = p.parse_args(argv)
@@ -1332,6 +1602,10 @@ def main(argv=None):
     if a.simplemlp and (a.origins_map or a.strip_to or a.keep_originals):
         p.error('--origins-map, --strip-to and --keep-originals apply to generated caches, '
                 'not --simplemlp (its map is testdata/demo/origins.json)')
+    if a.ideal_cycles is None and (a.ideal_total != 0.5 or a.ideal_malformed != 0.0):
+        p.error('--ideal-total and --ideal-malformed need --ideal-cycles SHARE')
+    if a.simplemlp and a.ideal_cycles is not None:
+        p.error('--ideal-cycles applies to generated caches, not --simplemlp')
     roots = [a.out_dir] + ([a.keep_originals] if a.keep_originals else [])
     if a.keep_originals:
         out_real, keep_real = os.path.realpath(a.out_dir), os.path.realpath(a.keep_originals)
@@ -1348,9 +1622,12 @@ def main(argv=None):
     if a.simplemlp:
         manifest, sizes = generate_simplemlp(a.out_dir)
     else:
+        ideal = None
+        if a.ideal_cycles is not None:
+            ideal = (a.ideal_cycles, a.ideal_total, a.ideal_malformed)
         manifest, sizes = generate(a.out_dir, a.files, a.seed, a.eras, a.handles, a.layout,
                                    a.incomplete, a.jobs, a.origins_map, a.strip_to,
-                                   a.keep_originals)
+                                   a.keep_originals, ideal)
     if a.manifest:
         with open(a.manifest, 'w') as f:
             json.dump(manifest, f, indent=2)
