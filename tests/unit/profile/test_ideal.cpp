@@ -4,6 +4,7 @@
 #include "sdscprov/profile/ideal.hpp"
 #include "temp_dir.hpp"
 
+#include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <limits>
@@ -377,4 +378,62 @@ TEST_CASE("ideal: the clock as given on the command line") {
         CHECK(error ==
               "a clock in whole MHz from 1 to 1000000 is needed, not '" + std::string(bad) + "'");
     }
+}
+
+// The generator's ideal-cycles files (scripts/gen_cache.py --ideal-cycles): every kernel
+// directory reads as its manifest says, computed by the generator with its own arithmetic.
+TEST_CASE("ideal: the files of a generated cache read as its manifest says") {
+    test::TempDir t("sdscprov-ideal-gen");
+    const fs::path repo = fs::path(SDSCPROV_TESTDATA).parent_path();
+    const std::string command = std::string(SDSCPROV_PYTHON) + " '" +
+                                (repo / "scripts/gen_cache.py").string() + "' '" +
+                                (t.root / "cache").string() +
+                                "' --files 400 --seed 4 --layout mixed --jobs 1 "
+                                "--ideal-cycles 0.85 --ideal-malformed 0.3 --manifest '" +
+                                (t.root / "manifest.json").string() + "' 2>/dev/null";
+    REQUIRE(std::system(command.c_str()) == 0);
+    simdjson::dom::parser parser;
+    simdjson::dom::element manifest;
+    REQUIRE(parser.load((t.root / "manifest.json").string()).get(manifest) == simdjson::SUCCESS);
+
+    IdealCyclesReader reader;
+    std::size_t ok = 0, malformed = 0, absent = 0;
+    for (simdjson::dom::element entry : manifest["kernel_dirs"].get_array()) {
+        const std::string dir(std::string_view(entry["dir"].get_string()));
+        CAPTURE(dir);
+        simdjson::dom::element want = entry["ideal"];
+        const std::string_view state = want["state"].get_string();
+        IdealCyclesRead r = reader.read((t.root / "cache" / dir).string());
+        if (state == "absent") {
+            CHECK(r.absent());
+            ++absent;
+        } else if (state == "malformed") {
+            REQUIRE(r.problem);
+            CAPTURE(r.problem->message);
+            CHECK(r.problem->pos.line == std::uint64_t(want["line"].get_uint64()));
+            CHECK(r.problem->pos.col == std::uint64_t(want["col"].get_uint64()));
+            CHECK_FALSE(r.ideal);
+            ++malformed;
+        } else {
+            REQUIRE(r.ideal);
+            CHECK(r.ideal->cycles == std::uint64_t(want["cycles"].get_uint64()));
+            CHECK(to_string(r.ideal->rule) == std::string_view(want["rule"].get_string()));
+            if (want["category"].is_null()) {
+                CHECK_FALSE(r.ideal->category);
+            } else {
+                CHECK(r.ideal->category == std::string_view(want["category"].get_string()));
+            }
+            CHECK(r.ideal->entries == std::uint64_t(want["entries"].get_uint64()));
+            Names others;
+            for (simdjson::dom::element name : want["other_members"].get_array()) {
+                others.emplace_back(std::string_view(name.get_string()));
+            }
+            CHECK(r.ideal->other_members == others);
+            ++ok;
+        }
+    }
+    // The cache holds every state, so the loop above checked each.
+    CHECK(ok > 10);
+    CHECK(malformed >= 9); // every kind of unusable file, drawn in turn
+    CHECK(absent > 0);
 }
