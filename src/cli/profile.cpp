@@ -250,6 +250,7 @@ int run_profile(const ProfileCli& o) {
             text.top = o.top;
             text.stages = o.stages;
             text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
+            text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
             text.color = use_color(o.color);
             if (!o.by.empty()) {
                 text.rankings = {o.by == "line"   ? ProfileRanking::line
