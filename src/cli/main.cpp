@@ -117,8 +117,10 @@ int main(int argc, char** argv) {
     completion->footer(
         "Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
         "sdscprov completion bash > ~/.local/share/bash-completion/completions/sdscprov\n"
-        "  sdscprov completion zsh > \"${fpath[1]}/_sdscprov\"\n"
-        "  sdscprov completion fish > ~/.config/fish/completions/sdscprov.fish");
+        "  mkdir -p ~/.zfunc && sdscprov completion zsh > ~/.zfunc/_sdscprov   # fpath+=(~/.zfunc) "
+        "in ~/.zshrc, before compinit\n"
+        "  mkdir -p ~/.config/fish/completions && "
+        "sdscprov completion fish > ~/.config/fish/completions/sdscprov.fish");
 
     if (auto early = before_parsing(app, argc, argv)) {
         return with_report_written(*early);
