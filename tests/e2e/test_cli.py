@@ -185,6 +185,19 @@ def test_zsh_and_fish_completions_beside_bash():
         specs = zsh_complete(zsh_script, "sdscprov", "completion", "").split("ARGS\n", 1)[1].splitlines()
         assert "1:shell:(bash zsh fish)" in specs, specs
 
+        # And in a real interactive zsh, through compinit: TAB completes a value and an option.
+        script = (f"zmodload zsh/zpty\nzpty z 'zsh -f -i'\n"
+                  f"zpty -w z 'PS1=\"> \"; fpath=({tmp} $fpath); autoload -Uz compinit; "
+                  f"compinit -u -D; sdscprov() {{ }}'\n")
+        for typed, completed in (("sdscprov check --format s", "sdscprov check --format sarif"),
+                                 ("sdscprov annotate --dr", "sdscprov annotate --dry-run")):
+            script += (f"zpty -w -n z $'\\C-u{typed}\\t'\n"
+                       f"zpty -r z out '*{completed}*' && print -r -- 'completed: {completed}'\n")
+        real = subprocess.run(["zsh", "-f", "-c", script + "zpty -d z\n"], capture_output=True,
+                              text=True, timeout=60)
+        assert real.stdout.splitlines() == ["completed: sdscprov check --format sarif",
+                                            "completed: sdscprov annotate --dry-run"], (real.stdout, real.stderr)
+
         rc, out, _ = run("completion", "fish", check_rc=0)
         fish_script = os.path.join(tmp, "sdscprov.fish")
         with open(fish_script, "w") as f:
