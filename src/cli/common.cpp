@@ -156,13 +156,17 @@ std::size_t text_width(int fd) {
     return 100;
 }
 
+std::size_t report_width(int fd) {
+    return ::isatty(fd) != 0 ? text_width(fd) : unlimited_width;
+}
+
 PrinterOptions printer_options_for(const CommonOptions& o, std::string command, bool to_stderr) {
     PrinterOptions p;
     int fd = to_stderr ? STDERR_FILENO : STDOUT_FILENO;
     p.color = use_color(o.color, fd);
     p.command = std::move(command);
     p.all = o.all;
-    p.width = text_width(fd);
+    p.width = report_width(fd);
     return p;
 }
 
