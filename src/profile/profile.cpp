@@ -132,7 +132,6 @@ struct ProfileBuilder::Impl {
         ProfileBundle bundle;
         std::vector<DebugHandle> handles;
         std::vector<std::uint32_t> diagnostics;
-        std::string annotation;
     };
 
     const PairingSources& sources;
@@ -154,7 +153,7 @@ struct ProfileBuilder::Impl {
     ProfileCoverage coverage;
     StageTotals stages;
     std::string key_buf;
-    const std::string* last_annotation = nullptr;
+    const ProfileBundle* last_annotated = nullptr;
 
     Impl(const PairingSources& s, std::string p, TraceReader& r, bool a)
         : sources(s), path(std::move(p)), reader(r), annotate(a) {
@@ -274,9 +273,6 @@ struct ProfileBuilder::Impl {
         b.aten_ops.assign(ops.begin(), ops.end());
         kernel_dirs(state, e, doc, doc_index);
         label(b);
-        if (annotate) {
-            state.annotation = annotation_text(b);
-        }
         bundles.push_back(std::move(state));
         resolved_by_key.emplace(std::string(key), index);
         return index;
@@ -363,32 +359,6 @@ struct ProfileBuilder::Impl {
             s += (s.empty() ? "" : ", ") + sources.caches.dirs[d].path;
         }
         return s.empty() ? "no directory" : s;
-    }
-
-    static std::string annotation_text(const ProfileBundle& b) {
-        rapidjson::StringBuffer buffer;
-        rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-        auto strings = [&](std::string_view key, const auto& items, auto text) {
-            json_out::key(w, key);
-            w.StartArray();
-            for (const auto& item : items) {
-                json_out::string(w, text(item));
-            }
-            w.EndArray();
-        };
-        auto same = [](const std::string& s) -> std::string_view { return s; };
-        w.StartObject();
-        strings("source_lines", b.lines, [](const SourceLine& l) { return l.label(); });
-        strings("aten_ops", b.aten_ops, same);
-        strings("kernels", b.kernel_names, same);
-        strings("kernel_dirs", b.kernel_dirs, same);
-        strings("handles", b.handle_ids, same);
-        json_out::key(w, "provenance_key");
-        json_out::string(w, b.key);
-        json_out::key(w, "paired_by");
-        json_out::string(w, to_string(b.resolution));
-        w.EndObject();
-        return {buffer.GetString(), buffer.GetSize()};
     }
 
     // Classifies the first event of a variant: the pairing rules (profile.hpp).
@@ -513,7 +483,7 @@ struct ProfileBuilder::Impl {
     }
 
     void event(const TraceEvent& e) {
-        last_annotation = nullptr;
+        last_annotated = nullptr;
         ++coverage.trace_events;
         if (!e.object) {
             diagnose_event(ProfileCode::not_an_event, std::numeric_limits<std::uint32_t>::max(), e,
@@ -599,7 +569,7 @@ struct ProfileBuilder::Impl {
                     diagnose_event(ProfileCode::already_annotated, v.bundle, e,
                                    "args.sdscprov is there already: the event is left as it is");
                 } else if (e.args_state != FieldState::wrong_type) {
-                    last_annotation = &bundle.annotation;
+                    last_annotated = &bundle.bundle;
                 }
             }
         }
@@ -734,8 +704,8 @@ void ProfileBuilder::event(const TraceEvent& e) {
     impl_->event(e);
 }
 
-const std::string* ProfileBuilder::annotation() const {
-    return impl_->last_annotation;
+const ProfileBundle* ProfileBuilder::annotated_bundle() const {
+    return impl_->last_annotated;
 }
 
 ProfileReport ProfileBuilder::finish(const TraceReadResult& read) {

@@ -183,7 +183,7 @@ class ProfileBuilder final : public TraceHandler {
 public:
     static constexpr std::size_t max_unresolved_groups = 100000;
 
-    // `reader` gives the positions of diagnostics; `annotate` makes annotation() available.
+    // `reader` gives the positions of diagnostics; `annotate` makes annotated_bundle() available.
     ProfileBuilder(const PairingSources& sources, std::string trace_path, TraceReader& reader,
                    bool annotate = false);
     ~ProfileBuilder() override;
@@ -192,9 +192,10 @@ public:
 
     void event(const TraceEvent& e) override;
 
-    // With `annotate`: the `args.sdscprov` value (JSON text) for the event last given to event(),
-    // or nullptr when it is not a paired kernel event (or was annotated before).
-    const std::string* annotation() const;
+    // With `annotate`: the bundle of the event last given to event() when the annotated copy
+    // describes it (valid until the next event()), or nullptr when it is not a paired kernel event
+    // (or was annotated before).
+    const ProfileBundle* annotated_bundle() const;
 
     // The report, once the whole trace was read: rankings sorted, source line texts read.
     ProfileReport finish(const TraceReadResult& read);
