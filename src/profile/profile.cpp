@@ -109,6 +109,53 @@ void collect(const DebugHandle& h, std::set<SourceLine>& lines, std::set<std::st
     }
 }
 
+// The names of unresolved groups that left the table kept apart: a Bloom filter of 2^23 bits (1 MiB,
+// allocated at the first eviction), four probes a name, so that memory stays the same however many
+// names leave. It may answer yes for a name that never left (about 2% of new names once a million
+// have left), which then goes to the overflow group as well: every total stays exact, that name is
+// only not kept apart.
+class EvictedNames {
+public:
+    void add(ProfileCode code, std::string_view name) {
+        if (words_.empty()) {
+            words_.assign(bits / 64, 0);
+        }
+        for_probes(code, name, [&](std::size_t bit) { words_[bit / 64] |= bit_of(bit); });
+    }
+    bool may_hold(ProfileCode code, std::string_view name) const {
+        if (words_.empty()) {
+            return false;
+        }
+        bool all = true;
+        for_probes(code, name,
+                   [&](std::size_t bit) { all = all && (words_[bit / 64] & bit_of(bit)) != 0; });
+        return all;
+    }
+
+private:
+    static constexpr std::size_t bits = std::size_t{1} << 23;
+    static std::uint64_t bit_of(std::size_t bit) { return std::uint64_t{1} << (bit % 64); }
+    // FNV-1a 64 of the code and the name, then two halves for double hashing: the same probes
+    // on every machine and run.
+    template <class F> static void for_probes(ProfileCode code, std::string_view name, F f) {
+        std::uint64_t h = 0xcbf29ce484222325ULL;
+        auto mix = [&](unsigned char c) { h = (h ^ c) * 0x100000001b3ULL; };
+        mix(static_cast<unsigned char>(code));
+        for (char c : name) {
+            mix(static_cast<unsigned char>(c));
+        }
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
+        const std::uint64_t a = h & 0xffffffffULL;
+        const std::uint64_t b = (h >> 32) | 1U;
+        for (std::uint64_t i = 0; i < 4; ++i) {
+            f(static_cast<std::size_t>((a + i * b) % bits));
+        }
+    }
+    std::vector<std::uint64_t> words_;
+};
+
 template <class Items, class Label>
 std::string joined(const Items& items, Label label, std::string_view none) {
     std::string s;
@@ -123,8 +170,20 @@ std::string joined(const Items& items, Label label, std::string_view none) {
 // ---- the builder --------------------------------------------------------------------------------
 
 struct ProfileBuilder::Impl {
+    // Bounds of what a trace of distinct names can make the builder hold: variants kept for
+    // reuse (the others are classified at each event) and distinct diagnostics per code.
+    static constexpr std::size_t max_cached_variants = std::size_t{1} << 16;
+    static constexpr std::uint32_t max_diagnostics_per_code = 1000;
+
+    // The events of one unresolved group: same reason, same name (without #<step>).
+    struct Group {
+        ProfileCode reason;
+        std::string name;
+        std::string key;
+    };
     struct Variant {
-        std::uint32_t bundle = 0;
+        std::uint32_t bundle = 0;  // a paired bundle, unless `group`
+        std::optional<Group> group; // unpaired: the group, looked up at each event (evictions)
         bool kernel = false;
         std::vector<std::uint32_t> diagnostics;
     };
@@ -145,10 +204,22 @@ struct ProfileBuilder::Impl {
     std::vector<Variant> variants;
     std::vector<BundleState> bundles;
     std::unordered_map<std::string, std::uint32_t> resolved_by_key;
+    // The unresolved groups kept apart, at most max_unresolved_groups, and the same ordered by
+    // device time (then events, then slot): the least is the first to leave for the overflow
+    // group, which then takes every later event of its name (evicted_names remembers them).
     std::map<std::pair<ProfileCode, std::string>, std::uint32_t> unresolved_by_name;
+    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> unresolved_ranking;
+    EvictedNames evicted_names;
+    // Groups that left the table: a lower bound of the names in the overflow group (a name that
+    // the filter turned away without its having left is not counted).
+    std::uint64_t overflow_names = 0;
     std::optional<std::uint32_t> overflow_group;
     std::vector<ProfileDiagnostic> diagnostics;
     std::map<std::pair<ProfileCode, std::string>, std::uint32_t> diagnostic_by_message;
+    // Distinct diagnostics per code, and the one that counts the events of the others beyond
+    // max_diagnostics_per_code (a trace of a million distinct bad names stays small).
+    std::map<ProfileCode, std::uint32_t> diagnostics_per_code;
+    std::map<ProfileCode, std::uint32_t> diagnostic_overflow;
     std::map<std::pair<ProfileCode, std::uint32_t>, std::uint32_t> event_diagnostics;
     ProfileCoverage coverage;
     StageTotals stages;
@@ -172,6 +243,18 @@ struct ProfileBuilder::Impl {
         if (it != diagnostic_by_message.end()) {
             return it->second;
         }
+        if (diagnostics_per_code[code]++ >= max_diagnostics_per_code) {
+            auto [over, added] = diagnostic_overflow.try_emplace(code, 0U);
+            if (added) {
+                over->second = static_cast<std::uint32_t>(diagnostics.size());
+                diagnostics.push_back(
+                    {code, severity_of(code), path, reader.position(e.offset), e.index, 0,
+                     "more events of this kind, of other names or keys than the " +
+                         std::to_string(max_diagnostics_per_code) +
+                         " diagnostics of this code before it: counted here (from this event on)"});
+            }
+            return over->second;
+        }
         auto index = static_cast<std::uint32_t>(diagnostics.size());
         diagnostics.push_back({code, severity_of(code), path, reader.position(e.offset), e.index, 0,
                                std::move(message)});
@@ -191,33 +274,62 @@ struct ProfileBuilder::Impl {
         ++diagnostics[it->second].events;
     }
 
-    std::uint32_t unresolved_bundle(ProfileCode reason, std::string_view name,
-                                    std::string_view key) {
-        auto group = std::make_pair(reason, std::string(name));
-        auto it = unresolved_by_name.find(group);
+    static Group group_of(ProfileCode reason, std::string_view name, std::string_view key) {
+        return {reason, std::string(name), std::string(key)};
+    }
+
+    std::uint32_t overflow(ProfileCode reason) {
+        if (!overflow_group) {
+            overflow_group = static_cast<std::uint32_t>(bundles.size());
+            BundleState b;
+            b.bundle.event_name = "(other unpaired events)";
+            b.bundle.reason = reason; // of the first group that went there
+            bundles.push_back(std::move(b));
+            label(bundles.back().bundle);
+        }
+        return *overflow_group;
+    }
+
+    static std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> rank(const BundleState& b,
+                                                                        std::uint32_t slot) {
+        return {b.bundle.time.ns, b.bundle.time.events, slot};
+    }
+
+    // The group's slot: its own while it is among the kept ones; a new group takes the slot of
+    // the least one when the table is full (whose time goes to the overflow group), unless its
+    // name left the table before: then, as every name that left, the overflow group.
+    std::uint32_t unresolved_bundle(const Group& g) {
+        auto name = std::make_pair(g.reason, g.name);
+        auto it = unresolved_by_name.find(name);
         if (it != unresolved_by_name.end()) {
             return it->second;
         }
-        if (unresolved_by_name.size() >= max_unresolved_groups) {
-            if (!overflow_group) {
-                overflow_group = static_cast<std::uint32_t>(bundles.size());
-                BundleState b;
-                b.bundle.event_name = "(other unpaired events)";
-                b.bundle.reason = reason;
-                bundles.push_back(std::move(b));
-                label(bundles.back().bundle);
+        std::uint32_t slot = 0;
+        if (unresolved_by_name.size() < max_unresolved_groups) {
+            slot = static_cast<std::uint32_t>(bundles.size());
+            bundles.emplace_back();
+        } else {
+            if (evicted_names.may_hold(g.reason, g.name)) {
+                return overflow(g.reason);
             }
-            return *overflow_group;
+            std::uint32_t other = overflow(g.reason);
+            slot = std::get<2>(*unresolved_ranking.begin());
+            unresolved_ranking.erase(unresolved_ranking.begin());
+            BundleState& least = bundles[slot];
+            bundles[other].bundle.time.add(least.bundle.time);
+            ++overflow_names;
+            evicted_names.add(*least.bundle.reason, least.bundle.event_name);
+            unresolved_by_name.erase({*least.bundle.reason, least.bundle.event_name});
+            least = BundleState{};
         }
-        auto index = static_cast<std::uint32_t>(bundles.size());
-        BundleState b;
-        b.bundle.key = std::string(key);
-        b.bundle.event_name = std::string(name);
-        b.bundle.reason = reason;
-        bundles.push_back(std::move(b));
-        label(bundles.back().bundle);
-        unresolved_by_name.emplace(std::move(group), index);
-        return index;
+        ProfileBundle& b = bundles[slot].bundle;
+        b.key = g.key;
+        b.event_name = g.name;
+        b.reason = g.reason;
+        label(b);
+        unresolved_by_name.emplace(std::move(name), slot);
+        unresolved_ranking.insert(rank(bundles[slot], slot));
+        return slot;
     }
 
     static void label(ProfileBundle& b) {
@@ -400,7 +512,7 @@ struct ProfileBuilder::Impl {
                 return v; // not a Spyre kernel event
             }
             v.kernel = true;
-            v.bundle = unresolved_bundle(ProfileCode::unparsable_name, group_name, "");
+            v.group = group_of(ProfileCode::unparsable_name, group_name, "");
             v.diagnostics.push_back(
                 diagnose(ProfileCode::unparsable_name, e,
                          "event name '" + printable(name) +
@@ -409,7 +521,7 @@ struct ProfileBuilder::Impl {
         }
         v.kernel = true;
         if (parsed && native && *parsed != *native) {
-            v.bundle = unresolved_bundle(ProfileCode::carrier_conflict, group_name, *parsed);
+            v.group = group_of(ProfileCode::carrier_conflict, group_name, *parsed);
             v.diagnostics.push_back(diagnose(ProfileCode::carrier_conflict, e,
                                              "the name's key " + std::string(*parsed) +
                                                  " and args.provenance_key " +
@@ -425,7 +537,7 @@ struct ProfileBuilder::Impl {
             }
             const auto& id = identity->second;
             if (parsed && *base != id.event_name_base) {
-                v.bundle = unresolved_bundle(ProfileCode::collision, group_name, key);
+                v.group = group_of(ProfileCode::collision, group_name, key);
                 v.diagnostics.push_back(diagnose(ProfileCode::collision, e,
                                                  "key " + key + " is the bundle '" +
                                                      id.event_name_base + "' in " + doc.path +
@@ -459,7 +571,7 @@ struct ProfileBuilder::Impl {
                     "event of key " + key +
                         " carries no args.debug_handles and there is no sidecar: unpaired"));
             }
-            v.bundle = unresolved_bundle(reason, group_name, key);
+            v.group = group_of(reason, group_name, key);
             return v;
         }
         std::vector<std::string> known;
@@ -474,7 +586,7 @@ struct ProfileBuilder::Impl {
                                                  " in no SDSC file of the caches" +
                                                  (known.empty() ? ": unpaired" : "")));
             if (known.empty()) {
-                v.bundle = unresolved_bundle(ProfileCode::unknown_handle, group_name, key);
+                v.group = group_of(ProfileCode::unknown_handle, group_name, key);
                 return v;
             }
         }
@@ -508,22 +620,28 @@ struct ProfileBuilder::Impl {
             append_field(key_buf, 'h', h);
         }
         auto found = variant_of.find(key_buf);
-        std::uint32_t index = 0;
+        // Beyond max_cached_variants (a trace of distinct names), a variant is classified again
+        // at each of its events rather than kept.
+        std::optional<Variant> uncached;
         if (found == variant_of.end()) {
-            index = static_cast<std::uint32_t>(variants.size());
-            variants.push_back(classify(e));
-            variant_of.emplace(key_buf, index);
-        } else {
-            index = found->second;
+            if (variant_of.size() < max_cached_variants) {
+                auto index = static_cast<std::uint32_t>(variants.size());
+                variants.push_back(classify(e));
+                found = variant_of.emplace(key_buf, index).first;
+            } else {
+                uncached = classify(e);
+            }
         }
-        const Variant& v = variants[index];
+        const Variant& v = uncached ? *uncached : variants[found->second];
         for (auto d : v.diagnostics) {
             ++diagnostics[d].events;
         }
         if (!v.kernel) {
             return;
         }
-        BundleState& bundle = bundles[v.bundle];
+        const std::uint32_t slot = v.group ? unresolved_bundle(*v.group) : v.bundle;
+        const bool ranked = v.group && slot != overflow_group;
+        BundleState& bundle = bundles[slot];
         for (auto d : bundle.diagnostics) {
             ++diagnostics[d].events;
         }
@@ -542,7 +660,7 @@ struct ProfileBuilder::Impl {
                 : e.dur_state == FieldState::wrong_type
                     ? "dur is not a number"
                     : "dur " + std::string(e.dur) + " is negative or longer than 2^62 ns";
-            diagnose_event(ProfileCode::bad_duration, v.bundle, e,
+            diagnose_event(ProfileCode::bad_duration, slot, e,
                            what + ": the time of these events is not counted");
         }
         if (e.cycles_ts_state == FieldState::ok && e.cycles_ts_count == 5 && e.cycles_ts_counters) {
@@ -553,11 +671,17 @@ struct ProfileBuilder::Impl {
                 t.stages = stages_of(e.cycles_ts);
             }
         } else if (e.cycles_ts_state != FieldState::absent) {
-            diagnose_event(ProfileCode::bad_cycles_ts, v.bundle, e,
+            diagnose_event(ProfileCode::bad_cycles_ts, slot, e,
                            "args.cycles_ts is not five integers in [0, 2^32): the stages of "
                            "these events are not counted");
         }
+        if (ranked) {
+            unresolved_ranking.erase(rank(bundle, slot));
+        }
         bundle.bundle.time.add(t);
+        if (ranked) {
+            unresolved_ranking.insert(rank(bundle, slot));
+        }
         stages.add(t.stages);
         ++coverage.kernel_events;
         coverage.kernel_ns = saturating_add(coverage.kernel_ns, t.ns);
@@ -566,7 +690,7 @@ struct ProfileBuilder::Impl {
             coverage.resolved_ns = saturating_add(coverage.resolved_ns, t.ns);
             if (annotate) {
                 if (e.has_sdscprov_arg) {
-                    diagnose_event(ProfileCode::already_annotated, v.bundle, e,
+                    diagnose_event(ProfileCode::already_annotated, slot, e,
                                    "args.sdscprov is there already: the event is left as it is");
                 } else if (e.args_state != FieldState::wrong_type) {
                     last_annotated = &bundle.bundle;
@@ -600,6 +724,12 @@ struct ProfileBuilder::Impl {
         }
         r.coverage = coverage;
         r.stages = stages;
+        if (overflow_group) {
+            ProfileBundle& other = bundles[*overflow_group].bundle;
+            other.event_name = "(other unpaired events: at least " +
+                               std::to_string(overflow_names) + " names)";
+            label(other);
+        }
 
         std::vector<std::uint32_t> order(bundles.size());
         for (std::uint32_t i = 0; i < order.size(); ++i) {

@@ -177,11 +177,13 @@ struct PairingSources {
 };
 
 // Receives a trace's events (as the TraceReader's handler) and aggregates them. Memory grows
-// with the number of distinct kernels (event names and argument sets), never with the trace:
-// distinct unresolved names beyond max_unresolved_groups share one group.
+// with the number of distinct paired kernels, never with the trace nor with the number of
+// distinct unpaired names: at most max_unresolved_groups unresolved groups are kept apart (the
+// largest by device time: when the table is full, the least one leaves it for one overflow group,
+// which takes every later event of that name), and at most 1,000 distinct diagnostics per code.
 class ProfileBuilder final : public TraceHandler {
 public:
-    static constexpr std::size_t max_unresolved_groups = 100000;
+    static constexpr std::size_t max_unresolved_groups = 10000;
 
     // `reader` gives the positions of diagnostics; `annotate` makes annotated_bundle() available.
     ProfileBuilder(const PairingSources& sources, std::string trace_path, TraceReader& reader,
