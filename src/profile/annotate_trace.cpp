@@ -362,8 +362,9 @@ void AnnotatedTrace::events_end(std::uint64_t offset) {
         return; // nothing refers to a bundle: the copy is the trace
     }
     // After the last event (an annotated one exists, so the array is not empty).
-    std::string table = ",\n{\"name\": \"sdscprov_bundles\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, "
-                        "\"args\": {\"bundles\": {";
+    std::string table =
+        ",\n{\"name\": \"sdscprov_bundles\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, "
+        "\"args\": {\"bundles\": {";
     for (std::size_t i = 0; i < s.descriptions.size(); ++i) {
         table += (i == 0 ? "\n" : ",\n") + json_string(s.descriptions[i].first) + ": " +
                  s.descriptions[i].second;

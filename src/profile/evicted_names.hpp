@@ -10,11 +10,11 @@
 
 namespace sdscprov {
 
-// The names of unresolved groups that left the table kept apart: a Bloom filter of 2^23 bits (1 MiB,
-// allocated at the first eviction), four probes a name, so that memory stays the same however many
-// names leave. It may answer yes for a name that never left (about 2% of new names once a million
-// have left), which then goes to the overflow group as well: every total stays exact, that name is
-// only not kept apart.
+// The names of unresolved groups that left the table kept apart: a Bloom filter of 2^23 bits (1
+// MiB, allocated at the first eviction), four probes a name, so that memory stays the same however
+// many names leave. It may answer yes for a name that never left (about 2% of new names once a
+// million have left), which then goes to the overflow group as well: every total stays exact, that
+// name is only not kept apart.
 class EvictedNames {
 public:
     void add(ProfileCode code, std::string_view name) {

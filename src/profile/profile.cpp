@@ -136,7 +136,7 @@ struct ProfileBuilder::Impl {
         std::string key;
     };
     struct Variant {
-        std::uint32_t bundle = 0;  // a paired bundle, unless `group`
+        std::uint32_t bundle = 0;   // a paired bundle, unless `group`
         std::optional<Group> group; // unpaired: the group, looked up at each event (evictions)
         bool kernel = false;
         std::vector<std::uint32_t> diagnostics;
@@ -680,8 +680,8 @@ struct ProfileBuilder::Impl {
         r.stages = stages;
         if (overflow_group) {
             ProfileBundle& other = bundles[*overflow_group].bundle;
-            other.event_name = "(other unpaired events: at least " +
-                               std::to_string(overflow_names) + " names)";
+            other.event_name =
+                "(other unpaired events: at least " + std::to_string(overflow_names) + " names)";
             label(other);
         }
 

@@ -717,8 +717,8 @@ std::string give_metadata_of(int fd, const std::string& path, const struct stat&
         st.st_gid != original.st_gid) {
         return "the new file would have mode " + octal_mode(st.st_mode) + ", uid " +
                std::to_string(st.st_uid) + ", gid " + std::to_string(st.st_gid) +
-               " where the file has " + octal_mode(mode) + ", " +
-               std::to_string(original.st_uid) + ", " + std::to_string(original.st_gid);
+               " where the file has " + octal_mode(mode) + ", " + std::to_string(original.st_uid) +
+               ", " + std::to_string(original.st_gid);
     }
     if (got != xattrs) {
         return "the new file's extended attributes would differ from the file's";

@@ -263,7 +263,8 @@ TEST_CASE("events and bytes are the same whatever the chunk size") {
     }
 }
 
-TEST_CASE("the end of traceEvents is told once, at its bracket, after every event and before its bytes") {
+TEST_CASE(
+    "the end of traceEvents is told once, at its bracket, after every event and before its bytes") {
     // The bracket that closes traceEvents in the sample: the first "]" of the line "  ],".
     const std::uint64_t close = sample.find("\n  ],\n") + 3;
     REQUIRE(sample[close] == ']');
