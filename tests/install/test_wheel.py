@@ -65,6 +65,13 @@ def files_under(root):
     return out
 
 
+def git_status():
+    """The checkout's changed and untracked files (ignored ones aside), when it is a git one."""
+    p = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=all"],
+                       capture_output=True, text=True)
+    return p.stdout if p.returncode == 0 else None
+
+
 def tour_lines():
     with open(os.path.join(ROOT, "README.md")) as f:
         tour = re.search(r"<!-- tour:[^>]*-->\n```sh\n(.*?)```\n<!-- /tour -->", f.read(), re.S)
@@ -80,6 +87,7 @@ def main():
     with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
         version = re.search(r"project\(sdscprov VERSION ([0-9.]+)", f.read()).group(1)
     python = builder_python()
+    sources = git_status()
     tmp = tempfile.mkdtemp(prefix="sdscprov-wheel.")
     try:
         started = time.monotonic()
@@ -88,6 +96,8 @@ def main():
         dist = os.path.join(tmp, "dist")
         run([python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", dist, ROOT],
             env=env)
+        if git_status() != sources:
+            fail(f"the wheel build changed the sources: {git_status()} (was {sources})")
         wheels = glob.glob(os.path.join(dist, "*.whl"))
         expected = f"sdscprov-{version}-py3-none-"
         if len(wheels) != 1 or not os.path.basename(wheels[0]).startswith(expected):
