@@ -178,10 +178,14 @@ def main():
         if scan["totals"]["handles_populated"] != 5:
             fail(f"after --annotate: {scan['totals']}")
 
-        # The man page and the completions where the wheel put them.
-        man = os.path.join(venv, "share", "man")
-        page = run(["man", "-M", man, "sdscprov"], env=dict(user_env, MANWIDTH="100", MANPAGER="cat",
-                                                           PAGER="cat")).stdout
+        # The man page and the completions where the wheel put them: man-db finds the page from
+        # PATH (the environment's bin/ gives its share/man), as in an activated environment.
+        man_env = dict(user_env, MANWIDTH="100", MANPAGER="cat", PAGER="cat")
+        man_env.pop("MANPATH", None)
+        where = run(["man", "-w", "sdscprov"], env=man_env).stdout.strip()
+        if where != os.path.join(venv, "share", "man", "man1", "sdscprov.1"):
+            fail(f"`man sdscprov` in the environment finds {where!r}")
+        page = run(["man", "sdscprov"], env=man_env).stdout
         for section in ("SDSCPROV SCAN", "EXIT STATUS", "ENVIRONMENT", "FILES", "SEE ALSO"):
             if f"\n{section}\n" not in page:
                 fail(f"`man sdscprov` from the environment has no {section}")
