@@ -294,7 +294,11 @@ FileStamp file_stamp(const struct stat& st) {
 struct Scanner::Impl {
     ScanOptions options;
     simdjson::dom::parser parser;
-    std::vector<char> buffer; // file bytes, then SIMDJSON_PADDING bytes
+    // The file's bytes, then SIMDJSON_PADDING bytes. Not a std::vector: growing one writes every
+    // byte of its new size, so the slack kept for the next file was resident too (half a large
+    // file's size); new char[] touches nothing, and only the bytes read become resident.
+    std::unique_ptr<char[]> buffer;
+    std::size_t buffer_size = 0;
     // Read buffer size when the file's size is not known beforehand (SDSC files: 15-50 KB).
     static constexpr std::size_t min_read_buffer = 64 * 1024;
     std::size_t length = 0;
@@ -343,10 +347,20 @@ struct Scanner::Impl {
     }
 
     void reserve(std::size_t n) {
-        if (buffer.size() < n + simdjson::SIMDJSON_PADDING) {
-            buffer.resize(n + n / 2 + simdjson::SIMDJSON_PADDING);
+        if (buffer_size < n + simdjson::SIMDJSON_PADDING) {
+            const std::size_t size = n + n / 2 + simdjson::SIMDJSON_PADDING;
+            std::unique_ptr<char[]> grown(new char[size]);
+            if (length > 0) {
+                std::memcpy(grown.get(), buffer.get(), length);
+            }
+            buffer = std::move(grown);
+            buffer_size = size;
         }
     }
+
+    // The padding after the bytes: simdjson reads it but does not care what it holds; zeros keep
+    // its reads of it defined.
+    void clear_padding() { std::memset(buffer.get() + length, 0, simdjson::SIMDJSON_PADDING); }
 
     // Reads the whole file into `buffer`, through `opened` when it is a descriptor of it (left
     // open), else opening it. Returns false with a problem on failure.
@@ -422,9 +436,9 @@ struct Scanner::Impl {
         // without a second read call in the usual case.
         length = 0;
         reserve(stat_done ? static_cast<std::size_t>(stamp.size) + 1
-                          : std::max(buffer.size(), min_read_buffer) - simdjson::SIMDJSON_PADDING);
+                          : std::max(buffer_size, min_read_buffer) - simdjson::SIMDJSON_PADDING);
         for (;;) {
-            std::size_t room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
+            std::size_t room = buffer_size - simdjson::SIMDJSON_PADDING - length;
             if (room == 0) {
                 if (!stat_done) {
                     if (!check_regular(fd, path, stamp, problem)) {
@@ -438,9 +452,9 @@ struct Scanner::Impl {
                     return false;
                 }
                 reserve(std::max(length * 2, static_cast<std::size_t>(stamp.size) + 1));
-                room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
+                room = buffer_size - simdjson::SIMDJSON_PADDING - length;
             }
-            ssize_t got = ::read(fd, buffer.data() + length, room);
+            ssize_t got = ::read(fd, buffer.get() + length, room);
             if (got < 0) {
                 if (errno == EINTR) {
                     continue;
@@ -459,6 +473,7 @@ struct Scanner::Impl {
                                                std::to_string(options.max_file_size) + ")");
                     return false;
                 }
+                clear_padding();
                 return true;
             }
         }
@@ -629,14 +644,18 @@ ScanResult Scanner::scan_file(const SdscFile& file) {
 }
 
 ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
+    impl_->length = 0; // nothing of the last file's bytes to keep
     impl_->reserve(bytes.size());
-    std::memcpy(impl_->buffer.data(), bytes.data(), bytes.size());
+    if (!bytes.empty()) {
+        std::memcpy(impl_->buffer.get(), bytes.data(), bytes.size());
+    }
     impl_->length = bytes.size();
+    impl_->clear_padding();
     return impl_->scan(file, this->bytes());
 }
 
 std::string_view Scanner::bytes() const {
-    return {impl_->buffer.data(), impl_->length};
+    return {impl_->buffer.get(), impl_->length};
 }
 
 int Scanner::descriptor() const {
