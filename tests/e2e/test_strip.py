@@ -1,6 +1,7 @@
 """End-to-end: `sdscprov strip` sets debug_handle_ to null or removes it, touching no other byte."""
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -236,6 +237,43 @@ def test_nested_handles_leave_no_path_behind():
             assert "stripped: 0 files" in out and snapshot(cache) == before, out
 
 
+def random_value(rng, depth):
+    """A JSON value whose objects often hold debug_handle_ members, some of them twice removed."""
+    r = rng.random()
+    if depth > 4 or r < 0.3:
+        return rng.choice([1, "s", None, [], {}, "/home/secret/p.py", 0])
+    if r < 0.6:
+        return [random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    return {rng.choice(["a", "b", "debug_handle_", "c"]) + ("" if rng.random() < 0.7 else str(i)):
+            random_value(rng, depth + 1) for i in range(rng.randint(0, 4))}
+
+
+def test_nested_handles_at_random_places_in_every_layout():
+    """Documents of random shape (seeded: the same every run), in json.dump's indent=2, tab and
+    compact layouts: strip and strip --remove give exactly what Python writes for the document
+    with every handle below the root set to None or deleted."""
+    rng = random.Random(26)
+    layouts = {"indent2": {"indent": 2}, "tab": {"indent": "\t"}, "compact": {"separators": (",", ":")}}
+    docs = {}
+    for layout in layouts:
+        for n in range(40):
+            op = random_value(rng, 0)
+            docs[(layout, n)] = {f"{n}_add": op if isinstance(op, dict) else {"a": op}}
+    with TempDir() as tmp:
+        for remove in (False, True):
+            cache = os.path.join(tmp, "remove" if remove else "null")
+            for (layout, n), doc in docs.items():
+                kdir = os.path.join(cache, f"k_{layout}_aaaaaaaa")
+                os.makedirs(kdir, exist_ok=True)
+                with open(os.path.join(kdir, f"sdsc_{n}.json"), "w") as f:
+                    f.write(json.dumps(doc, **layouts[layout]))
+            run("strip", *(["--remove"] if remove else []), cache, check_rc=0)
+            for (layout, n), doc in docs.items():
+                with open(os.path.join(cache, f"k_{layout}_aaaaaaaa", f"sdsc_{n}.json")) as f:
+                    got = f.read()
+                assert got == json.dumps(stripped(doc, remove), **layouts[layout]), (remove, layout, n, got)
+
+
 def peak_rss(args):
     """The peak resident set of one run of sdscprov, in bytes (wait4 on the child)."""
     proc = subprocess.Popen([BIN, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -280,4 +318,5 @@ if __name__ == "__main__":
           test_bad_files_and_duplicate_handles_are_left_alone,
           test_corpus_strip_annotate_strip_round_trips,
           test_nested_handles_leave_no_path_behind,
+          test_nested_handles_at_random_places_in_every_layout,
           test_a_large_file_costs_one_copy_of_its_text_plus_the_parse])
