@@ -3,6 +3,7 @@
 // gate of --fail-over. Options and wiring only.
 #include "common.hpp"
 #include "profile.hpp"
+#include "progress.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/compare.hpp"
 #include "sdscprov/profile/handle_index.hpp"
@@ -52,7 +53,11 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
     reader_options.threads = o.jobs;
     TraceReader reader(reader_options);
     ProfileBuilder builder(sources, trace, reader);
-    TraceReadResult read = reader.read(trace, builder);
+    Progress progress("read the trace:", false);
+    TraceProgress counted(builder, progress, trace);
+    TraceReadResult read = reader.read(
+        trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
+    progress.clear();
     if (read.error) {
         std::cerr << quoted_location(trace, read.error->pos) << ": error: "
                   << printable_text(read.error->message) << " [" << read.error->code << "]\n";
