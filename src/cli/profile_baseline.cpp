@@ -19,7 +19,9 @@ namespace sdscprov::cli {
 
 namespace {
 
-bool is_ci_format(const std::string& f) { return f == "junit" || f == "github" || f == "sarif"; }
+bool is_ci_format(const std::string& f) {
+    return f == "junit" || f == "github" || f == "sarif";
+}
 
 // A usage error of the comparison's options, or nullopt.
 std::optional<std::string> misuse(const ProfileCli& o) {
@@ -55,12 +57,13 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
     ProfileBuilder builder(sources, trace, reader);
     Progress progress("read the trace:", false);
     TraceProgress counted(builder, progress, trace);
-    TraceReadResult read = reader.read(
-        trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
+    TraceReadResult read =
+        reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
     progress.clear();
     if (read.error) {
-        std::cerr << quoted_location(trace, read.error->pos) << ": error: "
-                  << printable_text(read.error->message) << " [" << read.error->code << "]\n";
+        std::cerr << quoted_location(trace, read.error->pos)
+                  << ": error: " << printable_text(read.error->message) << " [" << read.error->code
+                  << "]\n";
         std::cerr << "sdscprov profile: the trace could not be read: no comparison\n";
         return std::nullopt;
     }
@@ -77,8 +80,8 @@ const std::vector<RowChange>& gated_rows(const ProfileComparison& c, const std::
 void print_findings(const std::vector<GateFinding>& findings, const std::string& trace) {
     for (const auto& f : findings) {
         const auto& where = f.row->where;
-        std::string location = where ? quote_path(where->file) + ":" + std::to_string(where->line)
-                                     : quote_path(trace);
+        std::string location =
+            where ? quote_path(where->file) + ":" + std::to_string(where->line) : quote_path(trace);
         std::cerr << location << ": error: device time " << printable_text(f.message)
                   << " [fail-over]\n";
     }

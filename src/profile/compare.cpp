@@ -160,8 +160,8 @@ std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
         }
         char shares[96];
         std::snprintf(shares, sizeof shares, ", %.1f %% of the new device time", f.new_share);
-        f.message = std::string(grew) + " (" + ms(r.base_ns()) + " -> " + ms(r.new_ns()) +
-                    shares + "): " + r.label;
+        f.message = std::string(grew) + " (" + ms(r.base_ns()) + " -> " + ms(r.new_ns()) + shares +
+                    "): " + r.label;
         out.push_back(std::move(f));
     }
     return out;

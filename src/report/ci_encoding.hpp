@@ -35,8 +35,9 @@ inline std::string uri_of(std::string_view path) {
     return out;
 }
 
-inline void sarif_result(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, std::string_view rule, std::size_t rule_index, std::string_view level,
-                  std::string_view message, const std::string& path, const TextPosition& pos) {
+inline void sarif_result(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, std::string_view rule,
+                         std::size_t rule_index, std::string_view level, std::string_view message,
+                         const std::string& path, const TextPosition& pos) {
     w.StartObject();
     json_out::key(w, "ruleId");
     json_out::string(w, rule);
@@ -112,7 +113,7 @@ inline std::string github_property(std::string_view s) {
 // The path quoted as in text output (a name with a newline or an escape cannot be a file GitHub
 // knows anyway), the message with its control characters escaped.
 inline void github_line(std::ostream& out, std::string_view level, const std::string& path,
-                 const TextPosition& pos, std::string_view title, std::string_view message) {
+                        const TextPosition& pos, std::string_view title, std::string_view message) {
     out << "::" << level << " file=" << github_property(quote_path(path));
     if (pos.line > 0) {
         out << ",line=" << pos.line << ",col=" << pos.col;

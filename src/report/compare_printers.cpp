@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
+#include <sstream>
 #include <utility>
 
 namespace sdscprov {
@@ -57,8 +57,9 @@ std::string pad_left(const std::string& s, std::size_t width) {
 }
 
 const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r) {
-    return r == ProfileRanking::line ? c.by_line : r == ProfileRanking::aten ? c.by_aten
-                                                                             : c.by_kernel;
+    return r == ProfileRanking::line   ? c.by_line
+           : r == ProfileRanking::aten ? c.by_aten
+                                       : c.by_kernel;
 }
 
 std::string_view title_of(ProfileRanking r) {
@@ -126,8 +127,8 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
     const auto& n = c.now.coverage;
     out += "Device time compared (totals of each run): " + c.base.trace + " (base) -> " +
            c.now.trace + " (new)\n";
-    std::int64_t total_change = static_cast<std::int64_t>(n.kernel_ns) -
-                                static_cast<std::int64_t>(b.kernel_ns);
+    std::int64_t total_change =
+        static_cast<std::int64_t>(n.kernel_ns) - static_cast<std::int64_t>(b.kernel_ns);
     char pct[64] = "-";
     if (auto p = total_percent(c)) {
         std::snprintf(pct, sizeof pct, "%+.1f %%", *p);
@@ -176,10 +177,10 @@ std::string render_comparison_json(const ProfileComparison& c) {
             static_cast<std::int64_t>(c.base.coverage.kernel_ns));
     json_out::key(w, "change_percent");
     percent_value(w, total_percent(c));
-    for (auto [name, rows] : {std::pair<const char*, const std::vector<RowChange>*>{"by_line",
-                                                                                   &c.by_line},
-                              {"by_aten", &c.by_aten},
-                              {"by_kernel", &c.by_kernel}}) {
+    for (auto [name, rows] :
+         {std::pair<const char*, const std::vector<RowChange>*>{"by_line", &c.by_line},
+          {"by_aten", &c.by_aten},
+          {"by_kernel", &c.by_kernel}}) {
         json_out::key(w, name);
         w.StartArray();
         for (const auto& r : *rows) {
@@ -313,8 +314,8 @@ std::string gate_junit(const std::vector<GateFinding>& findings, const std::stri
     }
     for (const auto& f : findings) {
         auto [path, pos] = place_of(f, trace);
-        std::string where = pos.line > 0 ? quote_path(path) + ":" + std::to_string(pos.line)
-                                         : quote_path(path);
+        std::string where =
+            pos.line > 0 ? quote_path(path) + ":" + std::to_string(pos.line) : quote_path(path);
         out << "    <testcase classname=\"sdscprov.profile\" name=\""
             << ci_encoding::xml_escaped(f.row->label) << "\">\n"
             << "      <failure message=\"" << ci_encoding::xml_escaped("device time " + f.message)

@@ -72,7 +72,8 @@ TEST_CASE("compare: the gate names rows grown over the limit with enough share")
         }
         return out;
     };
-    // big +20 %, exact +10 % (not more than 10), small +80 % but 0.9 % of the new run, new: no base.
+    // big +20 %, exact +10 % (not more than 10), small +80 % but 0.9 % of the new run, new: no
+    // base.
     CHECK(labels(10, 1) == std::vector<std::string>{"big", "new"});
     CHECK(labels(5, 1) == std::vector<std::string>{"big", "new", "exact"});
     CHECK(labels(10, 0) == std::vector<std::string>{"big", "new", "small", "tiny_new"});
