@@ -446,6 +446,8 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
                          ('pid', pid), ('tid', 400), ('ts', us(launch + 50)), ('dur', '1.000')]))
                 for step in b['steps']:
                     ns = max(1, int(rng.expovariate(1.0 / b['mean_ns'])))
+                    # --scale: the same random draws, this bundle's durations scaled (or dropped)
+                    ns = max(1, ns * b.get('scale', 100) // 100)
                     text, ns = dur_text(rng, ns)
                     fields = [('ph', '"X"'), ('cat', '"kernel"'),
                               ('name', '"%s#%d"' % (b['base'], step)), ('pid', pid), ('tid', 0),
@@ -463,11 +465,14 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
                         args.append(('cycles_ts', cyc))
                     else:
                         stages, failed = None, False
-                    if b['carrier'] == 'none':
+                    if b.get('scale') == 0:
+                        device_events.append(None)  # left out, shuffled as if written
+                    elif b['carrier'] == 'none':
                         device_events.append(event_text(fields))
                     else:
                         device_events.append(event_text(fields, args))
-                    expected.kernel_event(b, ns, stages, failed, with_handles)
+                    if b.get('scale') != 0:
+                        expected.kernel_event(b, ns, stages, failed, with_handles)
                     t += ns + rng.randint(100, 3000)
                 correlation += 1
         # Kineto writes the host's events, then the device's: not in time order, and a little
@@ -477,7 +482,8 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
                 window = events[i:i + 8]
                 rng.shuffle(window)
                 for e in window:
-                    emit(e)
+                    if e is not None:
+                        emit(e)
         if spans_at is None:
             spans_at = t
         iteration += 1
@@ -532,6 +538,10 @@ def main(argv=None):
     p.add_argument('--target-bytes', type=float,
                    help='write iterations until the trace is this large (e.g. 1e9)')
     p.add_argument('--gzip', action='store_true', help='write trace.json.gz')
+    p.add_argument('--scale', action='append', default=[], metavar='INDEX=PERCENT',
+                   help="the INDEX-th bundle's (manifest order, from 0) kernel event durations "
+                        'at PERCENT %%, every other event as without it (0: its events left out): '
+                        'a run of the same model with chosen kernels slower or faster')
     p.add_argument('--copies', type=int, default=0,
                    help='copy this many kernel directories under another name, byte for byte '
                         '(one bundle in two directories)')
@@ -552,6 +562,9 @@ def main(argv=None):
     rng = random.Random('gen_trace:%d' % a.seed)
     copies = copy_dirs(cache_dir, manifest, a.copies, random.Random('copies:%d' % a.seed))
     bundles = make_bundles(cache_dir, manifest, rng, copies)
+    for spec in a.scale:
+        index, percent = spec.split('=')
+        bundles[int(index)]['scale'] = int(percent)
     with open(os.path.join(a.out_dir, 'spyre_provenance.json'), 'w') as f:
         f.write(json.dumps(sidecar(bundles), indent=2, sort_keys=True, ensure_ascii=True) + '\n')
     expected = Expected(bundles)

@@ -42,6 +42,8 @@ bool print_problems_of(const std::vector<Problem>& problems) {
     return any_error(problems);
 }
 
+} // namespace
+
 bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool quiet) {
     bool errors = false;
     std::map<ProfileCode, std::size_t> printed;
@@ -113,8 +115,6 @@ bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size
     return ok;
 }
 
-} // namespace
-
 CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
     auto* cmd = app.add_subcommand(
         "profile", "Rank a profiler trace's device time by model source line, ATen op and "
@@ -133,8 +133,9 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
         ->check(CLI::ExistingFile);
     cmd->add_option("--format", o.format,
                     "text (ranked tables), json (docs/profile.md), folded (flame graph stacks), "
-                    "html (a self-contained page)")
-        ->check(CLI::IsMember({"text", "json", "folded", "html"}))
+                    "html (a self-contained page); with --fail-over also junit, github, sarif "
+                    "(the gate's findings)")
+        ->check(CLI::IsMember({"text", "json", "folded", "html", "junit", "github", "sarif"}))
         ->capture_default_str();
     cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
     cmd->add_option("--by", o.by, "Only this table in text")
@@ -145,6 +146,7 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
                     "Also write a copy of the trace whose paired events gain args.sdscprov "
                     "(their bundle, described once: source lines, ATen ops, kernel, handles): "
                     "open it in Perfetto; - writes it to standard output instead of the report");
+    add_baseline_options(*cmd, o);
     add_color_option(*cmd, o.color, "Colour in text");
     cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
     cmd->add_option("-j,--jobs", o.jobs,
@@ -164,6 +166,9 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
 }
 
 int run_profile(const ProfileCli& o) {
+    if (wants_baseline(o)) {
+        return run_profile_baseline(o);
+    }
     quiet_mode = o.quiet;
     std::vector<Problem> problems;
     PairingSources sources;

@@ -1,9 +1,13 @@
 // `sdscprov profile`: the command-line front of the profile stage (include/sdscprov/profile/).
 #pragma once
 
+#include "sdscprov/profile/profile.hpp"
+
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sdscprov::cli {
@@ -23,9 +27,26 @@ struct ProfileCli {
     bool include_incomplete = false;
     bool follow_symlinks = false;
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
+    // --baseline BASE_TRACE: compare TRACE with it (profile_baseline.cpp); the gate's options.
+    std::string baseline;
+    std::optional<double> fail_over;
+    double fail_min_share = 1;
 };
 
 CLI::App* add_profile_command(CLI::App& app, ProfileCli& options);
 int run_profile(const ProfileCli& options);
+
+// Shared by profile.cpp and profile_baseline.cpp: the --origins sidecars read into `sources`
+// (false when one is refused), diagnostics printed (true when one is an error), and the report
+// written to standard output (false on a failed write, reported).
+bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
+                   PairingSources& sources, std::vector<Problem>& problems);
+bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool quiet);
+bool write_stdout(std::string_view bytes);
+
+// `profile --baseline BASE TRACE` and its gate (--fail-over): profile_baseline.cpp.
+void add_baseline_options(CLI::App& cmd, ProfileCli& options);
+bool wants_baseline(const ProfileCli& options); // --baseline, --fail-over or a CI format given
+int run_profile_baseline(const ProfileCli& options);
 
 } // namespace sdscprov::cli

@@ -1,5 +1,7 @@
 #include "sdscprov/report/check_printers.hpp"
 
+#include "report/ci_encoding.hpp"
+
 #include "sdsc/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 
@@ -90,6 +92,8 @@ void write_check_json(std::ostream& out, const CheckResult& result, const ShardW
 
 namespace {
 
+using namespace ci_encoding;
+
 std::string_view rule_text(CheckRule r) {
     switch (r) {
     case CheckRule::missing_handle:
@@ -104,149 +108,7 @@ std::string_view rule_text(CheckRule r) {
     return "";
 }
 
-// A path as a URI reference (RFC 3986): unreserved characters and '/' as they are, the rest
-// percent-encoded.
-std::string uri_of(std::string_view path) {
-    static const char* hex = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : path) {
-        bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
-        if (keep) {
-            out.push_back(static_cast<char>(c));
-        } else {
-            out.push_back('%');
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 15]);
-        }
-    }
-    return out;
-}
-
 using Pretty = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
-
-void sarif_result(Pretty& w, std::string_view rule, std::size_t rule_index, std::string_view level,
-                  std::string_view message, const std::string& path, const TextPosition& pos) {
-    w.StartObject();
-    json_out::key(w, "ruleId");
-    json_out::string(w, rule);
-    json_out::key(w, "ruleIndex");
-    w.Uint64(rule_index);
-    json_out::key(w, "level");
-    json_out::string(w, level);
-    json_out::key(w, "message");
-    w.StartObject();
-    json_out::key(w, "text");
-    json_out::string(w, message);
-    w.EndObject();
-    json_out::key(w, "locations");
-    w.StartArray();
-    w.StartObject();
-    json_out::key(w, "physicalLocation");
-    w.StartObject();
-    json_out::key(w, "artifactLocation");
-    w.StartObject();
-    json_out::key(w, "uri");
-    json_out::string(w, uri_of(path));
-    w.EndObject();
-    if (pos.line > 0) {
-        json_out::key(w, "region");
-        w.StartObject();
-        json_out::key(w, "startLine");
-        w.Uint64(pos.line);
-        json_out::key(w, "startColumn");
-        w.Uint64(pos.col);
-        w.EndObject();
-    }
-    w.EndObject();
-    w.EndObject();
-    w.EndArray();
-    w.EndObject();
-}
-
-// GitHub workflow command escaping: the message (data), and property values.
-std::string github_data(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '%':
-            out += "%25";
-            break;
-        case '\r':
-            out += "%0D";
-            break;
-        case '\n':
-            out += "%0A";
-            break;
-        default:
-            out.push_back(c);
-        }
-    }
-    return out;
-}
-
-std::string github_property(std::string_view s) {
-    std::string out;
-    for (char c : github_data(s)) {
-        if (c == ':') {
-            out += "%3A";
-        } else if (c == ',') {
-            out += "%2C";
-        } else {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
-
-// The path quoted as in text output (a name with a newline or an escape cannot be a file GitHub
-// knows anyway), the message with its control characters escaped.
-void github_line(std::ostream& out, std::string_view level, const std::string& path,
-                 const TextPosition& pos, std::string_view title, std::string_view message) {
-    out << "::" << level << " file=" << github_property(quote_path(path));
-    if (pos.line > 0) {
-        out << ",line=" << pos.line << ",col=" << pos.col;
-    }
-    // Line breaks stay (GitHub shows %0A as one); any other control character is escaped.
-    std::string shown;
-    for (std::size_t at = 0; at <= message.size();) {
-        std::size_t nl = std::min(message.find('\n', at), message.size());
-        shown += printable_text(message.substr(at, nl - at));
-        if (nl < message.size()) {
-            shown.push_back('\n');
-        }
-        at = nl + 1;
-    }
-    out << ",title=" << github_property(title) << "::" << github_data(shown) << '\n';
-}
-
-// Valid UTF-8 (each invalid byte replaced by U+FFFD), escaped for XML text and attributes.
-std::string xml_escaped(std::string_view text) {
-    const std::string s = valid_utf8(text);
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            // XML 1.0 has no place for other control characters: they are dropped.
-            if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') {
-                out.push_back(c);
-            }
-        }
-    }
-    return out;
-}
 
 std::string location(const std::string& path, const TextPosition& pos) {
     return quoted_location(path, pos);

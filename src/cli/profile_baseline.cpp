@@ -1,0 +1,209 @@
+// `sdscprov profile --baseline BASE_TRACE TRACE [CACHES...]`: both traces profiled against the
+// same caches and sidecars, their rows compared (include/sdscprov/profile/compare.hpp), and the
+// gate of --fail-over. Options and wiring only.
+#include "common.hpp"
+#include "profile.hpp"
+#include "progress.hpp"
+#include "sdscprov/core/display.hpp"
+#include "sdscprov/profile/compare.hpp"
+#include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/profile/trace.hpp"
+#include "sdscprov/report/compare_printers.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <sys/stat.h>
+
+namespace sdscprov::cli {
+
+namespace {
+
+bool is_ci_format(const std::string& f) {
+    return f == "junit" || f == "github" || f == "sarif";
+}
+
+// A usage error of the comparison's options, or nullopt.
+std::optional<std::string> misuse(const ProfileCli& o) {
+    if (o.baseline.empty()) {
+        if (o.fail_over) {
+            return "--fail-over needs --baseline BASE_TRACE (the run the new one is compared with)";
+        }
+        return "--format " + o.format + " needs --fail-over PCT and --baseline BASE_TRACE";
+    }
+    if (is_ci_format(o.format) && !o.fail_over) {
+        return "--format " + o.format + " writes the gate's findings: give --fail-over PCT";
+    }
+    if (o.format == "html") {
+        return "--format html does not compare runs: use text, json or folded with --baseline";
+    }
+    if (!o.annotate_trace.empty()) {
+        return "--annotate-trace annotates one trace: run it without --baseline";
+    }
+    if (o.baseline == "-" && o.trace == "-") {
+        return "only one of the two traces can be standard input (-)";
+    }
+    return std::nullopt;
+}
+
+// One trace profiled against `sources`; nullopt when it could not be read (reported).
+std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSources& sources,
+                                         const std::string& trace,
+                                         const std::vector<std::string>& roots,
+                                         const std::vector<Problem>& problems) {
+    TraceReaderOptions reader_options;
+    reader_options.threads = o.jobs;
+    TraceReader reader(reader_options);
+    ProfileBuilder builder(sources, trace, reader);
+    Progress progress("read the trace:", false);
+    TraceProgress counted(builder, progress, trace);
+    TraceReadResult read =
+        reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
+    progress.clear();
+    if (read.error) {
+        std::cerr << quoted_location(trace, read.error->pos)
+                  << ": error: " << printable_text(read.error->message) << " [" << read.error->code
+                  << "]\n";
+        std::cerr << "sdscprov profile: the trace could not be read: no comparison\n";
+        return std::nullopt;
+    }
+    ProfileReport report = builder.finish(read);
+    report.caches = roots;
+    report.problems.insert(report.problems.begin(), problems.begin(), problems.end());
+    return report;
+}
+
+const std::vector<RowChange>& gated_rows(const ProfileComparison& c, const std::string& by) {
+    return by == "aten" ? c.by_aten : by == "kernel" ? c.by_kernel : c.by_line;
+}
+
+void print_findings(const std::vector<GateFinding>& findings, const std::string& trace) {
+    for (const auto& f : findings) {
+        const auto& where = f.row->where;
+        std::string location =
+            where ? quote_path(where->file) + ":" + std::to_string(where->line) : quote_path(trace);
+        std::cerr << location << ": error: device time " << printable_text(f.message)
+                  << " [fail-over]\n";
+    }
+}
+
+} // namespace
+
+void add_baseline_options(CLI::App& cmd, ProfileCli& o) {
+    cmd.add_option("--baseline", o.baseline,
+                   "Compare TRACE with this earlier trace of the same model: each row's base and "
+                   "new device time and the change (the same caches and sidecars serve both)");
+    cmd.add_option("--fail-over", o.fail_over,
+                   "With --baseline: exit 1 when a row (source lines, or --by) holding at least "
+                   "--fail-min-share of either run's device time grew by more than PCT percent")
+        ->check(CLI::NonNegativeNumber);
+    cmd.add_option("--fail-min-share", o.fail_min_share,
+                   "The share (percent of a run's device time) under which --fail-over ignores "
+                   "a row")
+        ->check(CLI::Range(0.0, 100.0))
+        ->capture_default_str();
+}
+
+bool wants_baseline(const ProfileCli& o) {
+    return !o.baseline.empty() || o.fail_over || is_ci_format(o.format);
+}
+
+int run_profile_baseline(const ProfileCli& o) {
+    if (auto error = misuse(o)) {
+        std::cerr << "sdscprov profile: " << *error << '\n';
+        return exit_bad_input;
+    }
+    quiet_mode = o.quiet;
+    std::vector<Problem> problems;
+    PairingSources sources;
+    if (!read_sidecars(o.origins, o.max_file_size, sources, problems)) {
+        print_problems(problems);
+        std::cerr << "sdscprov profile: fix the --origins file first: the traces were not read\n";
+        return exit_bad_input;
+    }
+    std::vector<std::string> roots = o.caches;
+    if (roots.empty()) {
+        struct stat st {};
+        for (auto& root : default_cache_roots()) {
+            if (::stat(root.c_str(), &st) == 0) {
+                roots.push_back(root);
+            } else if (sources.sidecars.empty()) {
+                std::cerr << "sdscprov profile: no --origins sidecar and no kernel cache at "
+                          << root << " (give the caches on the command line): nothing to pair "
+                          << "the traces with\n";
+                return exit_bad_input;
+            }
+        }
+    }
+    for (const auto& root : o.caches) {
+        struct stat st {};
+        if (::stat(root.c_str(), &st) != 0) {
+            std::cerr << root << ": error: cannot access: " << std::strerror(errno)
+                      << " [bad-argument]\n";
+            return exit_bad_input;
+        }
+    }
+    if (!roots.empty()) {
+        HandleIndexOptions index_options;
+        index_options.discover.include_incomplete = o.include_incomplete;
+        index_options.discover.follow_symlinks = o.follow_symlinks;
+        index_options.max_file_size = o.max_file_size;
+        index_options.jobs = o.jobs;
+        auto indexed = index_handles(roots, index_options);
+        sources.caches = std::move(indexed.index);
+        problems.insert(problems.end(), indexed.problems.begin(), indexed.problems.end());
+    }
+
+    // The caches' problems are reported once, with the new run.
+    auto base = profile_one(o, sources, o.baseline, roots, {});
+    if (!base) {
+        print_problems(problems);
+        return exit_bad_input;
+    }
+    auto now = profile_one(o, sources, o.trace, roots, problems);
+    if (!now) {
+        print_problems(problems);
+        return exit_bad_input;
+    }
+    ProfileComparison comparison = compare_profiles(std::move(*base), std::move(*now));
+
+    std::vector<GateFinding> findings;
+    if (o.fail_over) {
+        findings = gate_findings(comparison, gated_rows(comparison, o.by),
+                                 {*o.fail_over, o.fail_min_share});
+    }
+    bool failed = false;
+    if (!o.quiet) {
+        std::string out;
+        if (o.format == "json") {
+            out = render_comparison_json(comparison);
+        } else if (o.format == "folded") {
+            out = render_comparison_folded(comparison);
+        } else if (is_ci_format(o.format)) {
+            out = render_gate_findings(findings, o.format, o.trace);
+        } else {
+            ProfileTextOptions text;
+            text.top = o.top;
+            if (!o.by.empty()) {
+                text.rankings = {o.by == "line"   ? ProfileRanking::line
+                                 : o.by == "aten" ? ProfileRanking::aten
+                                                  : ProfileRanking::kernel};
+            }
+            out = render_comparison_text(comparison, text);
+        }
+        failed |= !write_stdout(out);
+    }
+    // Each run's problems and diagnostics (the base run's first).
+    failed |= any_error(comparison.base.problems) | any_error(comparison.now.problems);
+    print_problems(comparison.base.problems);
+    print_problems(comparison.now.problems);
+    failed |= print_diagnostics(comparison.base.diagnostics, o.quiet);
+    failed |= print_diagnostics(comparison.now.diagnostics, o.quiet);
+    print_findings(findings, o.trace);
+    if (failed) {
+        return exit_bad_input;
+    }
+    return findings.empty() ? exit_ok : exit_changes_pending;
+}
+
+} // namespace sdscprov::cli

@@ -1,0 +1,170 @@
+#include "sdscprov/profile/compare.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+namespace sdscprov {
+
+namespace {
+
+// The source line of most device time among a row's bundles (a bundle counts fully for each of
+// its lines); ties go to the smaller line.
+std::optional<SourceLine> heaviest_line(const ProfileReport& report, const ProfileRow& row) {
+    std::map<SourceLine, std::uint64_t> ns;
+    for (auto i : row.bundles) {
+        if (i >= report.bundles.size()) {
+            continue;
+        }
+        const auto& b = report.bundles[i];
+        for (const auto& l : b.lines) {
+            auto& n = ns[l];
+            n = n > std::numeric_limits<std::uint64_t>::max() - b.time.ns
+                    ? std::numeric_limits<std::uint64_t>::max()
+                    : n + b.time.ns;
+        }
+    }
+    std::optional<SourceLine> best;
+    std::uint64_t best_ns = 0;
+    for (const auto& [line, n] : ns) {
+        if (!best || n > best_ns) {
+            best = line;
+            best_ns = n;
+        }
+    }
+    return best;
+}
+
+std::vector<RowChange> join(const ProfileReport& base, const std::vector<ProfileRow>& base_rows,
+                            const ProfileReport& now, const std::vector<ProfileRow>& now_rows) {
+    std::map<std::string, std::size_t> at; // label -> index in out
+    std::vector<RowChange> out;
+    out.reserve(std::max(base_rows.size(), now_rows.size()));
+    for (const auto& r : now_rows) {
+        at.emplace(r.label, out.size());
+        RowChange c;
+        c.label = r.label;
+        c.line = r.line;
+        c.text = r.text;
+        c.now = r.time;
+        c.where = r.line ? r.line : heaviest_line(now, r);
+        out.push_back(std::move(c));
+    }
+    for (const auto& r : base_rows) {
+        auto it = at.find(r.label);
+        if (it == at.end()) {
+            RowChange c;
+            c.label = r.label;
+            c.line = r.line;
+            c.text = r.text;
+            c.base = r.time;
+            c.where = r.line ? r.line : heaviest_line(base, r);
+            out.push_back(std::move(c));
+            continue;
+        }
+        auto& c = out[it->second];
+        c.base = r.time;
+        if (!c.text) {
+            c.text = r.text;
+        }
+        if (!c.where) {
+            c.where = heaviest_line(base, r);
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const RowChange& a, const RowChange& b) {
+        std::int64_t ca = a.change_ns();
+        std::int64_t cb = b.change_ns();
+        // |change| without overflow: compare magnitudes as unsigned.
+        auto mag = [](std::int64_t v) {
+            return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v)
+                         : static_cast<std::uint64_t>(v);
+        };
+        if (mag(ca) != mag(cb)) {
+            return mag(ca) > mag(cb);
+        }
+        if (ca != cb) {
+            return ca > cb; // growth first
+        }
+        if (a.new_ns() != b.new_ns()) {
+            return a.new_ns() > b.new_ns();
+        }
+        return a.label < b.label;
+    });
+    return out;
+}
+
+double share(std::uint64_t part, std::uint64_t whole) {
+    return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+std::string ms(std::uint64_t ns) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(ns) / 1e6);
+    return buf;
+}
+
+} // namespace
+
+std::int64_t RowChange::change_ns() const {
+    std::uint64_t b = base_ns();
+    std::uint64_t n = new_ns();
+    constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (n >= b) {
+        return static_cast<std::int64_t>(std::min(n - b, max));
+    }
+    return -static_cast<std::int64_t>(std::min(b - n, max));
+}
+
+std::optional<double> RowChange::change_percent() const {
+    if (!base || base->ns == 0) {
+        return std::nullopt;
+    }
+    return 100.0 * static_cast<double>(change_ns()) / static_cast<double>(base->ns);
+}
+
+ProfileComparison compare_profiles(ProfileReport base, ProfileReport now) {
+    ProfileComparison c;
+    c.by_line = join(base, base.by_line, now, now.by_line);
+    c.by_aten = join(base, base.by_aten, now, now.by_aten);
+    c.by_kernel = join(base, base.by_kernel, now, now.by_kernel);
+    c.base = std::move(base);
+    c.now = std::move(now);
+    return c;
+}
+
+std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
+                                       const std::vector<RowChange>& rows,
+                                       const GateOptions& options) {
+    std::vector<GateFinding> out;
+    for (const auto& r : rows) {
+        if (r.is_gone() || r.change_ns() <= 0) {
+            continue;
+        }
+        GateFinding f;
+        f.row = &r;
+        f.base_share = share(r.base_ns(), comparison.base.coverage.kernel_ns);
+        f.new_share = share(r.new_ns(), comparison.now.coverage.kernel_ns);
+        if (std::max(f.base_share, f.new_share) < options.min_share_percent) {
+            continue;
+        }
+        auto pct = r.change_percent();
+        if (pct && *pct <= options.fail_over_percent) {
+            continue;
+        }
+        char grew[96];
+        if (pct) {
+            std::snprintf(grew, sizeof grew, "grew by %.1f %%", *pct);
+        } else {
+            std::snprintf(grew, sizeof grew, "%s", r.is_new() ? "is new" : "grew from 0 ns");
+        }
+        char shares[96];
+        std::snprintf(shares, sizeof shares, ", %.1f %% of the new device time", f.new_share);
+        f.message = std::string(grew) + " (" + ms(r.base_ns()) + " -> " + ms(r.new_ns()) + shares +
+                    "): " + r.label;
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+} // namespace sdscprov

@@ -1,0 +1,354 @@
+#include "sdscprov/report/compare_printers.hpp"
+
+#include "report/ci_encoding.hpp"
+#include "sdsc/json_out.hpp"
+#include "sdscprov/core/display.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+#include <sstream>
+#include <utility>
+
+namespace sdscprov {
+
+namespace {
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    return a > std::numeric_limits<std::uint64_t>::max() - b
+               ? std::numeric_limits<std::uint64_t>::max()
+               : a + b;
+}
+
+// Nanoseconds as milliseconds with three decimals.
+std::string ms(std::uint64_t ns) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
+    return buf;
+}
+
+std::string signed_ms(std::int64_t ns) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.3f", static_cast<double>(ns) / 1e6);
+    return buf;
+}
+
+std::string change_column(const RowChange& r) {
+    if (r.is_new()) {
+        return "new";
+    }
+    if (r.is_gone()) {
+        return "gone";
+    }
+    auto pct = r.change_percent();
+    if (!pct) {
+        return "-";
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%+.1f %%", *pct);
+    return buf;
+}
+
+std::string pad_left(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r) {
+    return r == ProfileRanking::line   ? c.by_line
+           : r == ProfileRanking::aten ? c.by_aten
+                                       : c.by_kernel;
+}
+
+std::string_view title_of(ProfileRanking r) {
+    return r == ProfileRanking::line   ? "By model source line"
+           : r == ProfileRanking::aten ? "By ATen op"
+                                       : "By kernel";
+}
+
+std::string_view status_of(const RowChange& r) {
+    return r.is_new() ? "new" : r.is_gone() ? "gone" : r.change_ns() == 0 ? "same" : "changed";
+}
+
+std::string folded_frame(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) {
+        auto u = static_cast<unsigned char>(c);
+        if (c == ';') {
+            c = ',';
+        } else if (u < 0x20 || u == 0x7F) {
+            c = '?';
+        }
+    }
+    return out;
+}
+
+std::string folded_stack(const ProfileBundle& b) {
+    return folded_frame(b.root_label) + ";" + folded_frame(b.aten_label) + ";" +
+           folded_frame(b.label);
+}
+
+template <class W> void run_summary(W& w, const ProfileReport& r) {
+    w.StartObject();
+    json_out::key(w, "trace");
+    json_out::path(w, r.trace);
+    json_out::key(w, "kernel_events");
+    w.Uint64(r.coverage.kernel_events);
+    json_out::key(w, "kernel_ns");
+    w.Uint64(r.coverage.kernel_ns);
+    json_out::key(w, "resolved_ns");
+    w.Uint64(r.coverage.resolved_ns);
+    w.EndObject();
+}
+
+template <class W> void percent_value(W& w, std::optional<double> pct) {
+    if (pct) {
+        w.Double(std::round(*pct * 100.0) / 100.0);
+    } else {
+        w.Null();
+    }
+}
+
+std::optional<double> total_percent(const ProfileComparison& c) {
+    if (c.base.coverage.kernel_ns == 0) {
+        return std::nullopt;
+    }
+    double b = static_cast<double>(c.base.coverage.kernel_ns);
+    return 100.0 * (static_cast<double>(c.now.coverage.kernel_ns) - b) / b;
+}
+
+} // namespace
+
+std::string render_comparison_text(const ProfileComparison& c, const ProfileTextOptions& options) {
+    std::string out;
+    const auto& b = c.base.coverage;
+    const auto& n = c.now.coverage;
+    out += "Device time compared (totals of each run): " + c.base.trace + " (base) -> " +
+           c.now.trace + " (new)\n";
+    std::int64_t total_change =
+        static_cast<std::int64_t>(n.kernel_ns) - static_cast<std::int64_t>(b.kernel_ns);
+    char pct[64] = "-";
+    if (auto p = total_percent(c)) {
+        std::snprintf(pct, sizeof pct, "%+.1f %%", *p);
+    }
+    out += "  base " + ms(b.kernel_ns) + " ms in " + std::to_string(b.kernel_events) +
+           " kernel events, new " + ms(n.kernel_ns) + " ms in " + std::to_string(n.kernel_events) +
+           " kernel events: " + signed_ms(total_change) + " ms (" + pct + ")\n";
+    for (auto ranking : options.rankings) {
+        const auto& rows = rows_of(c, ranking);
+        out += "\n";
+        out += title_of(ranking);
+        out += ", by the absolute change (" + std::to_string(rows.size()) + " rows)\n";
+        out += "   base ms     new ms   change ms   change  row\n";
+        std::size_t shown = 0;
+        for (const auto& r : rows) {
+            if (options.top != 0 && shown == options.top) {
+                out += "  ... " + std::to_string(rows.size() - shown) +
+                       " more rows (--top 0 shows all)\n";
+                break;
+            }
+            ++shown;
+            out += pad_left(r.is_new() ? "-" : ms(r.base_ns()), 10) + " " +
+                   pad_left(r.is_gone() ? "-" : ms(r.new_ns()), 10) + " " +
+                   pad_left(signed_ms(r.change_ns()), 11) + " " + pad_left(change_column(r), 8) +
+                   "  " + printable_text(r.label) + "\n";
+        }
+    }
+    return out;
+}
+
+std::string render_comparison_json(const ProfileComparison& c) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+    w.SetIndent(' ', 1);
+    w.StartObject();
+    json_out::key(w, "sdscprov_profile_comparison");
+    w.Int(1);
+    json_out::key(w, "compared");
+    w.String("totals");
+    json_out::key(w, "base");
+    run_summary(w, c.base);
+    json_out::key(w, "new");
+    run_summary(w, c.now);
+    json_out::key(w, "change_ns");
+    w.Int64(static_cast<std::int64_t>(c.now.coverage.kernel_ns) -
+            static_cast<std::int64_t>(c.base.coverage.kernel_ns));
+    json_out::key(w, "change_percent");
+    percent_value(w, total_percent(c));
+    for (auto [name, rows] :
+         {std::pair<const char*, const std::vector<RowChange>*>{"by_line", &c.by_line},
+          {"by_aten", &c.by_aten},
+          {"by_kernel", &c.by_kernel}}) {
+        json_out::key(w, name);
+        w.StartArray();
+        for (const auto& r : *rows) {
+            w.StartObject();
+            json_out::key(w, "label");
+            json_out::string(w, r.label);
+            if (r.line) {
+                json_out::key(w, "file");
+                json_out::path(w, r.line->file);
+                json_out::key(w, "line");
+                w.Int64(r.line->line);
+                json_out::key(w, "text");
+                json_out::optional_string(w, r.text);
+            }
+            json_out::key(w, "status");
+            json_out::string(w, status_of(r));
+            json_out::key(w, "base_ns");
+            w.Uint64(r.base_ns());
+            json_out::key(w, "new_ns");
+            w.Uint64(r.new_ns());
+            json_out::key(w, "base_events");
+            w.Uint64(r.base ? r.base->events : 0);
+            json_out::key(w, "new_events");
+            w.Uint64(r.now ? r.now->events : 0);
+            json_out::key(w, "change_ns");
+            w.Int64(r.change_ns());
+            json_out::key(w, "change_percent");
+            percent_value(w, r.change_percent());
+            w.EndObject();
+        }
+        w.EndArray();
+    }
+    w.EndObject();
+    buffer.Put('\n');
+    return {buffer.GetString(), buffer.GetSize()};
+}
+
+std::string render_comparison_folded(const ProfileComparison& c) {
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> stacks;
+    for (const auto& b : c.base.bundles) {
+        if (b.time.ns > 0) {
+            auto& v = stacks[folded_stack(b)].first;
+            v = saturating_add(v, b.time.ns);
+        }
+    }
+    for (const auto& b : c.now.bundles) {
+        if (b.time.ns > 0) {
+            auto& v = stacks[folded_stack(b)].second;
+            v = saturating_add(v, b.time.ns);
+        }
+    }
+    std::string out;
+    for (const auto& [stack, ns] : stacks) {
+        out += stack + " " + std::to_string(ns.first) + " " + std::to_string(ns.second) + "\n";
+    }
+    return out;
+}
+
+namespace {
+
+constexpr std::string_view gate_rule = "fail-over";
+constexpr std::string_view gate_rule_text =
+    "a row's device time grew by more than --fail-over percent";
+
+// Where a finding points: the model file and line, else the trace (no line).
+std::pair<std::string, TextPosition> place_of(const GateFinding& f, const std::string& trace) {
+    if (f.row->where) {
+        return {f.row->where->file, {static_cast<std::size_t>(f.row->where->line), 1}};
+    }
+    return {trace, {}};
+}
+
+std::string gate_sarif(const std::vector<GateFinding>& findings, const std::string& trace) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+    w.SetIndent(' ', 2);
+    w.StartObject();
+    json_out::key(w, "$schema");
+    json_out::string(w, "https://json.schemastore.org/sarif-2.1.0.json");
+    json_out::key(w, "version");
+    json_out::string(w, "2.1.0");
+    json_out::key(w, "runs");
+    w.StartArray();
+    w.StartObject();
+    json_out::key(w, "tool");
+    w.StartObject();
+    json_out::key(w, "driver");
+    w.StartObject();
+    json_out::key(w, "name");
+    json_out::string(w, "sdscprov");
+    json_out::key(w, "version");
+    json_out::string(w, SDSCPROV_VERSION);
+    json_out::key(w, "rules");
+    w.StartArray();
+    w.StartObject();
+    json_out::key(w, "id");
+    json_out::string(w, gate_rule);
+    json_out::key(w, "shortDescription");
+    w.StartObject();
+    json_out::key(w, "text");
+    json_out::string(w, gate_rule_text);
+    w.EndObject();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+    json_out::key(w, "results");
+    w.StartArray();
+    for (const auto& f : findings) {
+        auto [path, pos] = place_of(f, trace);
+        ci_encoding::sarif_result(w, gate_rule, 0, "error", "device time " + f.message, path, pos);
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
+    buffer.Put('\n');
+    return {buffer.GetString(), buffer.GetSize()};
+}
+
+std::string gate_junit(const std::vector<GateFinding>& findings, const std::string& trace) {
+    std::ostringstream out;
+    std::size_t tests = findings.empty() ? 1 : findings.size();
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        << "<testsuites name=\"sdscprov profile\" tests=\"" << tests << "\" failures=\""
+        << findings.size() << "\" errors=\"0\">\n"
+        << "  <testsuite name=\"sdscprov profile\" tests=\"" << tests << "\" failures=\""
+        << findings.size() << "\" errors=\"0\">\n";
+    if (findings.empty()) {
+        out << "    <testcase classname=\"sdscprov.profile\" name=\"device time\"/>\n";
+    }
+    for (const auto& f : findings) {
+        auto [path, pos] = place_of(f, trace);
+        std::string where =
+            pos.line > 0 ? quote_path(path) + ":" + std::to_string(pos.line) : quote_path(path);
+        out << "    <testcase classname=\"sdscprov.profile\" name=\""
+            << ci_encoding::xml_escaped(f.row->label) << "\">\n"
+            << "      <failure message=\"" << ci_encoding::xml_escaped("device time " + f.message)
+            << "\" type=\"" << gate_rule << "\">"
+            << ci_encoding::xml_escaped(where + ": device time " + f.message + " [" +
+                                        std::string(gate_rule) + "]")
+            << "\n</failure>\n    </testcase>\n";
+    }
+    out << "  </testsuite>\n</testsuites>\n";
+    return out.str();
+}
+
+std::string gate_github(const std::vector<GateFinding>& findings, const std::string& trace) {
+    std::ostringstream out;
+    for (const auto& f : findings) {
+        auto [path, pos] = place_of(f, trace);
+        ci_encoding::github_line(out, "error", path, pos, "sdscprov " + std::string(gate_rule),
+                                 "device time " + f.message);
+    }
+    return out.str();
+}
+
+} // namespace
+
+std::string render_gate_findings(const std::vector<GateFinding>& findings, std::string_view format,
+                                 const std::string& trace) {
+    if (format == "sarif") {
+        return gate_sarif(findings, trace);
+    }
+    if (format == "junit") {
+        return gate_junit(findings, trace);
+    }
+    return gate_github(findings, trace);
+}
+
+} // namespace sdscprov

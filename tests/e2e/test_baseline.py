@@ -1,0 +1,259 @@
+"""End-to-end tests of `sdscprov profile --baseline BASE TRACE` and its gate (--fail-over).
+
+Two traces of one generated model (scripts/gen_trace.py, same seed): the new one with chosen
+bundles slowed, sped up or left out (--scale), the base one with another bundle left out (a row
+new in the new run). Every expectation is computed here from what the generator wrote into each
+trace (its expected.json, summed from the events), never from sdscprov's own output.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import SCRIPTS, TempDir, main, run  # noqa: E402
+
+TABLES = ('by_line', 'by_aten', 'by_kernel')
+# The new run: bundle 0 (about a tenth of the device time, no source line) 1.5 times slower,
+# bundle 19 (a tenth too, with a line) at 125 %, bundle 3 (a small one) three times slower,
+# bundle 7 at half its time, bundle 5 gone. The base run lacks bundle 8 (new in the new run).
+NEW_SCALE = ['--scale', '0=150', '--scale', '19=125', '--scale', '3=300', '--scale', '7=50',
+             '--scale', '5=0']
+BASE_SCALE = ['--scale', '8=0']
+FINDING = re.compile(r'^(?P<path>[^\n]*?)(:(?P<line>\d+))?: error: device time (?P<message>.*) '
+                     r'\[fail-over\]$')
+
+
+def generate(out, *args):
+    subprocess.run([sys.executable, os.path.join(SCRIPTS, 'gen_trace.py'), out, *args],
+                   check=True, capture_output=True, timeout=600)
+    with open(os.path.join(out, 'expected.json')) as f:
+        return json.load(f)['sidecar']
+
+
+class Runs:
+    """The base and new traces, their sidecar (the same compile) and what each must give."""
+
+    def __init__(self, tmp, base_scale=BASE_SCALE, new_scale=NEW_SCALE):
+        self.base_dir = os.path.join(tmp, 'base')
+        self.new_dir = os.path.join(tmp, 'new')
+        self.base = generate(self.base_dir, *base_scale)
+        self.new = generate(self.new_dir, *new_scale)
+        self.base_trace = os.path.join(self.base_dir, 'trace.json')
+        self.new_trace = os.path.join(self.new_dir, 'trace.json')
+        self.sidecar = os.path.join(self.base_dir, 'spyre_provenance.json')
+
+    def profile(self, *args, check_rc=None, base=None, new=None):
+        return run('profile', '--baseline', base or self.base_trace, new or self.new_trace,
+                   '--origins', self.sidecar, *args, check_rc=check_rc)
+
+
+def expected_rows(base, new, table):
+    """Each row as the JSON report must give it, in the ranking's order."""
+    rows = []
+    for label in set(base[table]) | set(new[table]):
+        b, n = base[table].get(label), new[table].get(label)
+        base_ns, new_ns = (b or [0, 0])[0], (n or [0, 0])[0]
+        change = new_ns - base_ns
+        rows.append({
+            'label': label,
+            'status': 'new' if b is None else 'gone' if n is None else
+                      'same' if change == 0 else 'changed',
+            'base_ns': base_ns, 'new_ns': new_ns,
+            'base_events': (b or [0, 0])[1], 'new_events': (n or [0, 0])[1],
+            'change_ns': change,
+            'change_percent': round(100 * change / base_ns, 2) if b and base_ns else None,
+        })
+    rows.sort(key=lambda r: (-abs(r['change_ns']), -r['change_ns'], -r['new_ns'],
+                             r['label'].encode()))
+    return rows
+
+
+def expected_findings(runs, table, fail_over, min_share=1.0):
+    """The labels of the rows the gate must name, in the ranking's order."""
+    base_total = runs.base['coverage']['kernel_ns']
+    new_total = runs.new['coverage']['kernel_ns']
+    out = []
+    for r in expected_rows(runs.base, runs.new, table):
+        if r['status'] == 'gone' or r['change_ns'] <= 0:
+            continue
+        share = max(100 * r['base_ns'] / base_total, 100 * r['new_ns'] / new_total)
+        if share < min_share:
+            continue
+        if r['base_ns'] and 100 * r['change_ns'] / r['base_ns'] <= fail_over:
+            continue
+        out.append(r['label'])
+    return out
+
+
+def comparable(row):
+    got = {k: row[k] for k in ('label', 'status', 'base_ns', 'new_ns', 'base_events',
+                               'new_events', 'change_ns', 'change_percent')}
+    if got['change_percent'] is not None:
+        got['change_percent'] = round(got['change_percent'], 2)
+    return got
+
+
+# ---- the comparison -----------------------------------------------------------------------------
+
+def test_every_row_exact_to_the_ns():
+    with TempDir() as tmp:
+        runs = Runs(tmp)
+        _, out, err = runs.profile('--format', 'json', check_rc=0)
+        report = json.loads(out)
+        assert report['sdscprov_profile_comparison'] == 1
+        assert report['compared'] == 'totals'
+        assert report['base']['kernel_ns'] == runs.base['coverage']['kernel_ns']
+        assert report['new']['kernel_ns'] == runs.new['coverage']['kernel_ns']
+        assert report['change_ns'] == (runs.new['coverage']['kernel_ns'] -
+                                       runs.base['coverage']['kernel_ns'])
+        for table in TABLES:
+            want = expected_rows(runs.base, runs.new, table)
+            got = [comparable(r) for r in report[table]]
+            assert got == want, (table, [(g, w) for g, w in zip(got, want) if g != w][:3])
+            statuses = {r['status'] for r in want}
+            # The scaled traces give every kind of row, so each is checked.
+            if table != 'by_aten':  # ATen ops are shared by several bundles
+                assert {'new', 'gone', 'changed', 'same'} <= statuses, (table, statuses)
+        assert 'error' not in err, err
+
+
+def test_new_and_gone_rows_in_text():
+    with TempDir() as tmp:
+        runs = Runs(tmp)
+        _, out, _ = runs.profile('--by', 'kernel', '--top', '0', check_rc=0)
+        rows = expected_rows(runs.base, runs.new, 'by_kernel')
+        lines = [l for l in out.splitlines() if l.startswith(' ') and l.split()[-1] in
+                 {r['label'] for r in rows}]
+        assert [l.split()[-1] for l in lines] == [r['label'] for r in rows], out
+        for line, r in zip(lines, rows):
+            column = line.split()[3]
+            if r['status'] in ('new', 'gone'):
+                assert column == r['status'], line
+            else:
+                assert column != 'new' and column != 'gone', line
+        assert 'By ATen op' not in out and 'By model source line' not in out
+
+
+def test_difffolded_two_columns():
+    with TempDir() as tmp:
+        runs = Runs(tmp)
+        _, out, _ = runs.profile('--format', 'folded', check_rc=0)
+        got = {}
+        for line in out.splitlines():
+            stack, base_ns, new_ns = line.rsplit(' ', 2)
+            assert stack.count(';') == 2, line
+            assert stack not in got, 'stack printed twice: ' + line
+            got[stack] = (int(base_ns), int(new_ns))
+        assert out.splitlines() == sorted(out.splitlines(), key=lambda s: s.encode())
+        want = {s: (runs.base['folded'].get(s, 0), runs.new['folded'].get(s, 0))
+                for s in set(runs.base['folded']) | set(runs.new['folded'])}
+        assert got == want
+        assert any(b == 0 for b, _ in got.values()) and any(n == 0 for _, n in got.values())
+
+
+# ---- the gate -----------------------------------------------------------------------------------
+
+def findings_of(stderr):
+    return [m.groupdict() for m in map(FINDING.match, stderr.splitlines()) if m]
+
+
+def places_of(findings):
+    return ['%s:%s' % (f['path'], f['line']) if f['line'] else f['path'] for f in findings]
+
+
+def place(runs, label):
+    """Where the finding about a source line row points: its file and line; a "[...]" row has
+    none and points at the new trace."""
+    return runs.new_trace if label.startswith('[') else label
+
+
+def test_gate_exit_statuses():
+    with TempDir() as tmp:
+        runs = Runs(tmp)
+        # Identical runs pass, however tight the limit.
+        rc, _, err = runs.profile('--fail-over', '0', new=runs.base_trace, check_rc=0)
+        assert findings_of(err) == [], err
+        # Growth over the limit fails: every finding named as path:line.
+        want = expected_findings(runs, 'by_line', 20)
+        assert want, 'the scaled run must grow a line by more than 20 %'
+        rc, _, err = runs.profile('--fail-over', '20', check_rc=1)
+        got = findings_of(err)
+        assert places_of(got) == [place(runs, w) for w in want], err
+        # Over the growth of every row, the gate passes.
+        rc, _, err = runs.profile('--fail-over', '100000', check_rc=0)
+        assert findings_of(err) == [], err
+        # --fail-min-share keeps small rows out: at 0 every grown row counts.
+        want_all = expected_findings(runs, 'by_line', 20, 0.0)
+        assert len(want_all) > len(want)
+        rc, _, err = runs.profile('--fail-over', '20', '--fail-min-share', '0', check_rc=1)
+        assert places_of(findings_of(err)) == [place(runs, w) for w in want_all]
+        # --by chooses the rows: each finding's message names its ATen op.
+        want_aten = expected_findings(runs, 'by_aten', 20)
+        rc, _, err = runs.profile('--fail-over', '20', '--by', 'aten', check_rc=1)
+        got = findings_of(err)
+        assert [f['message'].rsplit(': ', 1)[1] for f in got] == want_aten, err
+        # Errors still exit 2: an unreadable base trace, a usage error.
+        broken = os.path.join(tmp, 'broken.json')
+        with open(broken, 'w') as f:
+            f.write('{"traceEvents": [')
+        rc, _, err = runs.profile('--fail-over', '20', base=broken, check_rc=2)
+        assert 'broken.json:' in err, err
+        run('profile', runs.new_trace, '--origins', runs.sidecar, '--fail-over', '5', check_rc=2)
+        run('profile', runs.new_trace, '--origins', runs.sidecar, '--format', 'sarif',
+            check_rc=2)
+        runs.profile('--fail-over', '-3', check_rc=2)
+
+
+def test_gate_findings_in_ci_formats():
+    with TempDir() as tmp:
+        runs = Runs(tmp)
+        want = expected_findings(runs, 'by_line', 20)
+        places = [(runs.new_trace, None) if w.startswith('[') else
+                  (w.rsplit(':', 1)[0], int(w.rsplit(':', 1)[1])) for w in want]
+        assert any(line is None for _, line in places) and any(line for _, line in places)
+
+        _, out, _ = runs.profile('--fail-over', '20', '--format', 'sarif', check_rc=1)
+        sarif = json.loads(out)
+        assert sarif['version'] == '2.1.0'
+        results = sarif['runs'][0]['results']
+        got = [(r['locations'][0]['physicalLocation']['artifactLocation']['uri'],
+                r['locations'][0]['physicalLocation'].get('region', {}).get('startLine'))
+               for r in results]
+        assert got == places, (got, places)
+        assert all(r['ruleId'] == 'fail-over' and r['level'] == 'error' for r in results)
+
+        _, out, _ = runs.profile('--fail-over', '20', '--format', 'github', check_rc=1)
+        got = [(m.group(1), int(m.group(2)) if m.group(2) else None) for m in
+               (re.match(r'^::error file=([^,]*)(?:,line=(\d+),col=1)?,title=sdscprov fail-over::'
+                         r'device time grew by ', l) for l in out.splitlines()) if m]
+        assert got == places and len(out.splitlines()) == len(places), out
+
+        _, out, _ = runs.profile('--fail-over', '20', '--format', 'junit', check_rc=1)
+        suite = ET.fromstring(out).find('testsuite')
+        failures = [tc.find('failure') for tc in suite.findall('testcase')]
+        assert int(suite.get('failures')) == len(want) == len([f for f in failures if f is not None])
+        assert [tc.get('name') for tc in suite.findall('testcase')] == want
+
+        # Identical runs: no finding in any format, exit 0.
+        _, out, _ = runs.profile('--fail-over', '0', '--format', 'sarif', new=runs.base_trace,
+                                 check_rc=0)
+        assert json.loads(out)['runs'][0]['results'] == []
+        _, out, _ = runs.profile('--fail-over', '0', '--format', 'github', new=runs.base_trace,
+                                 check_rc=0)
+        assert out == ''
+        _, out, _ = runs.profile('--fail-over', '0', '--format', 'junit', new=runs.base_trace,
+                                 check_rc=0)
+        assert ET.fromstring(out).find('testsuite').get('failures') == '0'
+
+
+if __name__ == '__main__':
+    main([
+        test_every_row_exact_to_the_ns,
+        test_new_and_gone_rows_in_text,
+        test_difffolded_two_columns,
+        test_gate_exit_statuses,
+        test_gate_findings_in_ci_formats,
+    ])
