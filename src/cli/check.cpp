@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 namespace sdscprov::cli {
 
@@ -40,6 +41,12 @@ int run_check(const CheckCli& cli) {
     sdscprov::CheckResult checked; // kept whole only for the formats written at the end
     std::uint64_t findings = 0;
     std::uint64_t files = 0;
+    // Kernels (by name; a directory without one by its own name) and directories, in all and with
+    // findings: the words and numbers of scan's report (docs/formats.md).
+    std::set<std::string> kernels;
+    std::set<std::string> kernels_found;
+    std::uint64_t dirs = 0;
+    std::uint64_t dirs_found = 0;
     sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
                                     report_width(STDOUT_FILENO));
     // Text findings are held to the end unless --all; the page streams; the other formats are
@@ -57,6 +64,14 @@ int run_check(const CheckCli& cli) {
         auto kernel = sdscprov::checked_kernel(k);
         files += kernel.files;
         findings += kernel.findings.size();
+        std::string name = k.dir.kernel ? *k.dir.kernel
+                                        : k.dir.path.substr(k.dir.path.rfind('/') + 1);
+        ++dirs;
+        if (!kernel.findings.empty()) {
+            ++dirs_found;
+            kernels_found.insert(name);
+        }
+        kernels.insert(std::move(name));
         if (format != "text") {
             checked.kernels.push_back(std::move(kernel));
             return;
@@ -122,8 +137,15 @@ int run_check(const CheckCli& cli) {
     print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
                     result->problems.end()});
     if (!quiet_mode) {
+        auto counted = [](std::uint64_t k, std::uint64_t d) {
+            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
+                   (d == 1 ? " directory)" : " directories)");
+        };
         std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
-                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << '\n';
+                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << "; "
+                  << counted(kernels_found.size(), dirs_found)
+                  << (kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
+                  << counted(kernels.size(), dirs) << '\n';
     }
     return exit_status(result->problems, findings > 0);
 }

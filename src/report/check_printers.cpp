@@ -375,9 +375,17 @@ void CheckTextPrinter::finish() {
     for (const auto& r : rows) {
         dirs += r.second->dirs;
     }
-    std::string title = "findings in " + std::to_string(rows.size()) + " kernel" +
-                        (rows.size() == 1 ? "" : "s") + " (" + std::to_string(dirs) +
-                        " directories), the most first; --all lists every finding";
+    std::uint64_t findings = 0;
+    for (const auto& r : rows) {
+        findings += r.second->findings;
+    }
+    // The words of scan's report (docs/formats.md): kernels, and their directories that need
+    // attention.
+    std::string title = std::to_string(rows.size()) + " kernel" + (rows.size() == 1 ? "" : "s") +
+                        " (" + std::to_string(dirs) + (dirs == 1 ? " directory" : " directories") +
+                        ") " + (rows.size() == 1 ? "needs" : "need") + " attention: " +
+                        std::to_string(findings) + " finding" + (findings == 1 ? "" : "s") +
+                        ", the most first";
     out_ << (color_ ? "\x1b[1m" + title + "\x1b[0m" : title) << '\n';
     const std::string header = "findings   dirs  missing   null  malformed  stale  kernel";
     out_ << (color_ ? "\x1b[1m" + header + "\x1b[0m" : header) << '\n';

@@ -79,14 +79,30 @@ public:
     TextPrinter(std::ostream& out, PrinterOptions options)
         : out_(out), options_(std::move(options)) {}
 
+    // Kernels and directories as docs/formats.md defines them: a kernel is a kernel name (a
+    // directory without one, the kernel cache's <key>/, is a kernel of its own, by its key); each
+    // of its compiles is a directory. The attention list counts the directories that need it.
     void kernel(const KernelReport& k) override {
+        std::string name = k.dir.kernel ? *k.dir.kernel : std::string(base_name(k.dir.path));
+        if (k.annotation) {
+            // A kernel is matched when one of its directories is; else the first other state.
+            auto [state, added] = matches_.try_emplace(name, k.annotation->match);
+            if (k.annotation->match == KernelMatch::matched) {
+                state->second = KernelMatch::matched;
+            }
+        } else {
+            names_.insert(name);
+        }
         if (options_.all) {
             directory_row(k);
             return;
         }
-        std::string name = k.dir.kernel ? *k.dir.kernel : std::string(base_name(k.dir.path));
-        auto [it, added] = groups_.try_emplace(name);
-        it->second.add(k);
+        Group one;
+        one.add(k);
+        bool annotating = k.annotation.has_value();
+        if (one.lacking(annotating) > 0 || one.problems() > 0) {
+            groups_[name].add(k);
+        }
     }
 
     void finish(const Totals& t, const std::vector<Problem>& problems) override {
@@ -96,8 +112,8 @@ public:
         const auto& c = t.counts;
         bool annotating = options_.command != "scan";
         prose(std::string(annotating ? "read" : "total") + ": " +
-              plural(t.kernels, "kernel director", "y", "ies") + ", " +
-              plural(c.files, "SDSC file"));
+              plural(annotating ? matches_.size() : names_.size(), "kernel") + " (" +
+              plural(t.kernels, "director", "y", "ies") + "), " + plural(c.files, "SDSC file"));
         std::string states = "debug_handle_: " + std::to_string(c.populated) + " populated, " +
                              std::to_string(c.null) + " null, " + std::to_string(c.absent) +
                              " absent, " + std::to_string(c.malformed) + " malformed";
@@ -272,8 +288,9 @@ private:
             auto kb = key(*b.second);
             return ka != kb ? ka > kb : *a.first < *b.first;
         });
-        line(std::string(annotating ? "Still lacking provenance: " : "Needs attention: ") +
-                 plural(needy.size(), "kernel") + " in " + plural(dirs, "director", "y", "ies") +
+        line(plural(needy.size(), "kernel") + " (" + plural(dirs, "director", "y", "ies") + ") " +
+                 (annotating ? (needy.size() == 1 ? "still lacks provenance" : "still lack provenance")
+                             : (needy.size() == 1 ? "needs attention" : "need attention")) +
                  ", the worst first",
              bold);
         out_ << paint(bold, " dirs  ");
@@ -328,10 +345,22 @@ private:
             prose("(a dry run: nothing was written; the counts say what a run would write)");
         }
         if (options_.command == "annotate") {
-            prose("kernels: " + std::to_string(a.kernels_matched) + " matched, " +
-                  std::to_string(a.kernels_not_in_map) + " not in the map, " +
-                  std::to_string(a.kernels_ambiguous) + " ambiguous, " +
-                  std::to_string(a.kernels_unusable) + " unusable");
+            std::uint64_t by_state[4] = {};
+            for (const auto& [name, state] : matches_) {
+                ++by_state[static_cast<int>(state)];
+            }
+            auto of = [](std::uint64_t kernels, std::uint64_t dirs) {
+                return std::to_string(kernels) + " (" + plural(dirs, "director", "y", "ies") + ")";
+            };
+            prose("kernels: " +
+                  of(by_state[static_cast<int>(KernelMatch::matched)], a.kernels_matched) +
+                  " matched, " +
+                  of(by_state[static_cast<int>(KernelMatch::not_in_map)], a.kernels_not_in_map) +
+                  " not in the map, " +
+                  of(by_state[static_cast<int>(KernelMatch::ambiguous)], a.kernels_ambiguous) +
+                  " ambiguous, " +
+                  of(by_state[static_cast<int>(KernelMatch::unusable)], a.kernels_unusable) +
+                  " unusable");
         }
         if (a.lost_ops > 0) {
             prose(plural(a.lost_ops, "de-duplicated OpSpec") +
@@ -403,7 +432,9 @@ private:
     std::ostream& out_;
     PrinterOptions options_;
     bool header_done_ = false;
-    std::map<std::string, Group> groups_; // by kernel name (default mode)
+    std::map<std::string, Group> groups_; // by kernel: its directories that need attention
+    std::set<std::string> names_;         // every kernel (scan)
+    std::map<std::string, KernelMatch> matches_; // every kernel (annotate, strip)
 };
 
 } // namespace

@@ -10,7 +10,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import TempDir, main, run  # noqa: E402
+from e2e import TempDir, generate, main, run  # noqa: E402
 from pty_run import run_pty  # noqa: E402
 
 FILES = 20000
@@ -65,8 +65,8 @@ def test_twenty_thousand_files_on_one_screen():
         env = {"COLUMNS": "100"}
         rc, out, err = run("scan", cache, env=env)
         lines = screen_check(out, 100)
-        assert "total: %d kernel directories, %d SDSC files" % (len(dirs), FILES) in out, out
-        assert re.search(r"^Needs attention: \d+ kernels in \d+ directories, the worst first$", out, re.M), out
+        assert re.search(r"^total: \d+ kernels \(%d directories\), %d SDSC files$" % (len(dirs), FILES), out, re.M), out
+        assert re.search(r"^\d+ kernels \(\d+ directories\) need attention, the worst first$", out, re.M), out
         assert re.search(r"^\u2026 \d+ more \(--all lists every directory\)$", out, re.M), out
         # No row names a kernel twice: the rows give kernel names, not directories.
         assert "inductor-spyre/" not in out, out
@@ -83,7 +83,7 @@ def test_twenty_thousand_files_on_one_screen():
         assert header in dry_lines and (header in real_lines or "Every file" in real), (dry, real)
         # check: a finding a line while they fit, counted per kernel name past that.
         rc, out, err = run("check", cache, env=env)
-        assert rc == 1 and out.startswith("findings in "), out[:300]
+        assert rc == 1 and re.match(r"\d+ kernels \(\d+ directories\) need attention: \d+ findings", out), out[:300]
         screen_check(out, 100)
         assert re.search(r"^\u2026 \d+ more \(--all lists every finding\)$", out, re.M), out
         rc, out, err = run("check", "--all", cache, env=env)
@@ -139,6 +139,34 @@ def test_piped_reports_keep_every_name_whole():
         assert row and "\u2026" in row[0] and row[0].endswith("norm_7_zz9k0b2q") and len(row[0]) <= 100, out
 
 
+def test_scan_annotate_and_check_count_the_same_kernels_and_directories():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        origins = os.path.join(tmp, "origins.json")
+        generate(cache, 3000, "--layout", "mixed", "--handles", "populated,null,absent",
+                 "--origins-map", origins)
+        report = json.loads(run("scan", "--format", "json", cache, check_rc=0)[1])
+        # Independently: a kernel is its name (a key directory: its own name), each directory one compile.
+        def name(k):
+            return k["kernel"] if k["kernel"] else os.path.basename(k["dir"].rstrip("/"))
+        kernels = {name(k) for k in report["kernels"]}
+        needy = [k for k in report["kernels"] if any(f.get("handle") != "populated" for f in k["files"])]
+        assert 0 < len(needy) < len(report["kernels"]), "a cache with fine and needy directories"
+        assert len({name(k) for k in needy}) < len(needy), "a kernel with several needy directories"
+        every = "%d kernels (%d directories)" % (len(kernels), len(report["kernels"]))
+        attention = "%d kernels (%d directories) need attention" % (len({name(k) for k in needy}), len(needy))
+        rc, scan, _ = run("scan", cache, check_rc=0)
+        assert f"total: {every}, 3000 SDSC files" in scan and attention + ", the worst first" in scan, scan[:1500]
+        rc, dry, _ = run("annotate", "--dry-run", "--origins", origins, cache, check_rc=0)
+        assert f"read: {every}, 3000 SDSC files" in dry, dry[:1500]
+        m = re.search(r"kernels: (\d+) \((\d+) directories\) matched, (\d+) \((\d+) directories\) not in the map", dry)
+        assert m and int(m.group(1)) + int(m.group(3)) == len(kernels), dry[:1500]
+        assert int(m.group(2)) + int(m.group(4)) == len(report["kernels"]), dry[:1500]
+        rc, out, err = run("check", cache, check_rc=1)
+        assert f"{attention}, of {every}" in err, err
+        assert out.startswith(attention + ": "), out[:300]
+
+
 def test_diff_goes_to_standard_output_and_the_report_to_standard_error():
     with TempDir() as tmp:
         cache = os.path.join(tmp, "cache")
@@ -153,4 +181,5 @@ def test_diff_goes_to_standard_output_and_the_report_to_standard_error():
 
 if __name__ == "__main__":
     main([test_twenty_thousand_files_on_one_screen, test_piped_reports_keep_every_name_whole,
+          test_scan_annotate_and_check_count_the_same_kernels_and_directories,
           test_diff_goes_to_standard_output_and_the_report_to_standard_error])

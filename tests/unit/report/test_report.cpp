@@ -92,7 +92,7 @@ TEST_CASE("report: text has the totals, the coverage column and the kernels need
     CHECK(text.find("1 error, 0 warnings, 0 notes (on standard error)") != std::string::npos);
     CHECK(text.find("debug_handle_  1/3") != std::string::npos);
     // The kernel by its name, once: its directory is not repeated on the row.
-    CHECK(text.find("Needs attention: 1 kernel in 1 directory") != std::string::npos);
+    CHECK(text.find("1 kernel (1 directory) needs attention") != std::string::npos);
     CHECK(text.find("    1      4          1      1       1          0         1  "
                     "sdsc_fused_add_0\n") != std::string::npos);
     CHECK(text.find("abcdefgh") == std::string::npos);
@@ -155,7 +155,7 @@ TEST_CASE("report: text groups directories by kernel name, worst first, on one s
         CHECK(line.size() <= 100 + 2); // bytes: the ellipsis is one column, three bytes
     }
     CHECK(rows.size() <= 60);
-    CHECK(text.find("Needs attention: 32 kernels in 467 directories, the worst first") !=
+    CHECK(text.find("32 kernels (467 directories) need attention, the worst first") !=
           std::string::npos);
     // Errors first, then the most files lacking: k29 (30 directories), k28, ...
     auto at = [&](const std::string& s) { return text.find(s); };
@@ -187,7 +187,7 @@ TEST_CASE("report: text groups directories by kernel name, worst first, on one s
             CHECK(line.size() <= static_cast<std::size_t>(width) + 2);
         }
     }
-    CHECK(all.find("Needs attention") == std::string::npos);
+    CHECK(all.find("need attention") == std::string::npos);
 }
 
 TEST_CASE("report: markdown gives the SuperDSC provenance section, per kernel") {
