@@ -3,6 +3,7 @@
 must give for it: test data for profile's tests, and the large trace of its benchmark.
 
     gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B] [--gzip]
+                 [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
 
 Writes, deterministically for the same arguments:
   OUT_DIR/cache/                 a kernel cache (scripts/gen_cache.py: SDSC files with handles,
@@ -15,7 +16,11 @@ Writes, deterministically for the same arguments:
                                  "sidecar" (--origins only), "caches" (the cache only) and
                                  "both"; computed here from the events written, with this
                                  script's own arithmetic (integer nanoseconds chosen first, then
-                                 written as microseconds)
+                                 written as microseconds); "bundle_dirs" gives each bundle
+                                 key's kernel directory
+  OUT_DIR/cache_manifest.json    with --ideal-cycles SHARE [--ideal-total S] [--ideal-malformed S]:
+                                 the cache's manifest (gen_cache.py), whose kernel_dirs say what
+                                 each perf/ideal_cycles.json gives
 
 The trace has every lane a torch-spyre trace has: the two whole-window `Spans` wrappers, host CPU
 ops and the host events naming kernels (prepare_kernel:, launch_jobplan:, dxp_standalone:), DMA
@@ -425,6 +430,11 @@ def main(argv=None):
     p.add_argument('--target-bytes', type=float,
                    help='write iterations until the trace is this large (e.g. 1e9)')
     p.add_argument('--gzip', action='store_true', help='write trace.json.gz')
+    p.add_argument('--ideal-cycles', type=float, metavar='SHARE',
+                   help="the cache's kernel directories get perf/ideal_cycles.json in this share "
+                        '(gen_cache.py --ideal-cycles); cache_manifest.json says what each gives')
+    p.add_argument('--ideal-total', type=float, default=0.5, metavar='SHARE')
+    p.add_argument('--ideal-malformed', type=float, default=0.0, metavar='SHARE')
     a = p.parse_args(argv)
     iterations = a.iterations if a.iterations is not None or a.target_bytes else 3
     target = int(a.target_bytes) if a.target_bytes else None
@@ -436,7 +446,12 @@ def main(argv=None):
     os.makedirs(cache_dir)
     manifest, _ = gen_cache.generate(cache_dir, a.files, a.seed, ['current', 'may2026', 'execute'],
                                      ['populated', 'populated', 'populated', 'null'], 'mixed',
-                                     False, 1)
+                                     False, 1, ideal=None if a.ideal_cycles is None else
+                                     (a.ideal_cycles, a.ideal_total, a.ideal_malformed))
+    if a.ideal_cycles is not None:
+        with open(os.path.join(a.out_dir, 'cache_manifest.json'), 'w') as f:
+            json.dump(manifest, f, indent=1, sort_keys=True)
+            f.write('\n')
     rng = random.Random('gen_trace:%d' % a.seed)
     bundles = make_bundles(cache_dir, manifest, rng)
     with open(os.path.join(a.out_dir, 'spyre_provenance.json'), 'w') as f:
@@ -451,7 +466,7 @@ def main(argv=None):
     with out:
         done = write_trace(out, bundles, rng, iterations, target, expected)
     result = {'trace': name, 'iterations': done, 'trace_events': expected.trace_events,
-              'bundles': len(bundles)}
+              'bundles': len(bundles), 'bundle_dirs': {b['key']: b['dir'] for b in bundles}}
     for pairing in ('sidecar', 'caches', 'both'):
         result[pairing] = expected.result(pairing)
     with open(os.path.join(a.out_dir, 'expected.json'), 'w') as f:

@@ -6,10 +6,11 @@
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
-#include "sdscprov/report/profile_printers.hpp"
+#include "sdscprov/profile/ideal.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/html.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
@@ -135,8 +136,25 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
         ->check(CLI::IsMember({"text", "json", "folded", "html"}))
         ->capture_default_str();
     cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
-    cmd->add_option("--by", o.by, "Only this table in text")
-        ->check(CLI::IsMember({"line", "aten", "kernel"}));
+    cmd->add_option("--by", o.by,
+                    "Only these tables in text (line, aten, kernel, category), ranked by device "
+                    "time (time, the default) or by the time lost against the ideal (lost); "
+                    "comma-separated or given again")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"line", "aten", "kernel", "category", "time", "lost"}));
+    cmd->add_option("--core-mhz", o.core_mhz,
+                    "The core clock (whole MHz) that turns the compiler's ideal cycles "
+                    "(perf/ideal_cycles.json) into time")
+        ->check([](const std::string& text) {
+            std::string error;
+            return parse_core_mhz(text, error) ? std::string() : error;
+        })
+        ->capture_default_str();
+    cmd->add_option("--value", o.value,
+                    "The folded stacks' value: device time, ideal time or time lost against the "
+                    "ideal (ns)")
+        ->check(CLI::IsMember({"time", "ideal", "lost"}))
+        ->capture_default_str();
     cmd->add_flag("--stages", o.stages,
                   "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");
     cmd->add_option("--annotate-trace", o.annotate_trace,
@@ -193,6 +211,10 @@ int run_profile(const ProfileCli& o) {
             }
         }
     }
+    std::string mhz_error; // checked with the options
+    sources.utilization.core_mhz = parse_core_mhz(o.core_mhz, mhz_error).value_or(default_core_mhz);
+    sources.utilization.read.max_file_size = o.max_file_size;
+    sources.utilization.read.follow_symlinks = o.follow_symlinks;
     if (!roots.empty()) {
         HandleIndexOptions index_options;
         index_options.discover.include_incomplete = o.include_incomplete;
@@ -229,7 +251,7 @@ int run_profile(const ProfileCli& o) {
     }
     ProfileReport report = builder.finish(read);
     report.caches = roots;
-    report.problems = problems;
+    report.problems.insert(report.problems.begin(), problems.begin(), problems.end());
     bool failed = false;
     if (annotated) {
         if (auto problem = annotated->commit()) {
@@ -242,7 +264,7 @@ int run_profile(const ProfileCli& o) {
         if (o.format == "json") {
             out = render_profile_json(report);
         } else if (o.format == "folded") {
-            out = render_profile_folded(report);
+            out = render_profile_folded(report, folded_value(o.value));
         } else if (o.format == "html") {
             out = render_profile_html(report);
         } else {
@@ -251,11 +273,7 @@ int run_profile(const ProfileCli& o) {
             text.stages = o.stages;
             text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
             text.color = use_color(o.color);
-            if (!o.by.empty()) {
-                text.rankings = {o.by == "line"   ? ProfileRanking::line
-                                 : o.by == "aten" ? ProfileRanking::aten
-                                                  : ProfileRanking::kernel};
-            }
+            choose_rankings(text, o.by, report);
             out = render_profile_text(report, text);
         }
         failed |= !write_stdout(out);
