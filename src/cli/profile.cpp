@@ -272,6 +272,7 @@ int run_profile(const ProfileCli& o) {
             text.top = o.top;
             text.stages = o.stages;
             text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
+            text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
             text.color = use_color(o.color);
             choose_rankings(text, o.by, report);
             out = render_profile_text(report, text);

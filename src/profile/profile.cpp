@@ -627,6 +627,38 @@ struct ProfileBuilder::Impl {
 
     // ---- the report -------------------------------------------------------------------------
 
+    // Each bundle's row label (ProfileBundle::label): the kernel and what tells it apart.
+    static void label_rows(std::vector<ProfileBundle>& bundles) {
+        auto dir_name = [](std::string_view path) {
+            while (path.size() > 1 && path.back() == '/') {
+                path.remove_suffix(1);
+            }
+            auto slash = path.rfind('/');
+            return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+        };
+        std::map<std::string, std::size_t> uses;
+        for (auto& b : bundles) {
+            if (b.resolution == Resolution::unresolved) {
+                b.label = b.kernel_label;
+            } else if (b.kernel_dirs.size() == 1) {
+                b.label = b.kernel_label + "@" + dir_name(b.kernel_dirs.front());
+            } else {
+                b.label = b.kernel_label + "@" + b.key;
+            }
+            ++uses[b.label];
+        }
+        for (auto& b : bundles) {
+            if (uses[b.label] < 2) {
+                continue;
+            }
+            if (b.resolution != Resolution::unresolved) {
+                b.label = b.kernel_label + "@" + b.key; // keys are distinct among paired bundles
+            } else if (b.reason) {
+                b.label += " [" + std::string(to_string(*b.reason)) + "]";
+            }
+        }
+    }
+
     static bool heavier(const DeviceTime& a, const DeviceTime& b) {
         return a.ns != b.ns ? a.ns > b.ns : a.events > b.events;
     }
@@ -675,6 +707,7 @@ struct ProfileBuilder::Impl {
             }
             r.bundles.push_back(bundles[i].bundle);
         }
+        label_rows(r.bundles);
         for (auto& [id, h] : handles) {
             r.handles.push_back(std::move(h));
         }
@@ -685,7 +718,6 @@ struct ProfileBuilder::Impl {
 
         std::map<SourceLine, ProfileRow> lines;
         std::map<std::string, ProfileRow> ops;
-        std::map<std::string, ProfileRow> kernels;
         auto add = [](ProfileRow& row, std::string label, const ProfileBundle& b,
                       std::uint32_t index) {
             if (row.bundles.empty()) {
@@ -711,7 +743,18 @@ struct ProfileBuilder::Impl {
             } else {
                 add(ops[b.aten_label], b.aten_label, b, i);
             }
-            add(kernels[b.kernel_label], b.kernel_label, b, i);
+            ProfileRow kernel;
+            add(kernel, b.label, b, i);
+            r.by_kernel.push_back(std::move(kernel));
+            if (b.resolution != Resolution::unresolved) {
+                ++r.coverage.paired_bundles;
+                if (b.kernel_dirs.empty()) {
+                    ++r.coverage.dirless_bundles;
+                    r.coverage.dirless_events =
+                        saturating_add(r.coverage.dirless_events, b.time.events);
+                    r.coverage.dirless_ns = saturating_add(r.coverage.dirless_ns, b.time.ns);
+                }
+            }
         }
         SourceLines texts;
         for (auto& [line, row] : lines) {
@@ -722,9 +765,6 @@ struct ProfileBuilder::Impl {
         }
         for (auto& [op, row] : ops) {
             r.by_aten.push_back(std::move(row));
-        }
-        for (auto& [kernel, row] : kernels) {
-            r.by_kernel.push_back(std::move(row));
         }
         sort_rows(r.by_line);
         sort_rows(r.by_aten);

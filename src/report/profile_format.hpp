@@ -103,6 +103,18 @@ inline std::string fit(const std::string& s, std::size_t width, bool keep_end) {
     return s.substr(0, at) + ellipsis;
 }
 
+// At most `width` columns of `s`, shortened in the middle: a kernel row's label keeps its start
+// (the kernel) and, with more room, its end (the directory or key that tells it apart).
+inline std::string fit_middle(const std::string& s, std::size_t width) {
+    if (width_of(s) <= width || width < 5) {
+        return fit(s, width, false);
+    }
+    std::size_t tail = (width - 1) * 2 / 3;
+    std::string head = fit(s, width - tail, false); // ends with the ellipsis
+    std::string end = fit(s, tail + 1, true);       // starts with it
+    return head + end.substr(3);
+}
+
 inline std::string pad_left(const std::string& s, std::size_t width) {
     std::size_t w = width_of(s);
     return w >= width ? s : std::string(width - w, ' ') + s;

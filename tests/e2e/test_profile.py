@@ -6,6 +6,7 @@ scripts/gen_trace.py computed while writing them, and the hand-built ones spell 
 import gzip
 import json
 import os
+import pty
 import re
 import resource
 import shutil
@@ -144,14 +145,43 @@ def test_output_is_deterministic():
         assert len(outputs) == 3, 'the output differs between runs'
 
 
+def run_on_terminal(*args, env=None):
+    """(status, standard output) of sdscprov with its standard output on a pseudo-terminal."""
+    master, slave = pty.openpty()
+    full_env = dict(os.environ, **(env or {}))
+    p = subprocess.Popen([BIN, *args], stdout=slave, stderr=subprocess.DEVNULL, env=full_env)
+    os.close(slave)
+    out = b''
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:     # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return p.wait(timeout=300), out.decode().replace('\r\n', '\n')
+
+
 def test_text_report_fits_and_ranks():
     with TempDir() as tmp:
-        generate(tmp, '--seed', '6')
+        expected = generate(tmp, '--seed', '6')
         trace, sidecar = os.path.join(tmp, 'trace.json'), os.path.join(tmp, 'spyre_provenance.json')
-        _, out, _ = run('profile', trace, '--origins', sidecar, check_rc=0,
-                        env={'COLUMNS': '100'})
-        lines = out.splitlines()
+        # On a terminal the table fits its width.
+        rc, on_tty = run_on_terminal('profile', trace, '--origins', sidecar, '--color', 'never',
+                                     env={'COLUMNS': '100'})
+        assert rc == 0, on_tty
+        lines = on_tty.splitlines()
         assert all(len(line) <= 100 for line in lines), max(lines, key=len)
+        assert '\u2026' in on_tty, 'nothing was shortened: the test shows nothing'
+        # Piped, nothing is shortened: every kernel row is its whole label.
+        _, out, _ = run('profile', trace, '--origins', sidecar, '--top', '0', check_rc=0,
+                        env={'COLUMNS': '100'})
+        assert '\u2026' not in out
+        shown = re.findall(r'^ +[\d,]+\.\d{3} +[\d.]+ +[\d,]+  (\S+)$',
+                           out.split('Kernels by device time')[1], re.M)
+        assert sorted(shown) == sorted(expected['sidecar']['by_kernel']), shown
         assert re.search(r'^paired: [\d,]+ events \(100\.0%\), [\d,]+\.\d{3} ms \(100\.0%\)$', out,
                          re.M), out
         for title in ('Source lines by device time', 'ATen ops by device time',
@@ -262,20 +292,33 @@ def test_hand_built_sums_by_line_op_and_kernel():
                 assert rows(report, 'by_aten') == {'aten.add.Tensor': [a, 2],
                                                    'aten.relu.default': [a, 2],
                                                    'aten.mul.Tensor': [b, 2]}
-                assert rows(report, 'by_kernel') == {'sdsc_fused_add_relu_0': [a, 2],
-                                                     'sdsc_fused_mul_1': [b, 2]}
+                # One row per bundle: in its directory when a cache was read, else by its key.
+                if s.cache in args:
+                    assert rows(report, 'by_kernel') == {
+                        'sdsc_fused_add_relu_0@sdsc_fused_add_relu_0_aaaaaaaa': [a, 2],
+                        'sdsc_fused_mul_1@sdsc_fused_mul_1_bbbbbbbb': [b, 2]}
+                else:
+                    assert rows(report, 'by_kernel') == {
+                        'sdsc_fused_add_relu_0@' + s.KEY_A: [a, 2],
+                        'sdsc_fused_mul_1@' + s.KEY_B: [b, 2]}
+                dirless = [0, 0, 0] if s.cache in args else [2, 4, a + b]
                 assert report['coverage'] == {'kernel_events': 4, 'resolved_events': 4,
                                               'kernel_ns': a + b, 'resolved_ns': a + b,
                                               'unmeasured_events': 1,
-                                              'counters_failed_events': 0}
+                                              'counters_failed_events': 0,
+                                              'paired_bundles': 2,
+                                              'dirless_bundles': dirless[0],
+                                              'dirless_events': dirless[1],
+                                              'dirless_ns': dirless[2]}
             else:
                 # Without a sidecar only the events with debug_handles pair.
                 assert rows(report, 'by_line') == {s.model + ':2': [10500, 1],
                                                    s.model + ':3': [12500, 2],
                                                    '[unresolved]': [1001, 2]}
-                assert rows(report, 'by_kernel') == {'sdsc_fused_add_relu_0': [10500, 1],
-                                                     'sdsc_fused_mul_1': [2000, 1],
-                                                     s.base_a: [1001, 1], s.base_b: [0, 1]}
+                assert rows(report, 'by_kernel') == {
+                    'sdsc_fused_add_relu_0@sdsc_fused_add_relu_0_aaaaaaaa': [10500, 1],
+                    'sdsc_fused_mul_1@sdsc_fused_mul_1_bbbbbbbb': [2000, 1],
+                    s.base_a: [1001, 1], s.base_b: [0, 1]}
             # The wrapped counters: DMI = 196, PREP = 100 - 4294967196 mod 2^32 = 200, ...
             assert report['stages']['DMI'] == {'ticks': 196, 'events': 1}
             assert report['stages']['PREP'] == {'ticks': 200, 'events': 1}
@@ -288,8 +331,9 @@ def test_hand_built_sums_by_line_op_and_kernel():
         rc, folded, _ = run('profile', trace, '--origins', s.sidecar, '--format', 'folded',
                             check_rc=2)
         assert folded == (
-            '%s:2+%s:3;aten.add.Tensor+aten.relu.default;sdsc_fused_add_relu_0 11501\n'
-            '%s:3;aten.mul.Tensor;sdsc_fused_mul_1 2000\n' % (s.model, s.model, s.model))
+            '%s:2+%s:3;aten.add.Tensor+aten.relu.default;sdsc_fused_add_relu_0@%s 11501\n'
+            '%s:3;aten.mul.Tensor;sdsc_fused_mul_1@%s 2000\n'
+            % (s.model, s.model, s.KEY_A, s.model, s.KEY_B))
         rc, text, _ = run('profile', trace, '--origins', s.sidecar, check_rc=2)
         # Below its row, the line's text (indented, leading spaces trimmed).
         assert re.search(r'^ +0\.014 +100\.0 +4  %s:3\n {30,}return torch.relu\(y\) \* 2$'
@@ -623,8 +667,9 @@ def test_two_gigabyte_traces_in_bounded_memory():
         report = json.loads(out)
         assert report['trace']['bytes'] > 2**31
         assert report['coverage']['kernel_events'] == events + 1
-        assert rows(report, 'by_kernel') == {'sdsc_fused_add_relu_0': [events * 1234, events],
-                                             'sdsc_fused_mul_1': [1234, 1]}
+        assert rows(report, 'by_kernel') == {
+            'sdsc_fused_add_relu_0@' + s.KEY_A: [events * 1234, events],
+            'sdsc_fused_mul_1@' + s.KEY_B: [1234, 1]}
         assert report['stages']['CMPT'] == {'ticks': events + 1, 'events': events + 1}
         # The same text cut inside its last event: the error is past 2 GB, at its line:col.
         cut = os.path.join(tmp, 'cut.json.gz')

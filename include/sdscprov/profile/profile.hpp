@@ -1,7 +1,7 @@
 // Profile: a profiler trace's device kernel events paired with their provenance, and their device
 // time ranked by model source line, by ATen op and by kernel. The pairing and the aggregation
-// live here; the printers (report/profile_printers.hpp) only render a ProfileReport, which holds every figure they
-// show. docs/profile.md describes the rules.
+// live here; the printers (report/profile_printers.hpp) only render a ProfileReport, which holds
+// every figure they show. docs/profile.md describes the rules.
 //
 // Pairing of a kernel event `spyre_kernel_v1_<summary>_<key>#<step>`:
 //  - with torch-spyre's spyre_provenance.json: kernelIdentities[key] -> its direct handles (their
@@ -14,8 +14,8 @@
 // and per-op totals can exceed the total device time.
 #pragma once
 
-#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/core/problem.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/profile/utilization.hpp"
@@ -133,11 +133,17 @@ struct ProfileBundle {
     std::string root_label;
     std::string aten_label;
     std::string kernel_label;
+    // Its row of the kernel ranking, the same in every format, and what `sdscprov explain`
+    // takes: KERNEL@DIRECTORY-NAME when it is in one kernel directory, else KERNEL@KEY (in no
+    // directory, or in several: the row lists them); KERNEL is kernel_label. Also KERNEL@KEY when
+    // another bundle has the same KERNEL@DIRECTORY-NAME. An unpaired group's is its kernel_label
+    // (with " [reason]" when another group has that name).
+    std::string label;
 };
 
-// One row of a ranking.
+// One row of a ranking (a kernel row is one bundle: its label, its time, `bundles` its index).
 struct ProfileRow {
-    std::string label;               // "file:line", an ATen op, a kernel, or "[...]"
+    std::string label;               // "file:line", an ATen op, a bundle's label, or "[...]"
     std::optional<SourceLine> line;  // by line, unless a "[...]" row
     std::optional<std::string> text; // the source line's text, when readable here
     DeviceTime time;
@@ -152,6 +158,12 @@ struct ProfileCoverage {
     std::uint64_t resolved_ns = 0;
     std::uint64_t unmeasured_events = 0;      // kernel events without a usable dur
     std::uint64_t counters_failed_events = 0; // kernel events whose cycles_ts are all 0
+    // Paired bundles, and those of them found in no kernel directory of the caches (explain
+    // cannot show them): their count, events and device time.
+    std::uint64_t paired_bundles = 0;
+    std::uint64_t dirless_bundles = 0;
+    std::uint64_t dirless_events = 0;
+    std::uint64_t dirless_ns = 0;
 };
 
 struct ProfileReport {
@@ -167,12 +179,12 @@ struct ProfileReport {
     std::vector<ProfileBundle> bundles;
     std::vector<ProfileRow> by_line;
     std::vector<ProfileRow> by_aten;
-    std::vector<ProfileRow> by_kernel;
+    std::vector<ProfileRow> by_kernel; // one row per bundle, labelled with its label
     // Against the compiler's ideal: the clock, what the files gave, and one row per kernel
     // category (category_label), every bundle in one.
     IdealSummary ideal;
     std::vector<ProfileRow> by_category;
-    std::vector<DebugHandle> handles; // the bundles' direct handles (fused_from nested), by id
+    std::vector<DebugHandle> handles;  // the bundles' direct handles (fused_from nested), by id
     std::vector<ProfileDiagnostic> diagnostics; // by first event
     std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
 };

@@ -24,6 +24,7 @@ struct ProfileTextOptions {
     ProfileOrder order = ProfileOrder::time;
     bool stages = false;     // the DMI / PREP / CMPT / DMO columns
     std::size_t width = 100; // columns the table fits in (labels are shortened)
+    bool shorten = true;     // false: labels and paths whole, whatever the width (not a terminal)
     bool color = false;
 };
 
