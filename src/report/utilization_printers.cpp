@@ -14,6 +14,11 @@ using namespace profile_format;
 
 namespace {
 
+// A cell `width` columns wide, at least one space before it however long it is.
+std::string cell(const std::string& s, std::size_t width) {
+    return " " + pad_left(s, width - 1);
+}
+
 std::string plural(std::uint64_t n, const char* one, const char* many) {
     return thousands(n) + " " + (n == 1 ? one : many);
 }
@@ -70,16 +75,16 @@ std::string header_lines(const ProfileReport& r, std::size_t width) {
 }
 
 std::string columns_head() {
-    return pad_left("ideal (ms)", 12) + pad_left("util %", 8) + pad_left("lost (ms)", 12);
+    return cell("ideal (ms)", 12) + cell("util %", 8) + cell("lost (ms)", 12);
 }
 
 std::string columns(const DeviceTime& t) {
     const IdealTime& i = t.ideal;
     if (!i.known()) {
-        return pad_left("-", 12) + pad_left("-", 8) + pad_left("-", 12);
+        return cell("-", 12) + cell("-", 8) + cell("-", 12);
     }
-    return pad_left(milliseconds(i.ideal_ns), 12) +
-           pad_left(percent(i.ideal_ns, i.measured_ns), 8) + pad_left(milliseconds(i.lost_ns), 12);
+    return cell(milliseconds(i.ideal_ns), 12) + cell(percent(i.ideal_ns, i.measured_ns), 8) +
+           cell(milliseconds(i.lost_ns), 12);
 }
 
 std::string category_table(const ProfileReport& r, std::size_t top, std::size_t width, bool by_lost,
@@ -105,25 +110,24 @@ std::string category_table(const ProfileReport& r, std::size_t top, std::size_t 
             return rows[a].time.ideal.lost_ns > rows[b].time.ideal.lost_ns;
         });
     }
-    std::string head = pad_left("calls", 10) + pad_left("time (ms)", 13) + pad_left("share %", 9) +
-                       pad_left("ideal (ms)", 12) + pad_left("of ideal %", 12) +
-                       pad_left("util %", 8) + pad_left("lost (ms)", 12) + "  ";
+    std::string head = cell("calls", 10) + cell("time (ms)", 13) + cell("share %", 9) +
+                       cell("ideal (ms)", 12) + cell("of ideal %", 12) + cell("util %", 8) +
+                       cell("lost (ms)", 12) + "  ";
     std::size_t label_width = width > head.size() + 12 ? width - head.size() : 12;
     out += paint(color, "\x1b[2m", head + "category") + '\n';
     std::size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
     for (std::size_t k = 0; k < shown; ++k) {
         const ProfileRow& row = rows[order[k]];
         const IdealTime& i = row.time.ideal;
-        std::string line = pad_left(thousands(row.time.events), 10) +
-                           pad_left(milliseconds(row.time.ns), 13) +
-                           pad_left(percent(row.time.ns, r.coverage.kernel_ns), 9);
+        std::string line = cell(thousands(row.time.events), 10) +
+                           cell(milliseconds(row.time.ns), 13) +
+                           cell(percent(row.time.ns, r.coverage.kernel_ns), 9);
         if (i.known()) {
-            line += pad_left(milliseconds(i.ideal_ns), 12) +
-                    pad_left(percent(i.ideal_ns, r.ideal.time.ideal_ns), 12) +
-                    pad_left(percent(i.ideal_ns, i.measured_ns), 8) +
-                    pad_left(milliseconds(i.lost_ns), 12);
+            line += cell(milliseconds(i.ideal_ns), 12) +
+                    cell(percent(i.ideal_ns, r.ideal.time.ideal_ns), 12) +
+                    cell(percent(i.ideal_ns, i.measured_ns), 8) + cell(milliseconds(i.lost_ns), 12);
         } else {
-            line += pad_left("-", 12) + pad_left("-", 12) + pad_left("-", 8) + pad_left("-", 12);
+            line += cell("-", 12) + cell("-", 12) + cell("-", 8) + cell("-", 12);
         }
         out += line + "  " + fit(printable(row.label), label_width, false) + '\n';
     }
