@@ -5,6 +5,7 @@ must give for it: test data for profile's tests, and the large trace of its benc
     gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B] [--gzip]
                  [--copies N]
                  [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
+    gen_trace.py OUT_DIR --demo CACHE     # testdata/demo/trace.json, from the annotated demo
 
 Writes, deterministically for the same arguments:
   OUT_DIR/cache/                 a kernel cache (scripts/gen_cache.py: SDSC files with handles,
@@ -321,13 +322,14 @@ class Expected:
                 groups.append((p['events'], p['ns'], True, b['kernel'], dirs))
             for events, ns, paired, kernel, dirs in groups:
                 # The kernel row's label: KERNEL@DIRECTORY-NAME in one directory, else
-                # KERNEL@KEY; an unpaired group's is its name.
+                # KERNEL@KEY (the event name alone, when it is the kernel: it ends with the key);
+                # an unpaired group's is its name.
                 if not paired:
                     row = kernel
                 elif len(dirs) == 1:
                     row = kernel + '@' + os.path.basename(dirs[0]['dir'])
                 else:
-                    row = kernel + '@' + b['key']
+                    row = kernel if kernel == b['base'] else kernel + '@' + b['key']
                 rows.append((row, kernel, b['key'] if paired else None,
                              sorted(d['dir'] for d in dirs), events, ns, paired))
                 lines = ['%s:%d' % l for l in b['lines']]
@@ -352,9 +354,10 @@ class Expected:
                 stacks.append((root, aten))
         # Two bundles with one KERNEL@DIRECTORY-NAME are told apart by their keys.
         labels = [r[0] for r in rows]
+        b_base = {b['key']: b['base'] for b in self.bundles}
         for (label, kernel, key, dirs, events, ns, paired), (root, aten) in zip(rows, stacks):
             if paired and labels.count(label) > 1:
-                label = kernel + '@' + key
+                label = kernel if kernel == b_base[key] else kernel + '@' + key
             add(by_kernel, label, events, ns)
             kernel_rows[label] = {'kernel': kernel, 'key': key, 'dirs': dirs}
             if ns:
@@ -494,9 +497,40 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
     return iteration
 
 
+def demo_trace(cache_dir, out_dir):
+    """--demo: the trace of a run of the demo compile (testdata/demo) once annotated: its two
+    kernels' events carry the handles annotate wrote, so `sdscprov profile trace.json CACHE`
+    pairs every one. Only OUT_DIR/trace.json is written."""
+    kernel_dirs = []
+    for name in sorted(os.listdir(os.path.join(cache_dir, 'inductor-spyre'))):
+        m = re.fullmatch(r'(sdsc_[A-Za-z0-9_]+)_[a-z0-9_]{8}', name)
+        if m:
+            kernel_dirs.append({'dir': 'inductor-spyre/' + name, 'kernel': m.group(1),
+                                'populated': 1})
+    rng = random.Random('gen_trace:demo')
+    bundles = make_bundles(cache_dir, {'kernel_dirs': kernel_dirs}, rng)
+    if not all(b['ids'] for b in bundles):
+        print('gen_trace: %s has kernel directories without handles: annotate it first'
+              % cache_dir, file=sys.stderr)
+        return 2
+    for b in bundles:
+        b['carrier'] = 'full'
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, 'trace.json')
+    expected = Expected(bundles)
+    with open(path, 'w', encoding='ascii') as out:
+        write_trace(out, bundles, rng, 3, None, expected)
+    print('gen_trace: %d kernels, %d trace events in %s' % (len(bundles), expected.trace_events,
+                                                          path), file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('out_dir')
+    p.add_argument('--demo', metavar='CACHE',
+                   help='write only OUT_DIR/trace.json: a run of the demo compile, whose events '
+                        'carry the handles of CACHE (a copy of testdata/demo, annotated)')
     p.add_argument('--files', type=int, default=120, help='SDSC files in the cache')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--iterations', type=int, help='model iterations in the trace (default 3)')
@@ -512,6 +546,8 @@ def main(argv=None):
     p.add_argument('--ideal-total', type=float, default=0.5, metavar='SHARE')
     p.add_argument('--ideal-malformed', type=float, default=0.0, metavar='SHARE')
     a = p.parse_args(argv)
+    if a.demo:
+        return demo_trace(a.demo, a.out_dir)
     iterations = a.iterations if a.iterations is not None or a.target_bytes else 3
     target = int(a.target_bytes) if a.target_bytes else None
 

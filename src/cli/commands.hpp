@@ -45,6 +45,7 @@ struct ExplainCli {
     std::string target;
     std::vector<std::string> roots;
     std::vector<std::string> mappings;
+    std::vector<std::string> origins; // spyre_provenance.json: provenance keys to directories
     std::string format = "text";
     std::string color = "auto";
     bool include_incomplete = false;

@@ -636,6 +636,10 @@ struct ProfileBuilder::Impl {
             auto slash = path.rfind('/');
             return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
         };
+        // The event name (the kernel when no kernel name is known) ends with the key already.
+        auto by_key = [](const ProfileBundle& b) {
+            return b.kernel_names.empty() ? b.kernel_label : b.kernel_label + "@" + b.key;
+        };
         std::map<std::string, std::size_t> uses;
         for (auto& b : bundles) {
             if (b.resolution == Resolution::unresolved) {
@@ -643,7 +647,7 @@ struct ProfileBuilder::Impl {
             } else if (b.kernel_dirs.size() == 1) {
                 b.label = b.kernel_label + "@" + dir_name(b.kernel_dirs.front());
             } else {
-                b.label = b.kernel_label + "@" + b.key;
+                b.label = by_key(b);
             }
             ++uses[b.label];
         }
@@ -652,7 +656,7 @@ struct ProfileBuilder::Impl {
                 continue;
             }
             if (b.resolution != Resolution::unresolved) {
-                b.label = b.kernel_label + "@" + b.key; // keys are distinct among paired bundles
+                b.label = by_key(b); // keys are distinct among paired bundles
             } else if (b.reason) {
                 b.label += " [" + std::string(to_string(*b.reason)) + "]";
             }

@@ -21,7 +21,7 @@ HtmlKernel bundle_row(const ProfileBundle& b) {
     for (std::size_t i = 1; i < b.kernel_dirs.size(); ++i) {
         row.dir += " + " + b.kernel_dirs[i];
     }
-    if (b.resolution != Resolution::unresolved) {
+    if (!b.kernel_dirs.empty()) {
         row.next = b.label; // explain takes it
     }
     row.note = std::string(to_string(b.resolution));

@@ -3,6 +3,7 @@
 Expectations are never sdscprov's own output: generated traces come with the totals
 scripts/gen_trace.py computed while writing them, and the hand-built ones spell their sums out.
 """
+import decimal
 import gzip
 import json
 import os
@@ -16,7 +17,7 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import BIN, SCRIPTS, SKIP, TempDir, main, run, sanitized  # noqa: E402
+from e2e import BIN, SCRIPTS, SKIP, TESTDATA, TempDir, copy_tree, main, run, sanitized  # noqa: E402
 
 sys.path.insert(0, SCRIPTS)
 import gen_trace  # noqa: E402
@@ -201,6 +202,144 @@ def test_text_report_fits_and_ranks():
         _, stages, _ = run('profile', trace, '--origins', sidecar, '--stages', check_rc=0)
         assert re.search(r'time \(ms\) +% +events +DMI +PREP +CMPT +DMO', stages), stages
         assert 'stages (counter ticks, not seconds):\n  DMI ' in stages
+
+
+def test_one_row_per_compiled_bundle():
+    """Two compiles in one cache that both name a kernel are two rows, each with its own time; a
+    bundle whose directory the cache kept twice is one row listing both; explain takes every
+    row's label."""
+    with TempDir() as tmp:
+        expected = generate(tmp, '--copies', '1')
+        trace, cache = os.path.join(tmp, 'trace.json'), os.path.join(tmp, 'cache')
+        sidecar = os.path.join(tmp, 'spyre_provenance.json')
+        for pairing, args in (('caches', [cache]), ('both', [cache, '--origins', sidecar])):
+            want = expected[pairing]
+            report, folded, _ = profile_both(trace, *args)
+            check_against(want, report, folded)
+            by_label = {r['label']: r for r in report['by_kernel']}
+            # The generator's cache has kernel names of several compiles.
+            names = {}
+            for label, row in want['kernel_rows'].items():
+                names.setdefault(row['kernel'], []).append(label)
+            shared = {n: labels for n, labels in names.items() if len(labels) > 1}
+            # (Without the sidecar, the events of some bundles carry no handles: unpaired.)
+            assert shared or pairing == 'caches', 'no kernel name of two compiles was generated'
+            for name, labels in shared.items():
+                for label in labels:
+                    row = by_label[label]
+                    assert [row['device_ns'], row['events']] == want['by_kernel'][label], label
+                    assert len(row['bundles']) == 1
+                    assert row['kernels'] == name.split('+'), (row, name)
+                    assert sorted(os.path.relpath(d, cache) for d in row['kernel_dirs']) == \
+                        want['kernel_rows'][label]['dirs']
+            # The copied directory: one bundle, one row, both directories.
+            (original, (copy,)), = expected['copies'].items()
+            twice = [label for label, row in want['kernel_rows'].items()
+                     if row['dirs'] == sorted([original, copy])]
+            assert len(twice) == 1, twice
+            row = by_label[twice[0]]
+            assert twice[0] == row['kernels'][0] + '@' + row['key']
+            # The text report: the same labels, whole (piped), and the copy's two directories
+            # below its row.
+            _, text, _ = run('profile', trace, *args, '--by', 'kernel', '--top', '0')
+            shown = re.findall(r'^ +[\d,]+\.\d{3} +[\d.]+ +[\d,]+  (\S+)$', text, re.M)
+            assert sorted(shown) == sorted(want['by_kernel']), shown
+            after = text.split('  ' + twice[0] + '\n', 1)[1].splitlines()
+            assert [line.strip() for line in after[:2]] == \
+                [os.path.join(cache, d) for d in sorted([original, copy])], after[:3]
+
+        # explain takes each row's label: exactly that row's directories.
+        want = expected['both']['kernel_rows']
+        for label, row in want.items():
+            if not row['dirs']:
+                continue
+            extra = ['--origins', sidecar] if len(row['dirs']) > 1 else []
+            rc, out, err = run('explain', label, cache, *extra, '--format', 'json', check_rc=0)
+            dirs = sorted(os.path.relpath(k['dir'], cache) for k in json.loads(out)['kernels'])
+            assert dirs == row['dirs'], (label, dirs, row['dirs'])
+        # Without the sidecar, a KERNEL@KEY of several directories says which they are.
+        (label, row), = [(l, r) for l, r in want.items() if len(r['dirs']) > 1]
+        rc, out, err = run('explain', label, cache, check_rc=2)
+        assert 'is a provenance key: only torch-spyre\'s spyre_provenance.json (--origins)' in err
+        assert all(os.path.join(cache, d) in err for d in row['dirs']), err
+
+
+def test_no_device_kernel_event_and_dirless_bundles_are_said():
+    with TempDir() as tmp:
+        events = [{'ph': 'X', 'cat': 'cpu_op', 'name': 'aten::mm', 'pid': 1, 'tid': 1, 'ts': i,
+                   'dur': 1} for i in range(45)]
+        path = os.path.join(tmp, 'cpu.json')
+        with open(path, 'w') as f:
+            json.dump({'traceEvents': events}, f)
+        os.makedirs(os.path.join(tmp, 'cache'))
+        _, out, _ = run('profile', path, os.path.join(tmp, 'cache'), check_rc=0)
+        assert 'kernel events: 0 of 45 trace events' in out, out
+        assert 'no device kernel event found in the trace: torch-spyre writes them when the ' \
+            'profiler records ProfilerActivity.PrivateUse1' in out, out
+
+        expected = generate(os.path.join(tmp, 'g'))
+        trace = os.path.join(tmp, 'g', 'trace.json')
+        sidecar = os.path.join(tmp, 'g', 'spyre_provenance.json')
+        cache = os.path.join(tmp, 'g', 'cache')
+
+        def said(c, where):
+            return '  in no kernel directory %s: %s of %s paired bundles, %s events, %s ms' % (
+                where, c['dirless_bundles'], c['paired_bundles'], c['dirless_events'],
+                '%.3f' % (((c['dirless_ns'] + 500) // 1000) / 1000))
+
+        _, out, _ = run('profile', trace, '--origins', sidecar, check_rc=0)
+        c = expected['sidecar']['coverage']
+        assert c['dirless_bundles'] == c['paired_bundles'] > 0
+        assert said(c, '(no cache read)') in out, out
+        _, out, _ = run('profile', trace, cache, '--origins', sidecar, check_rc=0)
+        c = expected['both']['coverage']
+        assert 0 < c['dirless_bundles'] < c['paired_bundles']
+        assert said(c, 'of the caches') in out, out
+
+
+def ns_of(dur):
+    """Integer nanoseconds of a JSON number of microseconds, rounded half away from zero."""
+    return int((decimal.Decimal(dur) * 1000).quantize(decimal.Decimal(1), decimal.ROUND_HALF_UP))
+
+
+def test_demo_trace_is_the_generators_and_pairs_with_the_annotated_demo():
+    """testdata/demo/trace.json: what gen_trace.py --demo writes for the demo cache once annotated
+    (as the README's tour does), every kernel event paired, one row per kernel directory."""
+    demo = os.path.join(TESTDATA, 'demo')
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, 'demo')
+        copy_tree(demo, cache)
+        os.unlink(os.path.join(cache, 'trace.json'))
+        run('annotate', '--origins', os.path.join(cache, 'origins.json'), cache, check_rc=0)
+        out = os.path.join(tmp, 'out')
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, 'gen_trace.py'), out, '--demo', cache],
+                       check=True, capture_output=True, timeout=60)
+        with open(os.path.join(out, 'trace.json'), 'rb') as f, \
+                open(os.path.join(demo, 'trace.json'), 'rb') as committed:
+            assert f.read() == committed.read(), \
+                'testdata/demo/trace.json is not what scripts/gen_trace.py --demo makes'
+        # The trace's own sums, per kernel event name's key.
+        with open(os.path.join(demo, 'trace.json')) as f:
+            events = json.load(f, parse_float=str, parse_int=str)['traceEvents']
+        per_key = {}
+        for e in events:
+            if e.get('ph') == 'X' and e['name'].startswith('spyre_kernel_v1_'):
+                row = per_key.setdefault(e['name'].split('#')[0][-16:], [0, 0])
+                row[0] += ns_of(e['dur'])
+                row[1] += 1
+        assert len(per_key) == 2, per_key
+        rc, text, err = run('profile', os.path.join(demo, 'trace.json'), cache, '--format', 'json',
+                            check_rc=0)
+        report = json.loads(text)
+        assert err == '', err
+        c = report['coverage']
+        assert c['resolved_events'] == c['kernel_events'] == sum(v[1] for v in per_key.values())
+        got = {b['key']: [b['device_ns'], b['events']] for b in report['bundles']}
+        assert got == per_key, (got, per_key)
+        dirs = sorted(os.listdir(os.path.join(cache, 'inductor-spyre')))
+        labels = {r['label'] for r in report['by_kernel']}
+        # KERNEL@DIRECTORY-NAME: a directory's name is its kernel's and an 8-character suffix.
+        assert labels == {d[:-9] + '@' + d for d in dirs}, labels
 
 
 # ---- hand-built traces --------------------------------------------------------------------------
@@ -720,6 +859,9 @@ if __name__ == '__main__':
         test_gzip_trace,
         test_output_is_deterministic,
         test_text_report_fits_and_ranks,
+        test_one_row_per_compiled_bundle,
+        test_demo_trace_is_the_generators_and_pairs_with_the_annotated_demo,
+        test_no_device_kernel_event_and_dirless_bundles_are_said,
         test_hand_built_sums_by_line_op_and_kernel,
         test_every_diagnostic_is_triggered,
         test_native_handles_never_replace_the_sidecars,

@@ -136,8 +136,9 @@ struct ProfileBundle {
     // Its row of the kernel ranking, the same in every format, and what `sdscprov explain`
     // takes: KERNEL@DIRECTORY-NAME when it is in one kernel directory, else KERNEL@KEY (in no
     // directory, or in several: the row lists them); KERNEL is kernel_label. Also KERNEL@KEY when
-    // another bundle has the same KERNEL@DIRECTORY-NAME. An unpaired group's is its kernel_label
-    // (with " [reason]" when another group has that name).
+    // another bundle has the same KERNEL@DIRECTORY-NAME. Without a kernel name KERNEL is the event
+    // name, which ends with the key: KERNEL alone instead of KERNEL@KEY. An unpaired group's is
+    // its kernel_label (with " [reason]" when another group has that name).
     std::string label;
 };
 
