@@ -158,6 +158,7 @@ struct ProfileBuilder::Impl {
     const std::string* last_annotation = nullptr;
     KernelIdeals ideals;
     IdealTime coverage_ideal;
+    std::string event_annotation; // the last event's, when its bundle has an ideal
 
     Impl(const PairingSources& s, std::string p, TraceReader& r, bool a)
         : sources(s), path(std::move(p)), reader(r), annotate(a), ideals(s.utilization) {
@@ -608,6 +609,11 @@ struct ProfileBuilder::Impl {
                                    "args.sdscprov is there already: the event is left as it is");
                 } else if (e.args_state != FieldState::wrong_type) {
                     last_annotation = &bundle.annotation;
+                    if (bundle.bundle.ideal) {
+                        event_annotation = with_ideal(bundle.annotation, *bundle.bundle.ideal,
+                                                      ns ? &t.ns : nullptr);
+                        last_annotation = &event_annotation;
+                    }
                 }
             }
         }

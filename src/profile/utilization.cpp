@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <set>
 #include <unordered_map>
 
@@ -140,6 +142,26 @@ std::vector<ProfileRow> category_rows(const std::vector<ProfileBundle>& bundles)
         return a.time.ns != b.time.ns ? a.time.ns > b.time.ns : a.time.events > b.time.events;
     });
     return rows;
+}
+
+std::string with_ideal(std::string_view annotation, const BundleIdeal& ideal,
+                       const std::uint64_t* dur_ns) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    w.StartObject();
+    w.Key("ideal_ns");
+    w.Uint64(ideal.ns);
+    w.Key("util");
+    if (dur_ns != nullptr && *dur_ns > 0) {
+        w.Double(static_cast<double>(ideal.ns) / static_cast<double>(*dur_ns));
+    } else {
+        w.Null();
+    }
+    w.EndObject();
+    std::string_view fields(buffer.GetString() + 1, buffer.GetSize() - 2); // without the braces
+    std::string out(annotation.substr(0, annotation.rfind('}')));
+    out += annotation.size() > 2 ? "," : "";
+    return out.append(fields).append("}");
 }
 
 } // namespace sdscprov

@@ -344,7 +344,38 @@ def test_unsafe_ideal_files_are_warned_not_read():
                 assert b['ideal'] is None, b
 
 
+def test_annotated_trace_carries_ideal_and_util():
+    with TempDir() as tmp:
+        g = Generated(tmp)
+        want = g.compute('both')
+        out = os.path.join(tmp, 'annotated.json')
+        run('profile', g.trace, g.cache, '--origins', g.sidecar, '--annotate-trace', out,
+            check_rc=0)
+        with open(out) as f:
+            doc = json.load(f, parse_float=decimal.Decimal)
+        with_ideal = without = 0
+        for e in doc['traceEvents']:
+            a = e.get('args', {}).get('sdscprov') if isinstance(e, dict) else None
+            if not isinstance(a, dict) or 'dur' not in e:
+                continue
+            key = a.get('provenance_key') or a.get('bundle')
+            ideal = want['bundle_ideal'].get(key)
+            if ideal is None:
+                assert 'ideal_ns' not in a and 'util' not in a, a
+                without += 1
+                continue
+            ns = int((decimal.Decimal(e['dur']) * 1000).quantize(
+                decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+            i = gen_cache.ideal_ns(ideal['cycles'])
+            assert a['ideal_ns'] == i, (a, i)
+            assert (a['util'] is None) if ns == 0 else (float(a['util']) == i / ns), (a, i, ns)
+            with_ideal += 1
+        assert with_ideal == want['total']['events'], (with_ideal, want['total'])
+        assert without > 0
+
+
 if __name__ == '__main__':
     main([test_rows_exact_against_the_manifest, test_core_mhz,
           test_util_over_100_and_malformed_warnings, test_text_columns_and_order_by_lost,
-          test_folded_values, test_unsafe_ideal_files_are_warned_not_read])
+          test_folded_values, test_unsafe_ideal_files_are_warned_not_read,
+          test_annotated_trace_carries_ideal_and_util])
