@@ -374,8 +374,60 @@ def test_annotated_trace_carries_ideal_and_util():
         assert without > 0
 
 
+def page_data(path):
+    with open(path, encoding='utf-8') as f:
+        page = f.read()
+    start = page.index('<script type="application/json" id="sdscprov-data">')
+    start = page.index('>', start) + 1
+    return json.loads(page[start:page.index('</script>', start)])
+
+
+def test_html_page_columns_and_lost_heat():
+    sys.path.insert(0, SCRIPTS)
+    from html_browser import Browser  # noqa: E402  (the headless browser of test_html.py)
+    with TempDir() as tmp:
+        g = Generated(tmp)
+        want = g.compute('both')
+        path = os.path.join(tmp, 'profile.html')
+        rc, out, _ = run('profile', g.trace, g.cache, '--origins', g.sidecar, '--format', 'html')
+        assert rc == 0
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(out)
+        data = page_data(path)
+        tables = {'line': 'by_line', 'aten': 'by_aten', 'kernel': 'by_kernel',
+                  'category': 'by_category'}
+        assert [r['id'] for r in data['rankings']] == list(tables)
+        for ranking in data['rankings']:
+            assert ranking['ideal'] is True
+            wanted = {k: u for k, u in want['tables'][tables[ranking['id']]].items()
+                      if u != zero()}
+            got = {row[0]: {'ideal_ns': row[7], 'lost_ns': row[8], 'measured_ns': row[9]}
+                   for row in ranking['rows'] if row[9] is not None}
+            assert got == {k: {f: u[f] for f in ('ideal_ns', 'lost_ns', 'measured_ns')}
+                           for k, u in wanted.items()}, ranking['id']
+        lost = {}
+        for s in data['sources']:
+            for line, ns in s['lost']:
+                lost['%s:%d' % (s['path'], line)] = ns
+        assert lost == {k: u['lost_ns'] for k, u in want['tables']['by_line'].items()
+                        if u['lost_ns'] and not k.startswith('[')}
+        with Browser() as b:
+            b.open(path)
+            assert b.errors == [], b.errors
+            head = b.eval("document.getElementById('rank-head').textContent")
+            assert 'ideal' in head and 'util' in head and 'lost' in head, head
+            assert b.eval("document.getElementById('heat-select').hidden") is False
+            titles = "[...document.querySelectorAll('#line-list .heat')].map((e) => e.title)"
+            before = b.eval(titles)
+            b.eval("(() => { const s = document.getElementById('heat-select'); s.value = 'lost'; "
+                   "s.dispatchEvent(new Event('change')); })()")
+            b.settle()
+            assert b.errors == [], b.errors
+            assert b.eval(titles) != before, before
+
+
 if __name__ == '__main__':
     main([test_rows_exact_against_the_manifest, test_core_mhz,
           test_util_over_100_and_malformed_warnings, test_text_columns_and_order_by_lost,
           test_folded_values, test_unsafe_ideal_files_are_warned_not_read,
-          test_annotated_trace_carries_ideal_and_util])
+          test_annotated_trace_carries_ideal_and_util, test_html_page_columns_and_lost_heat])
