@@ -41,7 +41,7 @@ int run_check(const CheckCli& cli) {
     std::uint64_t findings = 0;
     std::uint64_t files = 0;
     sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
-                                    text_width(STDOUT_FILENO));
+                                    report_width(STDOUT_FILENO));
     Progress progress("checked");
     // --format html: the page printer of scan, with the findings (report/html.hpp).
     auto html = format == "html" ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,

@@ -87,6 +87,9 @@ WriteSettings write_settings(const WriteCli& o);
 bool use_color(const std::string& mode, int fd = STDOUT_FILENO);
 // The width text reports fit in: $COLUMNS, else the terminal's, else 100.
 std::size_t text_width(int fd);
+// The width of a report's names: text_width() on a terminal; elsewhere unlimited_width (a piped
+// report keeps every name whole, whatever $COLUMNS says).
+std::size_t report_width(int fd);
 // Printer options shared by the commands: colour and width for the stream the report goes to.
 PrinterOptions printer_options_for(const CommonOptions& o, std::string command,
                                    bool to_stderr = false);

@@ -2,11 +2,13 @@
 #include "sdscprov/commands/explain.hpp"
 
 #include "commands.hpp"
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/report/explain_printers.hpp"
 #include "sdscprov/report/html.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <iostream>
+#include <unistd.h>
 
 namespace sdscprov::cli {
 
@@ -108,6 +110,16 @@ int run_explain(const ExplainCli& cli) {
     }
     std::cout.flush();
     print_problems(problems);
+    // A kernel name of several compiles: say how to name one (as profile's kernel rows do).
+    bool by_name = cli.target.find('/') == std::string::npos &&
+                   cli.target.find('@') == std::string::npos &&
+                   ::access(cli.target.c_str(), F_OK) != 0;
+    if (by_name && dirs.size() > 1) {
+        std::cerr << "sdscprov explain: " << dirs.size() << " kernel directories are named '"
+                  << sdscprov::printable_text(cli.target)
+                  << "' (a cache keeps every compile): each is shown; KERNEL@DIRECTORY-NAME, as "
+                     "profile labels its kernel rows, names one\n";
+    }
     return dirs.empty() || bad_file || any_error(problems) ? exit_bad_input : exit_ok;
 }
 

@@ -23,7 +23,7 @@ HtmlKernel bundle_row(const ProfileBundle& b) {
         row.dir += " + " + b.kernel_dirs[i];
     }
     if (!b.kernel_dirs.empty()) {
-        row.next = b.label; // explain takes it
+        row.next = b.kernel_dirs.front(); // explain takes the label too, given the caches
     }
     row.note = std::string(to_string(b.resolution));
     if (b.reason) {

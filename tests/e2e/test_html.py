@@ -643,7 +643,7 @@ def test_profile_demo_page():
         assert shown == [label], shown
         b.click('.kernel-row')
         detail_in_view(b, label)
-        assert f'sdscprov explain {label}' in text_of(b, 'kernel-detail')
+        assert f'sdscprov explain cache/{hottest}' in text_of(b, 'kernel-detail')
         assert_clean(b, 'profile-demo')
 
 

@@ -257,6 +257,13 @@ def test_one_row_per_compiled_bundle():
             rc, out, err = run('explain', label, cache, *extra, '--format', 'json', check_rc=0)
             dirs = sorted(os.path.relpath(k['dir'], cache) for k in json.loads(out)['kernels'])
             assert dirs == row['dirs'], (label, dirs, row['dirs'])
+        # A kernel name of several compiles: each directory is shown, and how to name one.
+        name = max(names, key=lambda n: (len(names[n]), n))
+        rc, out, err = run('explain', name, cache, '--format', 'json', check_rc=0)
+        shown = len(json.loads(out)['kernels'])
+        assert shown > 1
+        assert ("sdscprov explain: %d kernel directories are named '%s' (a cache keeps every "
+                "compile): each is shown; KERNEL@DIRECTORY-NAME" % (shown, name)) in err, err
         # Without the sidecar, a KERNEL@KEY of several directories says which they are.
         (label, row), = [(l, r) for l, r in want.items() if len(r['dirs']) > 1]
         rc, out, err = run('explain', label, cache, check_rc=2)
