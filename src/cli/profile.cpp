@@ -154,6 +154,7 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
                     "The folded stacks' value: device time, ideal time or time lost against the "
                     "ideal (ns)")
         ->check(CLI::IsMember({"time", "ideal", "lost"}))
+        ->type_name("QUANTITY")
         ->capture_default_str();
     cmd->add_flag("--stages", o.stages,
                   "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");

@@ -86,21 +86,17 @@ struct KernelIdeals::Impl {
 KernelIdeals::KernelIdeals(UtilizationOptions options) : impl_(std::make_unique<Impl>()) {
     impl_->options = std::move(options);
     impl_->summary.core_mhz = impl_->options.core_mhz;
-    impl_->summary.enabled = impl_->options.enabled;
 }
 
 KernelIdeals::~KernelIdeals() = default;
 
 std::optional<BundleIdeal> KernelIdeals::of_bundle(const std::vector<std::string>& kernel_dirs) {
     std::optional<BundleIdeal> ideal;
-    if (impl_->options.enabled) {
-        for (const auto& dir : kernel_dirs) {
-            const auto& kernel = impl_->of_dir(dir);
-            if (kernel) {
-                ideal =
-                    BundleIdeal{dir, *kernel, ideal_ns(kernel->cycles, impl_->options.core_mhz)};
-                break;
-            }
+    for (const auto& dir : kernel_dirs) {
+        const auto& kernel = impl_->of_dir(dir);
+        if (kernel) {
+            ideal = BundleIdeal{dir, *kernel, ideal_ns(kernel->cycles, impl_->options.core_mhz)};
+            break;
         }
     }
     ++(ideal ? impl_->summary.bundles_with_ideal : impl_->summary.bundles_without_ideal);

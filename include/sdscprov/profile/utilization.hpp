@@ -53,7 +53,6 @@ inline constexpr std::string_view no_ideal_label = "[no ideal]";
 inline constexpr std::string_view unresolved_label = "[unresolved]";
 
 struct UtilizationOptions {
-    bool enabled = true; // read the kernel directories' ideal files
     std::uint32_t core_mhz = default_core_mhz;
     IdealReadOptions read;
 };
@@ -61,7 +60,6 @@ struct UtilizationOptions {
 // What the run's kernel directories' files gave, for the report.
 struct IdealSummary {
     std::uint32_t core_mhz = default_core_mhz;
-    bool enabled = true;
     std::uint64_t dirs_read = 0;      // kernel directories of paired bundles looked at
     std::uint64_t dirs_by_total = 0;  // whose ideal is their TOTAL entry
     std::uint64_t dirs_by_sum = 0;    // whose ideal is the sum of their entries
