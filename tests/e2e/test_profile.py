@@ -589,22 +589,26 @@ def test_annotate_trace():
                 annotated = json.load(f)
             assert annotated['displayTimeUnit'] == 'ms'
             got = annotated['traceEvents']
-            assert len(got) == len(events)
+            # One metadata event after the trace's own describes each bundle once.
+            assert len(got) == len(events) + 1
+            assert got[-1]['name'] == 'sdscprov_bundles' and got[-1]['ph'] == 'M'
+            table = got[-1]['args']['bundles']
             for before, after in zip(events, got):
-                extra = (after.get('args') or {}).get('sdscprov')
+                reference = (after.get('args') or {}).get('sdscprov')
                 stripped = json.loads(json.dumps(after))
-                if extra is not None:
+                if reference is not None:
                     del stripped['args']['sdscprov']
                     if 'args' not in before:
                         assert stripped['args'] == {}
                         del stripped['args']
                 assert stripped == before, (before, after)
                 paired = before.get('name', '').startswith((s.base_a, s.base_b))
-                assert (extra is not None) == paired, after
+                assert (reference is not None) == paired, after
                 if paired:
-                    assert extra['handles'] in (['200'], ['300'])
-                    assert extra['provenance_key'] in (s.KEY_A, s.KEY_B)
-            a = got[1]['args']['sdscprov']
+                    assert reference['bundle'] in (s.KEY_A, s.KEY_B)
+                    extra = table[reference['bundle']]
+                    assert extra['handles'] == (['200'] if reference['bundle'] == s.KEY_A else ['300'])
+            a = table[got[1]['args']['sdscprov']['bundle']]
             assert a['source_lines'] == [s.model + ':2', s.model + ':3']
             assert a['aten_ops'] == ['aten.add.Tensor', 'aten.relu.default']
             assert a['kernels'] == ['sdsc_fused_add_relu_0']

@@ -65,6 +65,13 @@ def files_under(root):
     return out
 
 
+def git_status():
+    """The checkout's changed and untracked files (ignored ones aside), when it is a git one."""
+    p = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=all"],
+                       capture_output=True, text=True)
+    return p.stdout if p.returncode == 0 else None
+
+
 def tour_lines():
     with open(os.path.join(ROOT, "README.md")) as f:
         tour = re.search(r"<!-- tour:[^>]*-->\n```sh\n(.*?)```\n<!-- /tour -->", f.read(), re.S)
@@ -80,6 +87,7 @@ def main():
     with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
         version = re.search(r"project\(sdscprov VERSION ([0-9.]+)", f.read()).group(1)
     python = builder_python()
+    sources = git_status()
     tmp = tempfile.mkdtemp(prefix="sdscprov-wheel.")
     try:
         started = time.monotonic()
@@ -88,6 +96,8 @@ def main():
         dist = os.path.join(tmp, "dist")
         run([python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", dist, ROOT],
             env=env)
+        if git_status() != sources:
+            fail(f"the wheel build changed the sources: {git_status()} (was {sources})")
         wheels = glob.glob(os.path.join(dist, "*.whl"))
         expected = f"sdscprov-{version}-py3-none-"
         if len(wheels) != 1 or not os.path.basename(wheels[0]).startswith(expected):
@@ -168,10 +178,14 @@ def main():
         if scan["totals"]["handles_populated"] != 5:
             fail(f"after --annotate: {scan['totals']}")
 
-        # The man page and the completions where the wheel put them.
-        man = os.path.join(venv, "share", "man")
-        page = run(["man", "-M", man, "sdscprov"], env=dict(user_env, MANWIDTH="100", MANPAGER="cat",
-                                                           PAGER="cat")).stdout
+        # The man page and the completions where the wheel put them: man-db finds the page from
+        # PATH (the environment's bin/ gives its share/man), as in an activated environment.
+        man_env = dict(user_env, MANWIDTH="100", MANPAGER="cat", PAGER="cat")
+        man_env.pop("MANPATH", None)
+        where = run(["man", "-w", "sdscprov"], env=man_env).stdout.strip()
+        if where != os.path.join(venv, "share", "man", "man1", "sdscprov.1"):
+            fail(f"`man sdscprov` in the environment finds {where!r}")
+        page = run(["man", "sdscprov"], env=man_env).stdout
         for section in ("SDSCPROV SCAN", "EXIT STATUS", "ENVIRONMENT", "FILES", "SEE ALSO"):
             if f"\n{section}\n" not in page:
                 fail(f"`man sdscprov` from the environment has no {section}")

@@ -199,13 +199,15 @@ struct PairingSources {
 };
 
 // Receives a trace's events (as the TraceReader's handler) and aggregates them. Memory grows
-// with the number of distinct kernels (event names and argument sets), never with the trace:
-// distinct unresolved names beyond max_unresolved_groups share one group.
+// with the number of distinct paired kernels, never with the trace nor with the number of
+// distinct unpaired names: at most max_unresolved_groups unresolved groups are kept apart (the
+// largest by device time: when the table is full, the least one leaves it for one overflow group,
+// which takes every later event of that name), and at most 1,000 distinct diagnostics per code.
 class ProfileBuilder final : public TraceHandler {
 public:
-    static constexpr std::size_t max_unresolved_groups = 100000;
+    static constexpr std::size_t max_unresolved_groups = 10000;
 
-    // `reader` gives the positions of diagnostics; `annotate` makes annotation() available.
+    // `reader` gives the positions of diagnostics; `annotate` makes annotated_bundle() available.
     ProfileBuilder(const PairingSources& sources, std::string trace_path, TraceReader& reader,
                    bool annotate = false);
     ~ProfileBuilder() override;
@@ -214,9 +216,10 @@ public:
 
     void event(const TraceEvent& e) override;
 
-    // With `annotate`: the `args.sdscprov` value (JSON text) for the event last given to event(),
-    // or nullptr when it is not a paired kernel event (or was annotated before).
-    const std::string* annotation() const;
+    // With `annotate`: the bundle of the event last given to event() when the annotated copy
+    // describes it (valid until the next event()), or nullptr when it is not a paired kernel event
+    // (or was annotated before).
+    const ProfileBundle* annotated_bundle() const;
 
     // The report, once the whole trace was read: rankings sorted, source line texts read.
     ProfileReport finish(const TraceReadResult& read);
