@@ -216,8 +216,7 @@ int run_profile(const ProfileCli& o) {
     }
     std::string mhz_error; // checked with the options
     sources.utilization.core_mhz = parse_core_mhz(o.core_mhz, mhz_error).value_or(default_core_mhz);
-    sources.utilization.read.max_file_size = o.max_file_size;
-    sources.utilization.read.follow_symlinks = o.follow_symlinks;
+    sources.utilization.read = IdealReadOptions{o.max_file_size, o.follow_symlinks};
     if (!roots.empty()) {
         HandleIndexOptions index_options;
         index_options.discover.include_incomplete = o.include_incomplete;
