@@ -12,33 +12,6 @@
 
 namespace sdscprov::cli {
 
-Progress::Progress(std::string verb)
-    : verb_(std::move(verb)),
-      enabled_(!quiet_mode && ::isatty(STDERR_FILENO) != 0 && ::isatty(STDOUT_FILENO) == 0),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
-
-Progress::~Progress() {
-    if (shown_) {
-        std::cerr << "\r\x1b[K" << std::flush;
-    }
-}
-
-void Progress::kernel(std::size_t files) {
-    ++kernels_;
-    files_ += files;
-    if (!enabled_) {
-        return;
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(200)) {
-        return;
-    }
-    last_ = now;
-    shown_ = true;
-    std::cerr << "\r\x1b[Ksdscprov: " << verb_ << ' ' << files_ << " files in " << kernels_
-              << " kernel directories..." << std::flush;
-}
-
 namespace {
 
 // --shard I/N: only the kernel directories whose path hashes to shard I of N (1-based); the JSON

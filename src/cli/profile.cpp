@@ -3,6 +3,7 @@
 #include "profile.hpp"
 
 #include "common.hpp"
+#include "progress.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
@@ -252,7 +253,10 @@ int run_profile(const ProfileCli& o) {
         problems.insert(problems.end(), annotated->notes().begin(), annotated->notes().end());
     }
     TraceHandler& handler = annotated ? static_cast<TraceHandler&>(*annotated) : builder;
-    TraceReadResult read = reader.read(o.trace, handler);
+    Progress progress("read the trace:", false);
+    TraceProgress counted(handler, progress, o.trace);
+    TraceReadResult read = reader.read(o.trace, progress.enabled() ? counted : handler);
+    progress.clear();
     if (read.error) {
         print_problems(problems);
         print_line(o.trace, read.error->pos, Severity::error, read.error->message,

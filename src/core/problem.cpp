@@ -151,6 +151,8 @@ std::string_view to_string(ProblemCode c) {
         return "no-sdsc-files";
     case ProblemCode::symlink_not_followed:
         return "symlink-not-followed";
+    case ProblemCode::nested_handle:
+        return "nested-handle";
     }
     return "unknown";
 }
@@ -166,6 +168,7 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::inconsistent_handle_id:
     case ProblemCode::conflicting_origins:
     case ProblemCode::empty_sidecar:
+    case ProblemCode::nested_handle:
     case ProblemCode::no_sdsc_files: // check makes it an error: a gate that checks nothing fails
         return Severity::warning;
     case ProblemCode::leftover_temp:

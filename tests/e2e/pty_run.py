@@ -46,5 +46,5 @@ def run_pty(*args, stdout_tty=True, stderr_tty=False, columns=100, env=None, cwd
     os.close(master)
     tty = b"".join(chunks).decode("utf-8", errors="replace")
     out = tty if stdout_tty else out.decode("utf-8", errors="replace")
-    err = tty if stderr_tty and not stdout_tty else (err.decode("utf-8", errors="replace") if not stderr_tty else tty)
+    err = tty if stderr_tty else err.decode("utf-8", errors="replace")
     return p.returncode, out, err
