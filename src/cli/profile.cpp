@@ -7,7 +7,6 @@
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
-#include "sdscprov/profile/ideal.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/html.hpp"
@@ -139,22 +138,20 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
         ->capture_default_str();
     cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
     cmd->add_option("--by", o.by,
-                    "Only these tables in text (line, aten, kernel, category), ranked by device "
-                    "time (time, the default) or by the time lost against the ideal (lost); "
-                    "comma-separated or given again")
+                    "Only these tables in text (line, aten, kernel, category), ranked by time "
+                    "(default) or lost (against the ideal); comma-separated or given again")
         ->delimiter(',')
         ->check(CLI::IsMember({"line", "aten", "kernel", "category", "time", "lost"}));
-    cmd->add_option("--core-mhz", o.core_mhz,
-                    "The core clock (whole MHz) that turns the compiler's ideal cycles "
-                    "(perf/ideal_cycles.json) into time")
+    cmd->add_option(
+           "--core-mhz", o.core_mhz,
+           "The core clock (whole MHz) turning ideal cycles (perf/ideal_cycles.json) into time")
         ->check([](const std::string& text) {
             std::string error;
             return parse_core_mhz(text, error) ? std::string() : error;
         })
         ->capture_default_str();
     cmd->add_option("--value", o.value,
-                    "The folded stacks' value: device time, ideal time or time lost against the "
-                    "ideal (ns)")
+                    "The folded stacks' value: device, ideal or lost time against the ideal (ns)")
         ->check(CLI::IsMember({"time", "ideal", "lost"}))
         ->type_name("QUANTITY")
         ->capture_default_str();
@@ -215,8 +212,7 @@ int run_profile(const ProfileCli& o) {
             }
         }
     }
-    std::string mhz_error; // checked with the options
-    sources.utilization.core_mhz = parse_core_mhz(o.core_mhz, mhz_error).value_or(default_core_mhz);
+    sources.utilization.core_mhz = o.core_mhz; // checked by parse_core_mhz with the options
     sources.utilization.read = IdealReadOptions{o.max_file_size, o.follow_symlinks};
     if (!roots.empty()) {
         HandleIndexOptions index_options;
