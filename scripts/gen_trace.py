@@ -4,6 +4,7 @@ must give for it: test data for profile's tests, and the large trace of its benc
 
     gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B] [--gzip]
                  [--copies N]
+                 [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
     gen_trace.py OUT_DIR --demo CACHE     # testdata/demo/trace.json, from the annotated demo
 
 Writes, deterministically for the same arguments:
@@ -18,7 +19,11 @@ Writes, deterministically for the same arguments:
                                  "both"; computed here from the events written, with this
                                  script's own arithmetic (integer nanoseconds chosen first, then
                                  written as microseconds); "kernel_rows" gives each kernel row's
-                                 kernel, key and directories
+                                 kernel, key and directories, "bundle_dirs" each bundle key's
+                                 kernel directory in the cache's manifest
+  OUT_DIR/cache_manifest.json    with --ideal-cycles SHARE [--ideal-total S] [--ideal-malformed S]:
+                                 the cache's manifest (gen_cache.py), whose kernel_dirs say what
+                                 each perf/ideal_cycles.json gives
 With --copies N, N kernel directories are copied byte for byte under another name: one bundle
 found in two directories. Kernel names repeat across directories as in a cache that kept several
 compiles (each its own bundle: its own row).
@@ -545,6 +550,11 @@ def main(argv=None):
     p.add_argument('--copies', type=int, default=0,
                    help='copy this many kernel directories under another name, byte for byte '
                         '(one bundle in two directories)')
+    p.add_argument('--ideal-cycles', type=float, metavar='SHARE',
+                   help="the cache's kernel directories get perf/ideal_cycles.json in this share "
+                        '(gen_cache.py --ideal-cycles); cache_manifest.json says what each gives')
+    p.add_argument('--ideal-total', type=float, default=0.5, metavar='SHARE')
+    p.add_argument('--ideal-malformed', type=float, default=0.0, metavar='SHARE')
     a = p.parse_args(argv)
     if a.demo:
         return demo_trace(a.demo, a.out_dir)
@@ -558,7 +568,12 @@ def main(argv=None):
     os.makedirs(cache_dir)
     manifest, _ = gen_cache.generate(cache_dir, a.files, a.seed, ['current', 'may2026', 'execute'],
                                      ['populated', 'populated', 'populated', 'null'], 'mixed',
-                                     False, 1)
+                                     False, 1, ideal=None if a.ideal_cycles is None else
+                                     (a.ideal_cycles, a.ideal_total, a.ideal_malformed))
+    if a.ideal_cycles is not None:
+        with open(os.path.join(a.out_dir, 'cache_manifest.json'), 'w') as f:
+            json.dump(manifest, f, indent=1, sort_keys=True)
+            f.write('\n')
     rng = random.Random('gen_trace:%d' % a.seed)
     copies = copy_dirs(cache_dir, manifest, a.copies, random.Random('copies:%d' % a.seed))
     bundles = make_bundles(cache_dir, manifest, rng, copies)
@@ -577,7 +592,8 @@ def main(argv=None):
     with out:
         done = write_trace(out, bundles, rng, iterations, target, expected)
     result = {'trace': name, 'iterations': done, 'trace_events': expected.trace_events,
-              'bundles': len(bundles), 'copies': copies}
+              'bundles': len(bundles), 'copies': copies,
+              'bundle_dirs': {b['key']: b['dir'] for b in bundles}}
     for pairing in ('sidecar', 'caches', 'both'):
         result[pairing] = expected.result(pairing)
     with open(os.path.join(a.out_dir, 'expected.json'), 'w') as f:

@@ -7,10 +7,10 @@
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
-#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/html.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
@@ -138,8 +138,24 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
         ->check(CLI::IsMember({"text", "json", "folded", "html", "junit", "github", "sarif"}))
         ->capture_default_str();
     cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
-    cmd->add_option("--by", o.by, "Only this table in text")
-        ->check(CLI::IsMember({"line", "aten", "kernel"}));
+    cmd->add_option("--by", o.by,
+                    "Only these tables in text (line, aten, kernel, category), ranked by time "
+                    "(default) or lost (against the ideal); comma-separated or given again")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"line", "aten", "kernel", "category", "time", "lost"}));
+    cmd->add_option(
+           "--core-mhz", o.core_mhz,
+           "The core clock (whole MHz) turning ideal cycles (perf/ideal_cycles.json) into time")
+        ->check([](const std::string& text) {
+            std::string error;
+            return parse_core_mhz(text, error) ? std::string() : error;
+        })
+        ->capture_default_str();
+    cmd->add_option("--value", o.value,
+                    "The folded stacks' value: device, ideal or lost time against the ideal (ns)")
+        ->check(CLI::IsMember({"time", "ideal", "lost"}))
+        ->type_name("QUANTITY")
+        ->capture_default_str();
     cmd->add_flag("--stages", o.stages,
                   "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");
     cmd->add_option("--annotate-trace", o.annotate_trace,
@@ -201,6 +217,8 @@ int run_profile(const ProfileCli& o) {
             }
         }
     }
+    sources.utilization.core_mhz = o.core_mhz; // checked by parse_core_mhz with the options
+    sources.utilization.read = IdealReadOptions{o.max_file_size, o.follow_symlinks};
     if (!roots.empty()) {
         HandleIndexOptions index_options;
         index_options.discover.include_incomplete = o.include_incomplete;
@@ -250,7 +268,7 @@ int run_profile(const ProfileCli& o) {
     }
     ProfileReport report = builder.finish(read);
     report.caches = roots;
-    report.problems = problems;
+    report.problems.insert(report.problems.begin(), problems.begin(), problems.end());
     bool failed = false;
     if (annotated) {
         if (auto problem = annotated->commit()) {
@@ -264,7 +282,7 @@ int run_profile(const ProfileCli& o) {
         if (o.format == "json") {
             out = render_profile_json(report);
         } else if (o.format == "folded") {
-            out = render_profile_folded(report);
+            out = render_profile_folded(report, folded_value(o.value));
         } else if (o.format == "html") {
             out = render_profile_html(report);
         } else {
@@ -274,11 +292,7 @@ int run_profile(const ProfileCli& o) {
             text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
             text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
             text.color = use_color(o.color);
-            if (!o.by.empty()) {
-                text.rankings = {o.by == "line"   ? ProfileRanking::line
-                                 : o.by == "aten" ? ProfileRanking::aten
-                                                  : ProfileRanking::kernel};
-            }
+            choose_rankings(text, o.by, report);
             out = render_profile_text(report, text);
         }
         failed |= !write_stdout(out);

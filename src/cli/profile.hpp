@@ -18,7 +18,9 @@ struct ProfileCli {
     std::vector<std::string> origins;
     std::string format = "text";
     std::size_t top = 20;
-    std::string by; // empty: every ranking
+    std::vector<std::string> by;   // tables (empty: every ranking) and time or lost
+    std::uint32_t core_mhz = 1100; // --core-mhz (default_core_mhz), checked by parse_core_mhz
+    std::string value = "time";    // --value of the folded stacks
     bool stages = false;
     std::string annotate_trace;
     std::string color = "auto";

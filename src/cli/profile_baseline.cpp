@@ -73,6 +73,14 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
     return report;
 }
 
+// The table --by names first (line, aten or kernel; source lines when none is named).
+std::string compared_table(const std::vector<std::string>& by) {
+    for (const auto& name : by) {
+        if (name == "line" || name == "aten" || name == "kernel") return name;
+    }
+    return {};
+}
+
 const std::vector<RowChange>& gated_rows(const ProfileComparison& c, const std::string& by) {
     return by == "aten" ? c.by_aten : by == "kernel" ? c.by_kernel : c.by_line;
 }
@@ -169,7 +177,7 @@ int run_profile_baseline(const ProfileCli& o) {
 
     std::vector<GateFinding> findings;
     if (o.fail_over) {
-        findings = gate_findings(comparison, gated_rows(comparison, o.by),
+        findings = gate_findings(comparison, gated_rows(comparison, compared_table(o.by)),
                                  {*o.fail_over, o.fail_min_share});
     }
     bool failed = false;
@@ -184,10 +192,10 @@ int run_profile_baseline(const ProfileCli& o) {
         } else {
             ProfileTextOptions text;
             text.top = o.top;
-            if (!o.by.empty()) {
-                text.rankings = {o.by == "line"   ? ProfileRanking::line
-                                 : o.by == "aten" ? ProfileRanking::aten
-                                                  : ProfileRanking::kernel};
+            if (std::string table = compared_table(o.by); !table.empty()) {
+                text.rankings = {table == "line"   ? ProfileRanking::line
+                                 : table == "aten" ? ProfileRanking::aten
+                                                   : ProfileRanking::kernel};
             }
             out = render_comparison_text(comparison, text);
         }

@@ -38,11 +38,6 @@ const char* not_regular_message(mode_t mode) {
 std::optional<simdjson::padded_string> read_whole_file(const std::string& path,
                                                        std::uint64_t max_size,
                                                        std::string_view what, Problem& problem) {
-    auto io_error = [&](const std::string& doing, int err) {
-        problem = make_problem(path, {}, ProblemCode::io_error,
-                               doing + " " + std::string(what) + ": " + std::strerror(err));
-        return std::nullopt;
-    };
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int err = errno;
@@ -53,12 +48,25 @@ std::optional<simdjson::padded_string> read_whole_file(const std::string& path,
                                    not_regular_message(st.st_mode));
             return std::nullopt;
         }
-        return io_error("cannot read", err);
+        problem = make_problem(path, {}, ProblemCode::io_error,
+                               "cannot read " + std::string(what) + ": " + std::strerror(err));
+        return std::nullopt;
     }
+    return read_open_file(fd, path, max_size, what, problem);
+}
+
+std::optional<simdjson::padded_string> read_open_file(int fd, const std::string& path,
+                                                      std::uint64_t max_size, std::string_view what,
+                                                      Problem& problem) {
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
+    auto io_error = [&](const std::string& doing, int err) {
+        problem = make_problem(path, {}, ProblemCode::io_error,
+                               doing + " " + std::string(what) + ": " + std::strerror(err));
+        return std::nullopt;
+    };
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         return io_error("cannot stat", errno);

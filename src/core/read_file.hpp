@@ -24,4 +24,10 @@ std::optional<simdjson::padded_string> read_whole_file(const std::string& path,
                                                        std::uint64_t max_size,
                                                        std::string_view what, Problem& problem);
 
+// The same for a file already opened (O_NONBLOCK, so that a fifo did not block the open), `path`
+// naming it in the problem; `fd` is closed in every case.
+std::optional<simdjson::padded_string> read_open_file(int fd, const std::string& path,
+                                                      std::uint64_t max_size, std::string_view what,
+                                                      Problem& problem);
+
 } // namespace sdscprov::detail

@@ -1,5 +1,6 @@
 #include "sdscprov/profile/annotate_trace.hpp"
 
+#include "profile/utilization_rows.hpp"
 #include "sdsc/json_out.hpp"
 #include "sdscprov/write/replace.hpp"
 
@@ -347,6 +348,10 @@ void AnnotatedTrace::event(const TraceEvent& e) {
         s.descriptions.emplace_back(bundle->key, bundle_description(*bundle));
     }
     std::string reference = "{\"bundle\": " + json_string(bundle->key) + "}";
+    if (bundle->ideal) { // the event's own ideal and utilization (utilization.hpp)
+        auto dur = e.dur_state == FieldState::ok ? microseconds_to_ns(e.dur) : std::nullopt;
+        reference = with_ideal(reference, *bundle->ideal, dur ? &*dur : nullptr);
+    }
     if (e.args_state == FieldState::ok) {
         s.insertions.push_back(
             {e.args_open + 1, "\"sdscprov\": " + reference + (e.args_empty ? "" : ", ")});

@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <fcntl.h>
 #include <limits>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_set>
 
 namespace sdscprov {
@@ -187,29 +189,57 @@ IdealCyclesRead IdealCyclesReader::parse_padded(const std::string& path,
 
 IdealCyclesRead IdealCyclesReader::read(const std::string& kernel_dir,
                                         const IdealReadOptions& options) {
-    const std::string perf = kernel_dir + "/perf";
     const std::string path = kernel_dir + "/" + std::string(ideal_cycles_path);
-    // Links are refused by a look at each name before the file is opened. A link put there
-    // between that look and the open is still followed: reading through a descriptor of the
-    // kernel directory (openat, O_NOFOLLOW) closes that window.
-    for (const std::string* name : {&perf, &path}) {
-        struct stat st {};
-        if (::lstat(name->c_str(), &st) != 0) {
-            if (errno == ENOENT) {
-                return {}; // no file: the ideal is unknown
+    auto cannot = [&](std::string doing, int err) {
+        return refused(file_problem(path, std::move(doing) + " " + std::string(what_file) + ": " +
+                                              std::strerror(err)));
+    };
+    // Each name is opened relative to a descriptor of the directory it is in, without following
+    // a link unless asked (O_NOFOLLOW): a link or another file swapped in between a look and the
+    // open is never read. O_NONBLOCK: a fifo without a writer is not waited on.
+    struct Fd {
+        int fd = -1;
+        ~Fd() {
+            if (fd >= 0) {
+                ::close(fd);
             }
-            return refused(file_problem(path, "cannot stat " + std::string(what_file) + ": " +
-                                                  std::strerror(errno)));
         }
-        if (S_ISLNK(st.st_mode) && !options.follow_symlinks) {
-            std::string_view which = name == &perf ? "its directory perf" : "it";
+    };
+    const int nofollow = options.follow_symlinks ? 0 : O_NOFOLLOW;
+    Fd dir{::open(kernel_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (dir.fd < 0) {
+        return errno == ENOENT ? IdealCyclesRead{}
+                               : cannot("cannot open the directory of the", errno);
+    }
+    // Why the open of `name` in `at` failed: absent, a link, a special file, or the system's
+    // reason.
+    auto failed = [&](int at, const char* name, std::string_view which, int err) {
+        struct stat st {};
+        bool seen = ::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+        if (!seen && errno == ENOENT) {
+            return IdealCyclesRead{}; // no file: the ideal is unknown
+        }
+        if (seen && S_ISLNK(st.st_mode) && !options.follow_symlinks) {
             return refused(file_problem(path, std::string(which) +
                                                   " is a symbolic link, not followed "
                                                   "(--follow-symlinks follows it)"));
         }
+        if (seen && err == ENXIO && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            return refused(file_problem(path, detail::not_regular_message(st.st_mode)));
+        }
+        return cannot("cannot read", err);
+    };
+    Fd perf{::openat(dir.fd, "perf", O_RDONLY | O_DIRECTORY | O_CLOEXEC | nofollow)};
+    if (perf.fd < 0) {
+        return failed(dir.fd, "perf", "its directory perf", errno);
+    }
+    const char* name = ideal_cycles_path.data() + ideal_cycles_path.rfind('/') + 1;
+    int fd = ::openat(perf.fd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | nofollow);
+    if (fd < 0) {
+        return failed(perf.fd, name, "it", errno);
     }
     Problem problem;
-    auto bytes = detail::read_whole_file(path, options.max_file_size, what_file, problem);
+    auto bytes = detail::read_open_file(fd, path, options.max_file_size, what_file, problem);
     if (!bytes) {
         return refused(std::move(problem));
     }

@@ -2,6 +2,7 @@
 
 #include "profile/evicted_names.hpp"
 #include "profile/saturating.hpp"
+#include "profile/utilization_rows.hpp"
 #include "sdsc/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
@@ -179,9 +180,11 @@ struct ProfileBuilder::Impl {
     StageTotals stages;
     std::string key_buf;
     const ProfileBundle* last_annotated = nullptr;
+    KernelIdeals ideals;
+    IdealTime coverage_ideal;
 
     Impl(const PairingSources& s, std::string p, TraceReader& r, bool a)
-        : sources(s), path(std::move(p)), reader(r), annotate(a) {
+        : sources(s), path(std::move(p)), reader(r), annotate(a), ideals(s.utilization) {
         for (const auto& doc : sources.sidecars) {
             auto& by_identity = occurrences.emplace_back();
             for (const auto& [id, occurrence] : doc.occurrences) {
@@ -338,6 +341,7 @@ struct ProfileBuilder::Impl {
         b.lines.assign(lines.begin(), lines.end());
         b.aten_ops.assign(ops.begin(), ops.end());
         kernel_dirs(state, e, doc, doc_index);
+        b.ideal = ideals.of_bundle(b.kernel_dirs);
         label(b);
         bundles.push_back(std::move(state));
         resolved_by_key.emplace(std::string(key), index);
@@ -607,6 +611,9 @@ struct ProfileBuilder::Impl {
         }
         if (ns) {
             t.ns = *ns;
+            if (bundle.bundle.ideal) {
+                ideal_event(t, slot, e);
+            }
         } else {
             ++coverage.unmeasured_events;
             std::string what =
@@ -637,6 +644,7 @@ struct ProfileBuilder::Impl {
             unresolved_ranking.insert(rank(bundle, slot));
         }
         stages.add(t.stages);
+        coverage_ideal.add(t.ideal);
         ++coverage.kernel_events;
         coverage.kernel_ns = saturating_add(coverage.kernel_ns, t.ns);
         if (bundle.bundle.resolution != Resolution::unresolved) {
@@ -650,6 +658,18 @@ struct ProfileBuilder::Impl {
                     last_annotated = &bundle.bundle;
                 }
             }
+        }
+    }
+
+    void ideal_event(DeviceTime& t, std::uint32_t bundle, const TraceEvent& e) {
+        const BundleIdeal& ideal = *bundles[bundle].bundle.ideal;
+        if (t.ideal.add_event(t.ns, ideal.ns)) {
+            diagnose_event(ProfileCode::util_over_100, bundle, e,
+                           "the ideal of " + std::to_string(ideal.ns) + " ns (" +
+                               std::to_string(ideal.kernel.cycles) + " cycles at " +
+                               std::to_string(ideals.core_mhz()) + " MHz, " + ideal.kernel_dir +
+                               "/" + std::string(ideal_cycles_path) +
+                               ") is longer than the measured dur: over 100% utilization");
         }
     }
 
@@ -807,6 +827,10 @@ struct ProfileBuilder::Impl {
         sort_rows(r.by_line);
         sort_rows(r.by_aten);
         sort_rows(r.by_kernel);
+        r.by_category = category_rows(r.bundles);
+        r.ideal = ideals.summary();
+        r.ideal.time = coverage_ideal;
+        r.problems = ideals.take_problems();
 
         for (const auto& d : diagnostics) {
             if (d.events > 0) {

@@ -126,6 +126,7 @@ void DeviceTime::add(const DeviceTime& other) {
     events = saturating_add(events, other.events);
     ns = saturating_add(ns, other.ns);
     stages.add(other.stages);
+    ideal.add(other.ideal);
 }
 
 // ---- names --------------------------------------------------------------------------------------
@@ -160,6 +161,8 @@ std::string_view to_string(ProfileCode c) {
         return "not-an-event";
     case ProfileCode::already_annotated:
         return "already-annotated";
+    case ProfileCode::util_over_100:
+        return "util-over-100";
     }
     return "unknown";
 }

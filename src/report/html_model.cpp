@@ -64,6 +64,7 @@ std::size_t HtmlModel::source_index(const std::string& file) {
         sources_.push_back(file);
         source_lines_.emplace_back();
         heat_.emplace_back();
+        lost_.emplace_back();
     }
     return it->second;
 }
@@ -310,7 +311,7 @@ void HtmlModel::profile_totals(const ProfileCoverage& c, std::size_t bundles) {
 }
 
 void HtmlModel::ranking(std::string_view id, std::string_view title, std::string_view what,
-                        std::string_view note, const std::vector<ProfileRow>& rows) {
+                        std::string_view note, const std::vector<ProfileRow>& rows, bool ideal) {
     Writer& w = b_->rankings.w;
     w.StartObject();
     json_out::key(w, "id");
@@ -321,7 +322,13 @@ void HtmlModel::ranking(std::string_view id, std::string_view title, std::string
     json_out::string(w, what);
     json_out::key(w, "note");
     json_out::string(w, note);
-    json_out::key(w, "rows"); // [label, ns, events, [bundle], source index or -1, line, text]
+    if (ideal) {
+        json_out::key(w, "ideal");
+        w.Bool(true);
+    }
+    // [label, ns, events, [bundle], source index or -1, line, text], with `ideal` then
+    // ideal ns, lost ns and the ns of the events that have an ideal (null: none has one).
+    json_out::key(w, "rows");
     w.StartArray();
     for (const auto& r : rows) {
         w.StartArray();
@@ -343,6 +350,16 @@ void HtmlModel::ranking(std::string_view id, std::string_view title, std::string
             w.Int64(0);
         }
         json_out::optional_string(w, r.text);
+        if (ideal) {
+            const IdealTime& u = r.time.ideal;
+            for (std::uint64_t v : {u.ideal_ns, u.lost_ns, u.measured_ns}) {
+                if (u.known()) {
+                    w.Uint64(v);
+                } else {
+                    w.Null();
+                }
+            }
+        }
         w.EndArray();
     }
     w.EndArray();
@@ -353,6 +370,13 @@ void HtmlModel::line_time(const std::string& file, std::int64_t line, std::uint6
     std::size_t i = source_index(file);
     source_lines_[i].insert(line);
     heat_[i][line] += ns;
+}
+
+void HtmlModel::line_lost(const std::string& file, std::int64_t line, std::uint64_t ns) {
+    std::size_t i = source_index(file);
+    source_lines_[i].insert(line);
+    lost_[i][line] += ns;
+    any_lost_ = true;
 }
 
 std::string HtmlModel::sources_json() const {
@@ -402,6 +426,17 @@ std::string HtmlModel::sources_json() const {
             w.EndArray();
         }
         w.EndArray();
+        if (any_lost_) {
+            json_out::key(w, "lost");
+            w.StartArray();
+            for (const auto& [n, ns] : lost_[i]) {
+                w.StartArray();
+                w.Int64(n);
+                w.Uint64(ns);
+                w.EndArray();
+            }
+            w.EndArray();
+        }
         w.EndObject();
     }
     w.EndArray();

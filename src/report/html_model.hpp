@@ -86,10 +86,13 @@ public:
     void profile_totals(const ProfileCoverage& coverage, std::size_t bundles);
     // Profile: one ranking, worst first as given; `rows`' bundles index the kernels in the order
     // they were given to kernel().
+    // With `ideal`, each row also gives its ideal, lost and measured-with-an-ideal time.
     void ranking(std::string_view id, std::string_view title, std::string_view what,
-                 std::string_view note, const std::vector<ProfileRow>& rows);
-    // Profile: the device time of a source line (the heat).
+                 std::string_view note, const std::vector<ProfileRow>& rows, bool ideal = false);
+    // Profile: the device time of a source line (the heat), and the time it lost against the
+    // ideal (the other heat; the page offers the switch once a line has one).
     void line_time(const std::string& file, std::int64_t line, std::uint64_t ns);
+    void line_lost(const std::string& file, std::int64_t line, std::uint64_t ns);
 
     // The page's data: the source files' lines are read here (text when readable on this
     // machine, else the line numbers the handles name).
@@ -105,6 +108,8 @@ private:
     std::vector<std::string> sources_;                        // by index
     std::vector<std::set<std::int64_t>> source_lines_;        // lines handles name
     std::vector<std::map<std::int64_t, std::uint64_t>> heat_; // ns by line
+    std::vector<std::map<std::int64_t, std::uint64_t>> lost_; // lost ns by line
+    bool any_lost_ = false;
 };
 
 // The page printer of scan, annotate and check (make_printer's html).

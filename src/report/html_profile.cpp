@@ -5,6 +5,7 @@
 #include "sdscprov/report/html.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -75,6 +76,19 @@ std::string render_profile_html(const ProfileReport& report) {
                           std::to_string(c.paired_bundles) + ", " + ms);
     }
     model.profile_totals(report.coverage, report.bundles.size());
+    const bool ideal = report.ideal.any();
+    const IdealTime& u = report.ideal.time;
+    model.summary("core clock", std::to_string(report.ideal.core_mhz) + " MHz");
+    if (ideal) {
+        model.summary("with an ideal", std::to_string(u.events) + " of " +
+                                           std::to_string(report.coverage.kernel_events) +
+                                           " events");
+        if (auto ratio = utilization(u)) {
+            char util[32];
+            std::snprintf(util, sizeof util, "%.1f%%", *ratio * 100.0);
+            model.summary("utilization", util);
+        }
+    }
     std::map<std::string_view, const DebugHandle*> by_id;
     for (const auto& h : report.handles) {
         by_id.emplace(h.id, &h);
@@ -87,17 +101,25 @@ std::string render_profile_html(const ProfileReport& report) {
     model.ranking("line", "Source lines", "source line",
                   "a bundle counts fully for each of its lines: the rows can add up to more than "
                   "100%",
-                  report.by_line);
+                  report.by_line, ideal);
     model.ranking("aten", "ATen ops", "ATen op",
                   "a bundle counts fully for each of its ops: the rows can add up to more than "
                   "100%",
-                  report.by_aten);
+                  report.by_aten, ideal);
     model.ranking("kernel", "Kernels", "kernel",
-                  "one row per compiled bundle; sdscprov explain takes its label",
-                  report.by_kernel);
+                  "one row per compiled bundle; sdscprov explain takes its label", report.by_kernel,
+                  ideal);
+    if (ideal) {
+        model.ranking("category", "Categories", "kernel category",
+                      "a kernel's category is that of its largest entry in its ideal cycles file",
+                      report.by_category, true);
+    }
     for (const auto& r : report.by_line) {
         if (r.line) {
             model.line_time(r.line->file, r.line->line, r.time.ns);
+            if (r.time.ideal.lost_ns > 0) {
+                model.line_lost(r.line->file, r.line->line, r.time.ideal.lost_ns);
+            }
         }
     }
     for (const auto& p : report.problems) {

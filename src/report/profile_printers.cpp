@@ -1,5 +1,7 @@
 #include "sdscprov/report/profile_printers.hpp"
 
+#include "report/profile_format.hpp"
+#include "report/utilization_printers.hpp"
 #include "sdsc/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
@@ -13,114 +15,7 @@ namespace sdscprov {
 
 namespace {
 
-// ---- numbers ------------------------------------------------------------------------------------
-
-std::string thousands(std::uint64_t n) {
-    std::string digits = std::to_string(n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) {
-            out += ',';
-        }
-        out += digits[i];
-    }
-    return out;
-}
-
-// Nanoseconds as milliseconds with three decimals (rounded half up), thousands separated.
-std::string milliseconds(std::uint64_t ns) {
-    std::uint64_t us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
-    std::string frac = std::to_string(us % 1000);
-    return thousands(us / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
-}
-
-// part / whole in percent with one decimal; "-" without a whole.
-std::string percent(std::uint64_t part, std::uint64_t whole) {
-    if (whole == 0) {
-        return "-";
-    }
-    auto tenths = static_cast<std::uint64_t>(
-        (static_cast<long double>(part) * 1000.0L) / static_cast<long double>(whole) + 0.5L);
-    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
-}
-
-// Counter ticks in three significant figures: 987, 12.3k, 4.56M, 7.89G, ...
-std::string ticks(std::uint64_t n) {
-    static constexpr const char* units[] = {"", "k", "M", "G", "T", "P", "E"};
-    if (n < 1000) {
-        return std::to_string(n);
-    }
-    long double v = static_cast<long double>(n);
-    std::size_t u = 0;
-    while (v >= 999.5L && u + 1 < std::size(units)) {
-        v /= 1000.0L;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf,
-                  v >= 99.95L   ? "%.0Lf%s"
-                  : v >= 9.995L ? "%.1Lf%s"
-                                : "%.2Lf%s",
-                  v, units[u]);
-    return buf;
-}
-
-// ---- text ---------------------------------------------------------------------------------------
-
-// Display width of UTF-8 text: code points (East Asian wide characters count one; good enough
-// for paths and code).
-std::size_t width_of(std::string_view s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
-    }));
-}
-
-// At most `width` columns of `s`: the start cut off (for paths, whose end matters) or the end.
-std::string fit(const std::string& s, std::size_t width, bool keep_end) {
-    if (width_of(s) <= width || width < 2) {
-        return s;
-    }
-    const std::string ellipsis = "\xE2\x80\xA6"; // one column
-    std::size_t keep = width - 1;
-    if (keep_end) {
-        std::size_t at = s.size();
-        for (std::size_t cols = 0; at > 0 && cols < keep;) {
-            --at;
-            if ((static_cast<unsigned char>(s[at]) & 0xC0U) != 0x80U) {
-                ++cols;
-            }
-        }
-        return ellipsis + s.substr(at);
-    }
-    std::size_t at = 0;
-    for (std::size_t cols = 0; at < s.size();) {
-        if ((static_cast<unsigned char>(s[at]) & 0xC0U) != 0x80U) {
-            if (cols == keep) {
-                break;
-            }
-            ++cols;
-        }
-        ++at;
-    }
-    return s.substr(0, at) + ellipsis;
-}
-
-// At most `width` columns of `s`, shortened in the middle: a kernel row's label keeps its start
-// (the kernel) and, with more room, its end (the directory or key that tells it apart).
-std::string fit_middle(const std::string& s, std::size_t width) {
-    if (width_of(s) <= width || width < 5) {
-        return fit(s, width, false);
-    }
-    std::size_t tail = (width - 1) * 2 / 3;
-    std::string head = fit(s, width - tail, false); // ends with the ellipsis
-    std::string end = fit(s, tail + 1, true);       // starts with it
-    return head + end.substr(3);
-}
-
-std::string pad_left(const std::string& s, std::size_t width) {
-    std::size_t w = width_of(s);
-    return w >= width ? s : std::string(width - w, ' ') + s;
-}
+using namespace profile_format;
 
 class TextPrinter {
 public:
@@ -148,6 +43,10 @@ public:
                 table("Kernels by device time",
                       "one row per compiled bundle; sdscprov explain takes its label", "kernel",
                       r_.by_kernel, "kernels", false);
+                break;
+            case ProfileRanking::category:
+                out_ += utilization_printers::category_table(
+                    r_, o_.top, width_, o_.order == ProfileOrder::lost, o_.color);
                 break;
             }
         }
@@ -241,13 +140,19 @@ private:
             }
             out_ += "; " + thousands(c.counters_failed_events) + " events with failed counters\n";
         }
+        out_ += utilization_printers::header_lines(r_, width_);
     }
 
     void table(const std::string& title, const std::string& note, const std::string& what,
                const std::vector<ProfileRow>& rows, const std::string& plural, bool lines) {
         const bool kernels = &rows == &r_.by_kernel;
         const bool counts_fully = !kernels;
-        out_ += paint("\x1b[1m", fit(title, width_, false)) + '\n';
+        std::string heading = title;
+        if (o_.order == ProfileOrder::lost && heading.ends_with(" by device time")) {
+            heading.resize(heading.size() - std::string_view(" by device time").size());
+            heading += " by time lost against the ideal";
+        }
+        out_ += paint("\x1b[1m", fit(heading, width_, false)) + '\n';
         if (!note.empty()) {
             out_ += paint("\x1b[2m", fit("(" + note + ")", width_, false)) + '\n';
         }
@@ -255,7 +160,11 @@ private:
             out_ += "  no kernel events\n";
             return;
         }
+        const bool ideal = utilization_printers::has_columns(r_);
         std::string head = pad_left("time (ms)", 13) + pad_left("%", 7) + pad_left("events", 10);
+        if (ideal) {
+            head += utilization_printers::columns_head();
+        }
         if (o_.stages) {
             for (std::size_t i = 0; i < stage_count; ++i) {
                 head += pad_left(std::string(to_string(static_cast<Stage>(i))), 8);
@@ -265,11 +174,23 @@ private:
         std::size_t label_width = width_ > head.size() + 12 ? width_ - head.size() : 12;
         out_ += paint("\x1b[2m", head + what) + '\n';
         std::size_t shown = o_.top == 0 ? rows.size() : std::min(o_.top, rows.size());
+        std::vector<std::size_t> order(rows.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
+        }
+        if (o_.order == ProfileOrder::lost) {
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return rows[a].time.ideal.lost_ns > rows[b].time.ideal.lost_ns;
+            });
+        }
         for (std::size_t i = 0; i < shown; ++i) {
-            const auto& row = rows[i];
+            const auto& row = rows[order[i]];
             std::string line = pad_left(milliseconds(row.time.ns), 13) +
                                pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
                                pad_left(thousands(row.time.events), 10);
+            if (ideal) {
+                line += utilization_printers::columns(row.time);
+            }
             if (o_.stages) {
                 for (std::size_t s = 0; s < stage_count; ++s) {
                     line += pad_left(row.time.stages.events[s] ? ticks(row.time.stages.ticks[s])
@@ -303,7 +224,7 @@ private:
             if (!counts_fully) {
                 DeviceTime rest;
                 for (std::size_t i = shown; i < rows.size(); ++i) {
-                    rest.add(rows[i].time);
+                    rest.add(rows[order[i]].time);
                 }
                 rest_time = ": " + milliseconds(rest.ns) + " ms";
             }
@@ -351,6 +272,7 @@ void time_json(Writer& w, const DeviceTime& t) {
     w.Uint64(t.events);
     json_out::key(w, "stages");
     stages_json(w, t.stages);
+    utilization_printers::time_json(w, t.ideal);
 }
 
 bool is_placeholder(const std::string& label) {
@@ -380,7 +302,7 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
             }
             json_out::key(w, "text");
             json_out::optional_string(w, row.text);
-        } else if (field == "aten_op") {
+        } else if (field == "aten_op" || field == "category") {
             json_out::key(w, field);
             if (is_placeholder(row.label)) {
                 w.Null();
@@ -486,10 +408,12 @@ std::string render_profile_json(const ProfileReport& r) {
     w.EndObject();
     json_out::key(w, "stages");
     stages_json(w, r.stages);
+    utilization_printers::summary_json(w, r);
 
     rows_json(w, "by_line", r.by_line, "line", r.bundles);
     rows_json(w, "by_aten", r.by_aten, "aten_op", r.bundles);
     rows_json(w, "by_kernel", r.by_kernel, "bundle", r.bundles);
+    rows_json(w, "by_category", r.by_category, "category", r.bundles);
 
     json_out::key(w, "bundles");
     w.StartArray();
@@ -533,6 +457,7 @@ std::string render_profile_json(const ProfileReport& r) {
         json_out::key(w, "aten_ops");
         strings(w, b.aten_ops);
         time_json(w, b.time);
+        utilization_printers::bundle_json(w, b);
         json_out::key(w, "folded");
         json_out::string(w, folded_stack(b));
         w.EndObject();
@@ -580,12 +505,15 @@ std::string render_profile_json(const ProfileReport& r) {
     return {buffer.GetString(), buffer.GetSize()};
 }
 
-std::string render_profile_folded(const ProfileReport& r) {
+std::string render_profile_folded(const ProfileReport& r, FoldedValue value) {
     std::map<std::string, std::uint64_t> stacks;
     for (const auto& b : r.bundles) {
-        if (b.time.ns > 0) {
+        const std::uint64_t v = value == FoldedValue::ideal  ? b.time.ideal.ideal_ns
+                                : value == FoldedValue::lost ? b.time.ideal.lost_ns
+                                                             : b.time.ns;
+        if (v > 0) {
             auto& ns = stacks[folded_stack(b)];
-            ns = ns > ~std::uint64_t{0} - b.time.ns ? ~std::uint64_t{0} : ns + b.time.ns;
+            ns = ns > ~std::uint64_t{0} - v ? ~std::uint64_t{0} : ns + v;
         }
     }
     std::string out;

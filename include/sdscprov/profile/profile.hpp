@@ -18,6 +18,7 @@
 #include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/trace.hpp"
+#include "sdscprov/profile/utilization.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include <array>
@@ -60,6 +61,7 @@ struct DeviceTime {
     std::uint64_t events = 0; // kernel events
     std::uint64_t ns = 0;     // summed dur (saturating at 2^64 - 1)
     StageTotals stages;
+    IdealTime ideal; // of those whose bundle has an ideal (utilization.hpp)
     void add(const DeviceTime& other);
 };
 
@@ -82,6 +84,7 @@ enum class ProfileCode : std::uint8_t {
     bad_cycles_ts,              // cycles_ts not five integers in [0, 2^32): stages not counted
     not_an_event,               // an element of traceEvents that is not an object
     already_annotated,          // args.sdscprov exists: --annotate-trace leaves the event alone
+    util_over_100,              // the bundle's ideal exceeds the event's dur
 };
 std::string_view to_string(ProfileCode c); // "carrier-conflict", ...
 Severity severity_of(ProfileCode c);
@@ -123,6 +126,7 @@ struct ProfileBundle {
     std::vector<SourceLine> lines;         // of its handles and their constituents, sorted
     std::vector<std::string> aten_ops;     // likewise, sorted
     DeviceTime time;
+    std::optional<BundleIdeal> ideal; // paired bundles only, when a directory's file gives one
     // The frames of its folded stack: source lines joined by '+' (or "[no source]",
     // "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
     // compiler kernel names joined by '+' (or the event name).
@@ -177,6 +181,10 @@ struct ProfileReport {
     std::vector<ProfileRow> by_line;
     std::vector<ProfileRow> by_aten;
     std::vector<ProfileRow> by_kernel; // one row per bundle, labelled with its label
+    // Against the compiler's ideal: the clock, what the files gave, and one row per kernel
+    // category (category_label), every bundle in one.
+    IdealSummary ideal;
+    std::vector<ProfileRow> by_category;
     std::vector<DebugHandle> handles;  // the bundles' direct handles (fused_from nested), by id
     std::vector<ProfileDiagnostic> diagnostics; // by first event
     std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
@@ -187,6 +195,7 @@ struct ProfileReport {
 struct PairingSources {
     std::vector<SpyreProvenance> sidecars; // the first one that has a key gives it
     HandleIndex caches;
+    UtilizationOptions utilization; // the ideal files of the caches' kernel directories
 };
 
 // Receives a trace's events (as the TraceReader's handler) and aggregates them. Memory grows

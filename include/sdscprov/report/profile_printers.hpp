@@ -12,12 +12,16 @@
 
 namespace sdscprov {
 
-enum class ProfileRanking { line, aten, kernel };
+enum class ProfileRanking { line, aten, kernel, category };
+// What the rankings are ordered by in text: device time, or the time lost against the ideal
+// (ties, rows without an ideal among them, by device time).
+enum class ProfileOrder { time, lost };
 
 struct ProfileTextOptions {
     std::size_t top = 20; // rows per ranking; 0: every row
     std::vector<ProfileRanking> rankings{ProfileRanking::line, ProfileRanking::aten,
                                          ProfileRanking::kernel};
+    ProfileOrder order = ProfileOrder::time;
     bool stages = false;     // the DMI / PREP / CMPT / DMO columns
     std::size_t width = 100; // columns the table fits in (labels are shortened)
     bool shorten = true;     // false: labels and paths whole, whatever the width (not a terminal)
@@ -26,14 +30,25 @@ struct ProfileTextOptions {
 
 std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options);
 
+// The tables and their order from the words of --by: line, aten, kernel, category (tables, in
+// the order given) and time, lost (the order; the last one given counts). Without a table word:
+// every ranking, and the category table when a kernel directory gave an ideal.
+void choose_rankings(ProfileTextOptions& options, const std::vector<std::string>& by,
+                     const ProfileReport& report);
+
 // {"sdscprov_profile": 1, ...}: every row of every ranking, every bundle, handle and diagnostic.
 std::string render_profile_json(const ProfileReport& report);
 
 // One line per stack, `ROOT;ATEN;KERNEL VALUE`: the bundle's source lines joined by '+' (or
 // [no source], [unresolved]), its ATen ops joined by '+' (or [no aten op], [unresolved]), its
-// compiler kernel names (else the event name without #<step>), and the device time in integer
+// compiler kernel names (else the event name without #<step>), and the value in integer
 // nanoseconds, summed over the bundles with that stack. Stacks of 0 ns are left out. In a frame,
 // ';' becomes ',' and control characters '?' (they would break the format).
-std::string render_profile_folded(const ProfileReport& report);
+// `value` picks the number: the device time, the ideal or the time lost against it (of the events
+// with an ideal; docs/profile.md).
+enum class FoldedValue { time, ideal, lost };
+std::string render_profile_folded(const ProfileReport& report,
+                                  FoldedValue value = FoldedValue::time);
+FoldedValue folded_value(std::string_view name); // "time", "ideal", "lost" (else time)
 
 } // namespace sdscprov

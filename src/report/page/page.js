@@ -331,7 +331,14 @@
     t.style.width = (T.ns ? Math.min(100, 100 * r[1] / T.ns) : 0) + '%';
     bar.append(t);
     e.append(el('span', 'num c-time', dur(r[1])), el('span', 'num c-share', share(r[1], T.ns)), bar,
-      el('span', 'num c-ev dim', thousands(r[2])), nameEl(r[0], 'grow label'));
+      el('span', 'num c-ev dim', thousands(r[2])));
+    // Against the ideal: its ideal, utilization (over the events that have one) and lost time.
+    if (R[rankTab].ideal) {
+      const known = r[9] !== null;
+      e.append(el('span', 'num c-time', known ? dur(r[7]) : '-'), el('span', 'num c-share', known ? share(r[7], r[9]) : '-'),
+        el('span', 'num c-time', known ? dur(r[8]) : '-'));
+    }
+    e.append(nameEl(r[0], 'grow label'));
     if (r[6]) e.append(el('span', 'shrink dim', r[6].trim()));
     e.addEventListener('click', () => activateRank(i));
     return e;
@@ -342,7 +349,9 @@
     [...$('rank-tabs').children].forEach((b, i) => b.setAttribute('aria-selected', String(i === t)));
     $('rank-note').textContent = R[t].note ? '(' + R[t].note + ')' : 'each event counts once';
     $('rank-head').replaceChildren(el('span', 'num c-time', 'time'), el('span', 'num c-share', 'share'), el('span', 'bar small'),
-      el('span', 'num c-ev', 'events'), el('span', 'grow', R[t].what));
+      el('span', 'num c-ev', 'events'));
+    if (R[t].ideal) $('rank-head').append(el('span', 'num c-time', 'ideal'), el('span', 'num c-share', 'util'), el('span', 'num c-time', 'lost'));
+    $('rank-head').append(el('span', 'grow', R[t].what));
     rankList.top();
     rankList.set(R[t].rows.length);
   }
@@ -374,8 +383,23 @@
 
   // ---- the model: one source file at a time, line by line --------------------------------------
   const select = $('source-select');
-  const heat = S.map((s) => new Map(s.heat));
-  const fileMax = S.map((s) => s.heat.reduce((m, h) => Math.max(m, h[1]), 0));
+  // The heat: device time by line, or (profile with ideals) the time lost against the ideal.
+  let heat = [], fileMax = [];
+  const heatOf = (lost) => {
+    heat = S.map((s) => new Map(lost ? s.lost : s.heat));
+    fileMax = S.map((s) => (lost ? s.lost : s.heat).reduce((m, h) => Math.max(m, h[1]), 0));
+  };
+  heatOf(false);
+  const heatSelect = $('heat-select');
+  if (profile && S.some((s) => s.lost && s.lost.length)) {
+    heatSelect.hidden = false;
+    for (const [v, text] of [['time', 'heat: device time'], ['lost', 'heat: time lost against the ideal']]) {
+      const o = el('option', '', text);
+      o.value = v;
+      heatSelect.append(o);
+    }
+    heatSelect.addEventListener('change', () => { heatOf(heatSelect.value === 'lost'); lineList.draw(); });
+  }
   const sourceOrder = S.map((_, i) => i);
   // The hottest file first (profile), else the one the most lines with kernels are in.
   const withKernels = S.map((s, i) => s.lines.filter(([line]) => lineKernels.has(i + ':' + line) || lineRank.has(i + ':' + line)).length);
@@ -407,7 +431,8 @@
     if (ks || ranked) {
       const n_k = ranked ? ranked[3].length : ks.size;
       const ops = [...(lineOps.get(key) || [])];
-      let ann = (profile && ns ? dur(ns) + ' (' + share(ns, T.ns) + ') \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');
+      const lostHeat = heatSelect.value === 'lost';
+      let ann = (profile && ns ? (lostHeat ? 'lost ' : '') + dur(ns) + ' (' + share(ns, T.ns) + ') \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');
       if (ops.length) ann += ' \u00b7 ' + ops.slice(0, 3).join(', ') + (ops.length > 3 ? ', \u2026' : '');
       e.append(el('span', 'ann', ann));
       e.addEventListener('click', () => selectLine(current, n));

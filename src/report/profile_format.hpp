@@ -1,0 +1,123 @@
+// Internal: the numbers and widths of profile's text report (profile_printers.cpp,
+// utilization_printers.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+namespace sdscprov::profile_format {
+
+// ---- numbers ------------------------------------------------------------------------------------
+
+inline std::string thousands(std::uint64_t n) {
+    std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out += ',';
+        }
+        out += digits[i];
+    }
+    return out;
+}
+
+// Nanoseconds as milliseconds with three decimals (rounded half up), thousands separated.
+inline std::string milliseconds(std::uint64_t ns) {
+    std::uint64_t us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
+    std::string frac = std::to_string(us % 1000);
+    return thousands(us / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+// part / whole in percent with one decimal; "-" without a whole.
+inline std::string percent(std::uint64_t part, std::uint64_t whole) {
+    if (whole == 0) {
+        return "-";
+    }
+    auto tenths = static_cast<std::uint64_t>(
+        (static_cast<long double>(part) * 1000.0L) / static_cast<long double>(whole) + 0.5L);
+    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10);
+}
+
+// Counter ticks in three significant figures: 987, 12.3k, 4.56M, 7.89G, ...
+inline std::string ticks(std::uint64_t n) {
+    static constexpr const char* units[] = {"", "k", "M", "G", "T", "P", "E"};
+    if (n < 1000) {
+        return std::to_string(n);
+    }
+    long double v = static_cast<long double>(n);
+    std::size_t u = 0;
+    while (v >= 999.5L && u + 1 < std::size(units)) {
+        v /= 1000.0L;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf,
+                  v >= 99.95L   ? "%.0Lf%s"
+                  : v >= 9.995L ? "%.1Lf%s"
+                                : "%.2Lf%s",
+                  v, units[u]);
+    return buf;
+}
+
+// ---- text ---------------------------------------------------------------------------------------
+
+// Display width of UTF-8 text: code points (East Asian wide characters count one; good enough
+// for paths and code).
+inline std::size_t width_of(std::string_view s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+    }));
+}
+
+// At most `width` columns of `s`: the start cut off (for paths, whose end matters) or the end.
+inline std::string fit(const std::string& s, std::size_t width, bool keep_end) {
+    if (width_of(s) <= width || width < 2) {
+        return s;
+    }
+    const std::string ellipsis = "\xE2\x80\xA6"; // one column
+    std::size_t keep = width - 1;
+    if (keep_end) {
+        std::size_t at = s.size();
+        for (std::size_t cols = 0; at > 0 && cols < keep;) {
+            --at;
+            if ((static_cast<unsigned char>(s[at]) & 0xC0U) != 0x80U) {
+                ++cols;
+            }
+        }
+        return ellipsis + s.substr(at);
+    }
+    std::size_t at = 0;
+    for (std::size_t cols = 0; at < s.size();) {
+        if ((static_cast<unsigned char>(s[at]) & 0xC0U) != 0x80U) {
+            if (cols == keep) {
+                break;
+            }
+            ++cols;
+        }
+        ++at;
+    }
+    return s.substr(0, at) + ellipsis;
+}
+
+// At most `width` columns of `s`, shortened in the middle: a kernel row's label keeps its start
+// (the kernel) and, with more room, its end (the directory or key that tells it apart).
+inline std::string fit_middle(const std::string& s, std::size_t width) {
+    if (width_of(s) <= width || width < 5) {
+        return fit(s, width, false);
+    }
+    std::size_t tail = (width - 1) * 2 / 3;
+    std::string head = fit(s, width - tail, false); // ends with the ellipsis
+    std::string end = fit(s, tail + 1, true);       // starts with it
+    return head + end.substr(3);
+}
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+    std::size_t w = width_of(s);
+    return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+} // namespace sdscprov::profile_format

@@ -1,0 +1,250 @@
+#include "report/utilization_printers.hpp"
+
+#include "report/profile_format.hpp"
+#include "sdsc/json_out.hpp"
+#include "sdscprov/handle/source_text.hpp"
+#include "sdscprov/report/profile_printers.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace sdscprov::utilization_printers {
+
+using namespace profile_format;
+
+namespace {
+
+// A cell `width` columns wide, at least one space before it however long it is.
+std::string cell(const std::string& s, std::size_t width) {
+    return " " + pad_left(s, width - 1);
+}
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+    return thousands(n) + " " + (n == 1 ? one : many);
+}
+
+std::string paint(bool color, const char* tone, const std::string& s) {
+    return color ? std::string(tone) + s + "\x1b[0m" : s;
+}
+
+} // namespace
+
+// ---- text ---------------------------------------------------------------------------------------
+
+bool has_columns(const ProfileReport& r) {
+    return r.ideal.any();
+}
+
+std::string header_lines(const ProfileReport& r, std::size_t width) {
+    const IdealSummary& s = r.ideal;
+    const auto& c = r.coverage;
+    const std::string file(ideal_cycles_path);
+    std::string out = "ideal (core clock " + std::to_string(s.core_mhz) + " MHz): ";
+    if (!s.any()) {
+        out += s.dirs_read == 0 ? "no paired kernel directory to read " + file + " from"
+                                : "no " + file + " in the " +
+                                      plural(s.dirs_read, "paired kernel directory",
+                                             "paired kernel directories");
+        out = fit(out, width, false) + "\n";
+        if (s.dirs_malformed > 0) {
+            out += "  " + plural(s.dirs_malformed, "file", "files") + " unusable\n";
+        }
+    } else {
+        out += thousands(s.time.events) + " of " + thousands(c.kernel_events) + " events (" +
+               percent(s.time.events, c.kernel_events) + "%), " + milliseconds(s.time.measured_ns) +
+               " of " + milliseconds(c.kernel_ns) + " ms (" +
+               percent(s.time.measured_ns, c.kernel_ns) + "%)";
+        out = fit(out, width, false) + "\n";
+        out += fit("  kernel directories: " + thousands(s.dirs_by_total) + " by TOTAL, " +
+                       thousands(s.dirs_by_sum) + " by sum, " + thousands(s.dirs_malformed) +
+                       " unusable, " + thousands(s.dirs_absent) + " without " + file,
+                   width, false) +
+               "\n";
+    }
+    if (s.time.known()) {
+        std::string line = "utilization: ideal " + milliseconds(s.time.ideal_ns) +
+                           " ms / measured " + milliseconds(s.time.measured_ns) +
+                           " ms = " + percent(s.time.ideal_ns, s.time.measured_ns) + "%; lost " +
+                           milliseconds(s.time.lost_ns) + " ms";
+        if (s.time.over_100_events > 0) {
+            line += "; " + plural(s.time.over_100_events, "event", "events") + " over 100%";
+        }
+        out += fit(line, width, false) + "\n";
+    }
+    return out;
+}
+
+std::string columns_head() {
+    return cell("ideal (ms)", 12) + cell("util %", 8) + cell("lost (ms)", 12);
+}
+
+std::string columns(const DeviceTime& t) {
+    const IdealTime& i = t.ideal;
+    if (!i.known()) {
+        return cell("-", 12) + cell("-", 8) + cell("-", 12);
+    }
+    return cell(milliseconds(i.ideal_ns), 12) + cell(percent(i.ideal_ns, i.measured_ns), 8) +
+           cell(milliseconds(i.lost_ns), 12);
+}
+
+std::string category_table(const ProfileReport& r, std::size_t top, std::size_t width, bool by_lost,
+                           bool color) {
+    std::string out = paint(color, "\x1b[1m",
+                            fit(std::string("Kernel categories by ") +
+                                    (by_lost ? "time lost against the ideal" : "device time"),
+                                width, false)) +
+                      '\n';
+    out += paint(color, "\x1b[2m",
+                 fit("(a kernel's category is that of its largest entry in " +
+                         std::string(ideal_cycles_path) + ", TOTAL aside)",
+                     width, false)) +
+           '\n';
+    const auto& rows = r.by_category;
+    if (rows.empty()) {
+        return out + "  no kernel events\n";
+    }
+    std::vector<std::size_t> order(rows.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (by_lost) {
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return rows[a].time.ideal.lost_ns > rows[b].time.ideal.lost_ns;
+        });
+    }
+    std::string head = cell("calls", 10) + cell("time (ms)", 13) + cell("share %", 9) +
+                       cell("ideal (ms)", 12) + cell("of ideal %", 12) + cell("util %", 8) +
+                       cell("lost (ms)", 12) + "  ";
+    std::size_t label_width = width > head.size() + 12 ? width - head.size() : 12;
+    out += paint(color, "\x1b[2m", head + "category") + '\n';
+    std::size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
+    for (std::size_t k = 0; k < shown; ++k) {
+        const ProfileRow& row = rows[order[k]];
+        const IdealTime& i = row.time.ideal;
+        std::string line = cell(thousands(row.time.events), 10) +
+                           cell(milliseconds(row.time.ns), 13) +
+                           cell(percent(row.time.ns, r.coverage.kernel_ns), 9);
+        if (i.known()) {
+            line += cell(milliseconds(i.ideal_ns), 12) +
+                    cell(percent(i.ideal_ns, r.ideal.time.ideal_ns), 12) +
+                    cell(percent(i.ideal_ns, i.measured_ns), 8) + cell(milliseconds(i.lost_ns), 12);
+        } else {
+            line += cell("-", 12) + cell("-", 12) + cell("-", 8) + cell("-", 12);
+        }
+        out += line + "  " + fit(printable(row.label), label_width, false) + '\n';
+    }
+    if (shown < rows.size()) {
+        out += "  (" + thousands(rows.size() - shown) + " more categories; --top 0 shows all)\n";
+    }
+    return out;
+}
+
+// ---- JSON ---------------------------------------------------------------------------------------
+
+void time_json(Writer& w, const IdealTime& t) {
+    json_out::key(w, "utilization");
+    w.StartObject();
+    json_out::key(w, "events");
+    w.Uint64(t.events);
+    json_out::key(w, "measured_ns");
+    w.Uint64(t.measured_ns);
+    json_out::key(w, "ideal_ns");
+    w.Uint64(t.ideal_ns);
+    json_out::key(w, "lost_ns");
+    w.Uint64(t.lost_ns);
+    json_out::key(w, "ratio");
+    if (auto u = utilization(t)) {
+        w.Double(*u);
+    } else {
+        w.Null();
+    }
+    json_out::key(w, "over_100_events");
+    w.Uint64(t.over_100_events);
+    w.EndObject();
+}
+
+void bundle_json(Writer& w, const ProfileBundle& b) {
+    json_out::key(w, "ideal");
+    if (!b.ideal) {
+        w.Null();
+        return;
+    }
+    const BundleIdeal& i = *b.ideal;
+    w.StartObject();
+    json_out::key(w, "kernel_dir");
+    json_out::string(w, i.kernel_dir);
+    json_out::key(w, "cycles");
+    w.Uint64(i.kernel.cycles);
+    json_out::key(w, "ns");
+    w.Uint64(i.ns);
+    json_out::key(w, "rule");
+    json_out::string(w, to_string(i.kernel.rule));
+    json_out::key(w, "category");
+    json_out::optional_string(w, i.kernel.category);
+    w.EndObject();
+}
+
+void summary_json(Writer& w, const ProfileReport& r) {
+    const IdealSummary& s = r.ideal;
+    json_out::key(w, "ideal");
+    w.StartObject();
+    json_out::key(w, "file");
+    json_out::string(w, ideal_cycles_path);
+    json_out::key(w, "core_mhz");
+    w.Uint(s.core_mhz);
+    json_out::key(w, "kernel_dirs");
+    w.StartObject();
+    json_out::key(w, "read");
+    w.Uint64(s.dirs_read);
+    json_out::key(w, "by_total");
+    w.Uint64(s.dirs_by_total);
+    json_out::key(w, "by_sum");
+    w.Uint64(s.dirs_by_sum);
+    json_out::key(w, "malformed");
+    w.Uint64(s.dirs_malformed);
+    json_out::key(w, "absent");
+    w.Uint64(s.dirs_absent);
+    w.EndObject();
+    json_out::key(w, "bundles_with_ideal");
+    w.Uint64(s.bundles_with_ideal);
+    json_out::key(w, "bundles_without_ideal");
+    w.Uint64(s.bundles_without_ideal);
+    json_out::key(w, "other_members");
+    w.StartArray();
+    for (const auto& m : s.other_members) {
+        json_out::string(w, m);
+    }
+    w.EndArray();
+    time_json(w, s.time);
+    w.EndObject();
+}
+
+} // namespace sdscprov::utilization_printers
+
+namespace sdscprov {
+
+void choose_rankings(ProfileTextOptions& options, const std::vector<std::string>& by,
+                     const ProfileReport& report) {
+    std::vector<ProfileRanking> tables;
+    for (const auto& word : by) {
+        if (word == "lost" || word == "time") {
+            options.order = word == "lost" ? ProfileOrder::lost : ProfileOrder::time;
+        } else {
+            tables.push_back(word == "line"     ? ProfileRanking::line
+                             : word == "aten"   ? ProfileRanking::aten
+                             : word == "kernel" ? ProfileRanking::kernel
+                                                : ProfileRanking::category);
+        }
+    }
+    if (!tables.empty()) {
+        options.rankings = std::move(tables);
+    } else if (report.ideal.any()) {
+        options.rankings.push_back(ProfileRanking::category);
+    }
+}
+
+FoldedValue folded_value(std::string_view name) {
+    return name == "ideal"  ? FoldedValue::ideal
+           : name == "lost" ? FoldedValue::lost
+                            : FoldedValue::time;
+}
+
+} // namespace sdscprov
