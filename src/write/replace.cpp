@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <map>
 #include <mutex>
+#include <pthread.h>
 #include <set>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -20,6 +21,7 @@
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -117,18 +119,28 @@ const ProcessFacts& process_facts() {
 // temporaries ever open at once) and reused through a free list. The handler only loads and
 // unlinks. A name taken out of its slot while the handler may run is leaked, not freed, so the
 // handler never reads freed memory; `dying` says so.
+//
+// A temporary is registered and created in one step that the handlers wait for (`creating`):
+// the creating thread blocks the handled signals meanwhile (so no handler runs on it), counts
+// itself in, and gives up when a handler has started (`dying`); a handler that starts first
+// waits until every creation under way has its file registered, then removes them all.
 struct SignalSlot {
-    std::atomic<char*> name{nullptr};
-    SignalSlot* next = nullptr; // set before the slot is published, never changed
+    std::atomic<char*> name{nullptr}; // the temporary's name in dir_fd, else its path
+    std::atomic<int> dir_fd{-1};      // the directory it is in, held open; -1: by path
+    SignalSlot* next = nullptr;       // set before the slot is published, never changed
 };
 std::atomic<SignalSlot*> signal_slots{nullptr};
 std::atomic<bool> dying{false};
+std::atomic<int> creating{0};
 std::mutex free_slots_mutex;
 std::vector<SignalSlot*>* free_slots = nullptr; // under free_slots_mutex
 
-SignalSlot* register_temp(const std::string& name) {
-    char* copy = new char[name.size() + 1];
-    std::memcpy(copy, name.c_str(), name.size() + 1);
+constexpr int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+SignalSlot* register_temp(const char* name, int dir_fd) {
+    const std::size_t size = std::strlen(name) + 1;
+    char* copy = new char[size];
+    std::memcpy(copy, name, size);
     SignalSlot* slot = nullptr;
     {
         std::lock_guard<std::mutex> lock(free_slots_mutex);
@@ -141,6 +153,7 @@ SignalSlot* register_temp(const std::string& name) {
             signal_slots.store(slot);
         }
     }
+    slot->dir_fd.store(dir_fd);
     slot->name.store(copy);
     return slot;
 }
@@ -158,11 +171,50 @@ void unregister_temp(void* registration) {
     free_slots->push_back(slot);
 }
 
+// The creation of one temporary, as the signal handlers see it: the handled signals blocked on
+// this thread, and counted in `creating`, from before its name is registered until its file
+// exists (or failed to be made). `interrupted()`: a handler has started, nothing may be created.
+class CreationWindow {
+public:
+    CreationWindow() {
+        sigset_t handled;
+        sigemptyset(&handled);
+        for (int sig : handled_signals) {
+            sigaddset(&handled, sig);
+        }
+        ::pthread_sigmask(SIG_BLOCK, &handled, &old_mask_);
+        creating.fetch_add(1);
+        interrupted_ = dying.load();
+    }
+    ~CreationWindow() {
+        creating.fetch_sub(1);
+        ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+    }
+    CreationWindow(const CreationWindow&) = delete;
+    CreationWindow& operator=(const CreationWindow&) = delete;
+    bool interrupted() const { return interrupted_; }
+
+private:
+    sigset_t old_mask_{};
+    bool interrupted_ = false;
+};
+
 extern "C" void remove_temps_and_die(int sig) {
     dying.store(true);
+    // Creations under way end in a few system calls: waited for (up to about 5 s, should one
+    // hang on a file system that does not answer), so that their files are registered.
+    for (int waited = 0; creating.load() != 0 && waited < 50000; ++waited) {
+        timespec pause{0, 100000};
+        ::nanosleep(&pause, nullptr);
+    }
     for (SignalSlot* slot = signal_slots.load(); slot != nullptr; slot = slot->next) {
         if (char* name = slot->name.load()) {
-            ::unlink(name);
+            const int dir_fd = slot->dir_fd.load();
+            if (dir_fd >= 0) {
+                ::unlinkat(dir_fd, name, 0);
+            } else {
+                ::unlink(name);
+            }
         }
     }
     // SA_RESETHAND made the action the default one: delivered when the handler returns.
@@ -424,31 +476,39 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
     struct stat st {};
     for (int attempt = 0; pending.fd_ < 0; ++attempt) {
         pending.temp = prefix + std::to_string(counter++) + ".tmp";
-        pending.registration_ = register_temp(pending.temp);
+        const char* const name = pending.temp.c_str() + name_at;
         const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
-        int fd = dir_fd >= 0 ? ::openat(dir_fd, pending.temp.c_str() + name_at, flags, mode)
+        int fd = -1;
+        int err = 0;
+        {
+            CreationWindow window;
+            if (window.interrupted()) {
+                return refuse("interrupted by a signal");
+            }
+            pending.registration_ =
+                dir_fd >= 0 ? register_temp(name, dir_fd) : register_temp(pending.temp.c_str(), -1);
+            fd = dir_fd >= 0 ? ::openat(dir_fd, name, flags, mode)
                              : ::open(pending.temp.c_str(), flags, mode);
+            err = errno;
+            if (fd >= 0) {
+                pending.fd_ = fd;
+                if (dir_fd >= 0) {
+                    pending.directory_ = directory;
+                }
+            }
+        }
         if (fd < 0) {
-            int err = errno;
             pending.release();
             if (err == EEXIST && attempt < 3) {
                 continue;
             }
             return refuse("cannot create a temporary file beside it: " + errno_text(err));
         }
-        pending.fd_ = fd;
-        if (dir_fd >= 0) {
-            pending.directory_ = directory;
-        }
-        if (dying.load()) { // a signal handler ran since the name was registered
-            pending.release();
-            return refuse("interrupted by a signal");
-        }
         // Without flock (some FUSE file systems) no sweep can take the lock either, so none
         // removes the file: it is written unlocked.
         (void)flock_retrying(fd, LOCK_EX);
         if (::fstat(fd, &st) != 0) {
-            int err = errno;
+            err = errno;
             pending.release();
             return refuse("cannot stat the temporary file: " + errno_text(err));
         }
@@ -516,7 +576,7 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     auto fail = [&](const std::string& what, const char* tail = "") {
         int err = errno;
         pending.release();
-        return refuse(what + ": " + errno_text(err) + tail);
+        return refuse(what + ": " + write_error_text(err) + tail);
     };
     // The group and other bits it was created with are the file's, for the file's group: a
     // temporary of another group (the writer's, or a setgid directory's) would show the bytes
@@ -728,17 +788,33 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
     return TempFate::removed;
 }
 
+void ignore_file_size_signal() {
+    struct sigaction action {};
+    action.sa_handler = SIG_IGN;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGXFSZ, &action, nullptr);
+}
+
+std::string write_error_text(int err) {
+    std::string text = errno_text(err);
+    rlimit limit{};
+    if (err == EFBIG && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        text += " (the file size limit of this process, RLIMIT_FSIZE or ulimit -f, is " +
+                std::to_string(limit.rlim_cur) + " bytes)";
+    }
+    return text;
+}
+
 void remove_temps_on_signals() {
     process_facts(); // nothing of it is read in a handler, but it may raise the files limit once
     struct sigaction action {};
     action.sa_handler = remove_temps_and_die;
     action.sa_flags = SA_RESETHAND | SA_RESTART;
     sigemptyset(&action.sa_mask);
-    const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    for (int sig : signals) {
+    for (int sig : handled_signals) {
         sigaddset(&action.sa_mask, sig);
     }
-    for (int sig : signals) {
+    for (int sig : handled_signals) {
         struct sigaction old {};
         // A signal ignored when we start (nohup, a caller's choice) stays ignored.
         if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) {

@@ -167,4 +167,13 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail);
 // without the temporaries. Call once, before any write; the handlers are async-signal-safe.
 void remove_temps_on_signals();
 
+// A write past the process's file size limit (RLIMIT_FSIZE, `ulimit -f`) kills the process by
+// SIGXFSZ, a temporary left half-written. With the signal ignored the write fails with EFBIG
+// instead, an error like any other: every writer (annotate, strip, profile --annotate-trace)
+// then removes its temporary, leaves the file as it is and says why. Call once, at start.
+void ignore_file_size_signal();
+
+// errno's text for a failed write; for EFBIG, with the file size limit that made it fail.
+std::string write_error_text(int err);
+
 } // namespace sdscprov
