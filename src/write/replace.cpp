@@ -14,7 +14,9 @@
 #include <mutex>
 #include <pthread.h>
 #include <set>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -371,6 +373,21 @@ bool write_all(int fd, std::span<const std::string_view> pieces) {
     return true;
 }
 
+// Whether the file found at commit is the one read. One exception to an exact match: a file of
+// several names whose only change is fewer names (another of its names was replaced since, by us
+// or anyone: that moves the change time too) is still the file read, not changed on disk.
+bool still_as_read(FileStamp now, const FileStamp& read) {
+    if (now == read) {
+        return true;
+    }
+    if (now.links >= read.links) {
+        return false;
+    }
+    now.links = read.links;
+    now.ctime_ns = read.ctime_ns;
+    return now == read;
+}
+
 int flock_retrying(int fd, int operation) {
     int rc = 0;
     while ((rc = ::flock(fd, operation)) != 0 && errno == EINTR) {
@@ -391,7 +408,8 @@ PendingReplace::PendingReplace(PendingReplace&& other) noexcept
       done(other.done), fd_(std::exchange(other.fd_, -1)),
       registration_(std::exchange(other.registration_, nullptr)),
       directory_(std::move(other.directory_)), created_mode_(other.created_mode_),
-      created_uid_(other.created_uid_), created_gid_(other.created_gid_) {}
+      created_uid_(other.created_uid_), created_gid_(other.created_gid_),
+      remove_error_(other.remove_error_) {}
 
 PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
     if (this != &other) {
@@ -406,6 +424,7 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
         created_mode_ = other.created_mode_;
         created_uid_ = other.created_uid_;
         created_gid_ = other.created_gid_;
+        remove_error_ = other.remove_error_;
     }
     return *this;
 }
@@ -413,11 +432,9 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
 void PendingReplace::release() {
     // Removed while still locked; the name leaves the signal handlers' list only once it is gone.
     if (fd_ >= 0 && !done) {
-        if (directory_fd() >= 0) {
-            ::unlinkat(directory_fd(), name_of(temp).c_str(), 0);
-        } else {
-            ::unlink(temp.c_str());
-        }
+        int rc = directory_fd() >= 0 ? ::unlinkat(directory_fd(), name_of(temp).c_str(), 0)
+                                     : ::unlink(temp.c_str());
+        remove_error_ = rc == 0 || errno == ENOENT ? 0 : errno;
     }
     if (registration_ != nullptr) {
         unregister_temp(registration_);
@@ -435,15 +452,20 @@ void PendingReplace::release() {
 OpenDirectory::OpenDirectory(std::string parent)
     : path(std::move(parent)), fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
 
+OpenDirectory::OpenDirectory(std::string parent, HeldDirectory directory)
+    : path(std::move(parent)), held(std::move(directory)), fd(held ? held->get() : -1) {}
+
 OpenDirectory::~OpenDirectory() {
-    if (fd >= 0) {
+    if (fd >= 0 && !held) {
         ::close(fd);
     }
 }
 
-std::shared_ptr<const OpenDirectory> TempDirectories::of(const std::string& parent) {
-    if (last_ == nullptr || last_->path != parent) {
-        last_ = std::make_shared<const OpenDirectory>(parent);
+std::shared_ptr<const OpenDirectory> TempDirectories::of(const std::string& parent,
+                                                         const HeldDirectory& held) {
+    if (last_ == nullptr || last_->path != parent || (held && last_->held != held)) {
+        last_ = held ? std::make_shared<const OpenDirectory>(parent, held)
+                     : std::make_shared<const OpenDirectory>(parent);
     }
     return last_;
 }
@@ -451,7 +473,8 @@ std::shared_ptr<const OpenDirectory> TempDirectories::of(const std::string& pare
 // ---- Writing -----------------------------------------------------------------------------------
 
 std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem,
-                                                 mode_t mode, TempDirectories* directories) {
+                                                 mode_t mode, TempDirectories* directories,
+                                                 const HeldDirectory& held) {
     static std::atomic<unsigned long> counter{0};
     const ProcessFacts& facts = process_facts();
     auto refuse = [&](const std::string& why) {
@@ -465,7 +488,7 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
     // it alone, not walked to from the top again.
     std::shared_ptr<const OpenDirectory> directory;
     if (directories != nullptr) {
-        directory = directories->of(parent);
+        directory = directories->of(parent, held);
     }
     const int dir_fd = directory ? directory->fd : -1;
     const std::string prefix = parent + "/." + temp_embedded_name(name_of(path)) + ".sdscprov-b" +
@@ -556,11 +579,23 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         return refuse("cannot read its extended attributes: " + errno_text());
     }
 
+    // A directory (or file) marked append-only or immutable lets a temporary be created but
+    // neither renamed over the file nor removed: refused before anything is made there.
+    if (source.directory) {
+        int flags = 0;
+        if (::ioctl(source.directory->get(), FS_IOC_GETFLAGS, &flags) == 0 &&
+            (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0) {
+            return refuse(std::string("its directory is ") +
+                          ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)"
+                                                          : "append-only (chattr +a)") +
+                          ": a file there cannot be replaced, not written");
+        }
+    }
     // Created with the file's permission bits where nobody else could write to it meanwhile:
     // then, most of the time, it has the file's mode from the start and needs no fchmod.
     const mode_t create_mode = mode & 0777 & ~static_cast<mode_t>(S_IWGRP | S_IWOTH);
     std::optional<PendingReplace> created =
-        create_temp_beside(path, problem, create_mode, source.directories);
+        create_temp_beside(path, problem, create_mode, source.directories, source.directory);
     if (!created) {
         problem.message += " (the file is unchanged)";
         return std::nullopt;
@@ -701,7 +736,7 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
                                             "target are unchanged)"));
             continue;
         }
-        if (!exists || !S_ISREG(st.st_mode) || file_stamp(st) != p.original) {
+        if (!exists || !S_ISREG(st.st_mode) || !still_as_read(file_stamp(st), p.original)) {
             p.release();
             problems.push_back(make_problem(
                 p.path, {}, ProblemCode::changed_on_disk,
@@ -710,10 +745,18 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         }
         if ((dir_fd >= 0 ? ::renameat(dir_fd, name_of(p.temp).c_str(), dir_fd, name.c_str())
                          : ::rename(p.temp.c_str(), p.path.c_str())) != 0) {
-            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
-                                            "cannot rename the temporary file over it: " +
-                                                errno_text() + " (the file is unchanged)"));
+            const std::string why = errno_text();
             p.release();
+            // Said either way: a temporary that stays (an append-only directory refuses its
+            // removal as it refused the rename) is named, for whoever may remove it.
+            const std::string fate =
+                p.remove_error() == 0
+                    ? "its temporary file was removed"
+                    : "its temporary file " + p.temp +
+                          " could not be removed either: " + errno_text(p.remove_error());
+            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                            "cannot rename the temporary file over it: " + why +
+                                                " (the file is unchanged; " + fate + ")"));
             continue;
         }
         p.done = true;
@@ -743,8 +786,11 @@ void discard(std::vector<PendingReplace>& pending) {
 
 // ---- Sweeping ----------------------------------------------------------------------------------
 
-TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
+TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int dir_fd) {
     const std::string name = name_of(temp);
+    // In the directory held open by its name, else by its path.
+    const int at = dir_fd >= 0 ? dir_fd : AT_FDCWD;
+    const char* where = dir_fd >= 0 ? name.c_str() : temp.c_str();
     auto parsed = parse_temp_file_name(name);
     if (!parsed) {
         detail = "not named like a temporary file of sdscprov";
@@ -754,7 +800,7 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
     if (parsed->run == facts.run && parsed->boot == facts.boot) {
         return TempFate::ours;
     }
-    int fd = ::open(temp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = ::openat(at, where, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         detail = "cannot open: " + errno_text(); // gone meanwhile, most likely: renamed
         return TempFate::kept;
@@ -778,10 +824,11 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
     // Still the file we hold (names are never made twice, but the tree is not ours), removed
     // while the lock is ours: a writer that created it just now waits for it, then sees it gone.
     struct stat now {};
-    if (::lstat(temp.c_str(), &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+    if (::fstatat(at, where, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_dev != st.st_dev ||
+        now.st_ino != st.st_ino) {
         return keep(TempFate::kept, "replaced meanwhile");
     }
-    if (::unlink(temp.c_str()) != 0) {
+    if (::unlinkat(at, where, 0) != 0) {
         return keep(TempFate::kept, "cannot remove: " + errno_text());
     }
     ::close(fd);

@@ -137,8 +137,112 @@ def test_a_file_size_limit_is_a_write_error():
             assert snapshot(cache) == before, args[0]
 
 
+# ---- A directory where renames fail ---------------------------------------------------------
+
+ASAN = (os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
+
+
+def build_rename_shim(tmp):
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        return None
+    out = os.path.join(tmp, "rename_shim.so")
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", out, os.path.join(HERE, "rename_shim.c"),
+                    "-ldl"], check=True, capture_output=True)
+    return out
+
+
+def test_a_rename_that_fails_removes_its_temporary_and_says_so():
+    """The rename of the temporary over the file fails (EPERM, forced by tests/e2e/rename_shim.c,
+    as an append-only directory fails it): the temporary is removed and the line says so; the file
+    is unchanged, exit 2. Runs wherever a C compiler is."""
+    with TempDir() as tmp:
+        shim = build_rename_shim(tmp)
+        if shim is None:
+            return skip("no C compiler for the LD_PRELOAD library")
+        cache = os.path.join(tmp, "cache")
+        kdir = make_kernel(cache, "ap", {"sdsc_0.json": sdsc()})
+        origins = write_map(os.path.join(tmp, "origins.json"), ["ap"])
+        before = snapshot(cache)
+        rc, out, err = sdscprov("annotate", "--origins", origins, cache,
+                                env={"LD_PRELOAD": shim, "ASAN_OPTIONS": ASAN,
+                                     "SDSCPROV_RENAME_FAILS": "1"})
+        assert rc == 2, (rc, out, err)
+        line = text_line(os.path.join(kdir, "sdsc_0.json"), "write-failed",
+                         "cannot rename the temporary file over it: Operation not permitted (the "
+                         "file is unchanged; its temporary file was removed)")
+        assert line in out + err, out + err
+        assert temporaries(cache) == []
+        assert {p: v for p, v in snapshot(cache).items() if p != os.path.basename(kdir)} == \
+            {p: v for p, v in before.items() if p != os.path.basename(kdir)}
+
+
+def test_an_append_only_directory_is_refused_before_any_temporary():
+    """A kernel directory marked append-only (chattr +a): a temporary could be created there but
+    neither renamed nor removed, so each run left one more. Now refused before anything is made:
+    one line says why, exit 2, the directory as it was (no temporary, after 3 runs)."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        kdir = make_kernel(cache, "ap", {"sdsc_0.json": sdsc()})
+        origins = write_map(os.path.join(tmp, "origins.json"), ["ap"])
+        chattr = shutil.which("chattr")
+        if chattr is None:
+            return skip("no chattr here")
+        p = subprocess.run([chattr, "+a", kdir], capture_output=True, text=True)
+        if p.returncode != 0:
+            return skip(f"this file system or user cannot mark a directory append-only: {p.stderr.strip()}")
+        try:
+            before = sorted(os.listdir(kdir))
+            for _ in range(3):
+                rc, out, err = sdscprov("annotate", "--origins", origins, cache)
+                assert rc == 2, (rc, out, err)
+                line = text_line(os.path.join(kdir, "sdsc_0.json"), "write-failed",
+                                 "its directory is append-only (chattr +a): a file there cannot be "
+                                 "replaced, not written (the file is unchanged)")
+                assert line in out + err, out + err
+            assert sorted(os.listdir(kdir)) == before, os.listdir(kdir)
+            with open(os.path.join(kdir, "sdsc_0.json"), "rb") as f:
+                assert f.read() == sdsc()
+        finally:
+            subprocess.run([chattr, "-a", kdir], capture_output=True)
+
+
+# ---- Hard links ------------------------------------------------------------------------------
+
+def test_two_names_of_one_file_in_the_tree_are_written_alike():
+    """Two names of one file (hard links) in two kernel directories of the tree, read in one
+    batch: the first rewrite used to break the link and the second name was then reported
+    'changed on disk after it was read' (exit 2), false and alarming. Now each name is written
+    alike (a file of its own with the new bytes), a note on each says what happens to the other
+    names, exit 0."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        first = make_kernel(cache, "hl1", {"sdsc_0.json": sdsc()})
+        second = kernel_dir(cache, "hl2")
+        os.makedirs(second)
+        os.link(os.path.join(first, "sdsc_0.json"), os.path.join(second, "sdsc_0.json"))
+        origins = write_map(os.path.join(tmp, "origins.json"), ["hl1", "hl2"])
+        rep = report("annotate", "-j", "1", "--origins", origins, cache, rc=0)
+        notes = sorted((p["path"], p["severity"], p["code"], p["message"]) for p in rep["problems"])
+        message = ("has 2 names (hard links): this name gets a new file of its own; the other names "
+                   "keep the old bytes, unless they are in the paths given too (each is then "
+                   "written alike)")
+        assert notes == [(os.path.join(d, "sdsc_0.json"), "note", "hard-links", message)
+                         for d in (first, second)], rep["problems"]
+        assert rep["totals"]["annotate"]["written"] == 2, rep["totals"]
+        for d in (first, second):
+            path = os.path.join(d, "sdsc_0.json")
+            with open(path, "rb") as f:
+                assert f.read() == annotated(sdsc()), path
+            assert os.stat(path).st_nlink == 1, path
+        assert temporaries(cache) == []
+
+
 main([
     test_randomly_timed_signals_leave_no_temporary,
     test_a_report_pipe_closed_early_leaves_no_temporary,
     test_a_file_size_limit_is_a_write_error,
+    test_a_rename_that_fails_removes_its_temporary_and_says_so,
+    test_an_append_only_directory_is_refused_before_any_temporary,
+    test_two_names_of_one_file_in_the_tree_are_written_alike,
 ])
