@@ -3,6 +3,8 @@
 must give for it: test data for profile's tests, and the large trace of its benchmark.
 
     gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B] [--gzip]
+                 [--copies N]
+    gen_trace.py OUT_DIR --demo CACHE     # testdata/demo/trace.json, from the annotated demo
 
 Writes, deterministically for the same arguments:
   OUT_DIR/cache/                 a kernel cache (scripts/gen_cache.py: SDSC files with handles,
@@ -15,7 +17,11 @@ Writes, deterministically for the same arguments:
                                  "sidecar" (--origins only), "caches" (the cache only) and
                                  "both"; computed here from the events written, with this
                                  script's own arithmetic (integer nanoseconds chosen first, then
-                                 written as microseconds)
+                                 written as microseconds); "kernel_rows" gives each kernel row's
+                                 kernel, key and directories
+With --copies N, N kernel directories are copied byte for byte under another name: one bundle
+found in two directories. Kernel names repeat across directories as in a cache that kept several
+compiles (each its own bundle: its own row).
 
 The trace has every lane a torch-spyre trace has: the two whole-window `Spans` wrappers, host CPU
 ops and the host events naming kernels (prepare_kernel:, launch_jobplan:, dxp_standalone:), DMA
@@ -37,6 +43,7 @@ import json
 import os
 import random
 import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -93,7 +100,31 @@ def summary_of(ops):
     return summary[:room].rstrip('_') or 'fused'
 
 
-def make_bundles(cache_dir, manifest, rng):
+def copy_dirs(cache_dir, manifest, copies, rng):
+    """A byte-identical copy of `copies` kernel directories of the inductor-spyre layout (those
+    with handles first), each under another mkdtemp suffix: a cache that kept a recompile which
+    gave the same bundle. Returns {original dir: [its copies]}."""
+    chosen = [d for d in manifest['kernel_dirs'] if d['kernel'] and d['populated']][:copies]
+    made = {}
+    for d in chosen:
+        name = os.path.basename(d['dir'])
+        new = name[:-8] + ''.join(rng.choice('abcdefghijklmnopqrstuvwxyz0123456789_')
+                                  for _ in range(8))
+        target = os.path.join(os.path.dirname(d['dir']), new)
+        shutil.copytree(os.path.join(cache_dir, d['dir']), os.path.join(cache_dir, target),
+                        symlinks=True)
+        execute = os.path.join(cache_dir, target, 'execute', name)
+        if os.path.isdir(execute):
+            os.rename(execute, os.path.join(cache_dir, target, 'execute', new))
+        made[d['dir']] = [target]
+    return made
+
+
+def make_bundles(cache_dir, manifest, rng, copies=None):
+    """One bundle per kernel directory (a copied directory's copy is the same bundle). Each has
+    'dirs': the cache's kernel directories, every one with its kernel name and its handles' ids,
+    for the pairing rules of Expected."""
+    copies = copies or {}
     bundles = []
     for i, d in enumerate(manifest['kernel_dirs']):
         handles = cache_handles(cache_dir, d['dir'])
@@ -116,6 +147,12 @@ def make_bundles(cache_dir, manifest, rng):
             'weight': rng.choice([1, 1, 1, 2, 4]),     # launches per iteration
             'mean_ns': rng.choice([2000, 8000, 30000, 120000, 900000]),
         })
+    cache = []
+    for b in bundles:
+        for rel in [b['dir']] + copies.get(b['dir'], []):
+            cache.append({'dir': rel, 'kernel': b['dir_kernel'], 'ids': set(b['ids'])})
+    for b in bundles:
+        b['cache'] = cache
     return bundles
 
 
@@ -234,9 +271,12 @@ class Expected:
     def result(self, pairing):
         """The report's figures for one pairing: 'sidecar', 'caches' or 'both'."""
         by_line, by_aten, by_kernel, folded = {}, {}, {}, {}
+        rows, stacks, kernel_rows = [], [], {}
         stages = [[0, 0] for _ in range(4)]
         coverage = {'kernel_events': 0, 'resolved_events': 0, 'kernel_ns': 0, 'resolved_ns': 0,
-                    'unmeasured_events': 0, 'counters_failed_events': self.failed['all']}
+                    'unmeasured_events': 0, 'counters_failed_events': self.failed['all'],
+                    'paired_bundles': 0, 'dirless_bundles': 0, 'dirless_events': 0,
+                    'dirless_ns': 0}
 
         def add(table, label, events, ns):
             row = table.setdefault(label, [0, 0])
@@ -252,23 +292,50 @@ class Expected:
                 stages[i][1] += p['stages'][i][1]
             coverage['kernel_events'] += p['events']
             coverage['kernel_ns'] += p['ns']
-            groups = []          # (events, ns, paired, kernel label)
+            groups = []          # (events, ns, paired, kernel, its directories)
+            holding = [d for d in b['cache'] if b['ids'] and set(b['ids']) <= d['ids']]
             if pairing == 'caches':
-                # Paired through args.debug_handles; a bundle's kernel is its directory's name
-                # when the name carries it. Its events without handles are unpaired.
-                label = b['dir_kernel'] if b['ids'] and b['dir_kernel'] else b['base']
+                # Paired through args.debug_handles: the directories holding them, and their
+                # names' kernels (else the event name). Events without handles are unpaired.
+                names = sorted({d['kernel'] for d in holding if d['kernel']})
                 if p['args_events']:
-                    groups.append((p['args_events'], p['args_ns'], True, label))
+                    groups.append((p['args_events'], p['args_ns'], True,
+                                   '+'.join(names) or b['base'], holding))
                 if p['events'] > p['args_events']:
                     groups.append((p['events'] - p['args_events'], p['ns'] - p['args_ns'], False,
-                                   b['base']))
+                                   b['base'], []))
+            elif pairing == 'sidecar':
+                groups.append((p['events'], p['ns'], True, b['kernel'], []))
             else:
-                groups.append((p['events'], p['ns'], True, b['kernel']))
-            for events, ns, paired, kernel in groups:
+                # The sidecar names the kernel; of the directories of that name, those holding
+                # the handles (all of them for a bundle without handles).
+                named = [d for d in b['cache'] if d['kernel'] == b['kernel']]
+                if b['ids']:
+                    dirs = [d for d in named if d in holding] if named else holding
+                else:
+                    dirs = named
+                groups.append((p['events'], p['ns'], True, b['kernel'], dirs))
+            for events, ns, paired, kernel, dirs in groups:
+                # The kernel row's label: KERNEL@DIRECTORY-NAME in one directory, else
+                # KERNEL@KEY (the event name alone, when it is the kernel: it ends with the key);
+                # an unpaired group's is its name.
+                if not paired:
+                    row = kernel
+                elif len(dirs) == 1:
+                    row = kernel + '@' + os.path.basename(dirs[0]['dir'])
+                else:
+                    row = kernel if kernel == b['base'] else kernel + '@' + b['key']
+                rows.append((row, kernel, b['key'] if paired else None,
+                             sorted(d['dir'] for d in dirs), events, ns, paired))
                 lines = ['%s:%d' % l for l in b['lines']]
                 if paired:
                     coverage['resolved_events'] += events
                     coverage['resolved_ns'] += ns
+                    coverage['paired_bundles'] += 1
+                    if not dirs:
+                        coverage['dirless_bundles'] += 1
+                        coverage['dirless_events'] += events
+                        coverage['dirless_ns'] += ns
                     for l in lines or ['[no source]']:
                         add(by_line, l, events, ns)
                     for op in b['ops'] or ['[no aten op]']:
@@ -279,13 +346,22 @@ class Expected:
                     add(by_line, '[unresolved]', events, ns)
                     add(by_aten, '[unresolved]', events, ns)
                     root = aten = '[unresolved]'
-                add(by_kernel, kernel, events, ns)
-                if ns:
-                    stack = '%s;%s;%s' % (root, aten, kernel)
-                    folded[stack] = folded.get(stack, 0) + ns
+                stacks.append((root, aten))
+        # Two bundles with one KERNEL@DIRECTORY-NAME are told apart by their keys.
+        labels = [r[0] for r in rows]
+        b_base = {b['key']: b['base'] for b in self.bundles}
+        for (label, kernel, key, dirs, events, ns, paired), (root, aten) in zip(rows, stacks):
+            if paired and labels.count(label) > 1:
+                label = kernel if kernel == b_base[key] else kernel + '@' + key
+            add(by_kernel, label, events, ns)
+            kernel_rows[label] = {'kernel': kernel, 'key': key, 'dirs': dirs}
+            if ns:
+                stack = '%s;%s;%s' % (root, aten, label)
+                folded[stack] = folded.get(stack, 0) + ns
         return {'coverage': coverage,
                 'stages': {name: stages[i] for i, name in enumerate(['DMI', 'PREP', 'CMPT', 'DMO'])},
-                'by_line': by_line, 'by_aten': by_aten, 'by_kernel': by_kernel, 'folded': folded}
+                'by_line': by_line, 'by_aten': by_aten, 'by_kernel': by_kernel, 'folded': folded,
+                'kernel_rows': kernel_rows}
 
 
 def event_text(fields, args=None):
@@ -416,16 +492,52 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
     return iteration
 
 
+def demo_trace(cache_dir, out_dir):
+    """--demo: the trace of a run of the demo compile (testdata/demo) once annotated: its two
+    kernels' events carry the handles annotate wrote, so `sdscprov profile trace.json CACHE`
+    pairs every one. Only OUT_DIR/trace.json is written."""
+    kernel_dirs = []
+    for name in sorted(os.listdir(os.path.join(cache_dir, 'inductor-spyre'))):
+        m = re.fullmatch(r'(sdsc_[A-Za-z0-9_]+)_[a-z0-9_]{8}', name)
+        if m:
+            kernel_dirs.append({'dir': 'inductor-spyre/' + name, 'kernel': m.group(1),
+                                'populated': 1})
+    rng = random.Random('gen_trace:demo')
+    bundles = make_bundles(cache_dir, {'kernel_dirs': kernel_dirs}, rng)
+    if not all(b['ids'] for b in bundles):
+        print('gen_trace: %s has kernel directories without handles: annotate it first'
+              % cache_dir, file=sys.stderr)
+        return 2
+    for b in bundles:
+        b['carrier'] = 'full'
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, 'trace.json')
+    expected = Expected(bundles)
+    with open(path, 'w', encoding='ascii') as out:
+        write_trace(out, bundles, rng, 3, None, expected)
+    print('gen_trace: %d kernels, %d trace events in %s' % (len(bundles), expected.trace_events,
+                                                          path), file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('out_dir')
+    p.add_argument('--demo', metavar='CACHE',
+                   help='write only OUT_DIR/trace.json: a run of the demo compile, whose events '
+                        'carry the handles of CACHE (a copy of testdata/demo, annotated)')
     p.add_argument('--files', type=int, default=120, help='SDSC files in the cache')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--iterations', type=int, help='model iterations in the trace (default 3)')
     p.add_argument('--target-bytes', type=float,
                    help='write iterations until the trace is this large (e.g. 1e9)')
     p.add_argument('--gzip', action='store_true', help='write trace.json.gz')
+    p.add_argument('--copies', type=int, default=0,
+                   help='copy this many kernel directories under another name, byte for byte '
+                        '(one bundle in two directories)')
     a = p.parse_args(argv)
+    if a.demo:
+        return demo_trace(a.demo, a.out_dir)
     iterations = a.iterations if a.iterations is not None or a.target_bytes else 3
     target = int(a.target_bytes) if a.target_bytes else None
 
@@ -438,7 +550,8 @@ def main(argv=None):
                                      ['populated', 'populated', 'populated', 'null'], 'mixed',
                                      False, 1)
     rng = random.Random('gen_trace:%d' % a.seed)
-    bundles = make_bundles(cache_dir, manifest, rng)
+    copies = copy_dirs(cache_dir, manifest, a.copies, random.Random('copies:%d' % a.seed))
+    bundles = make_bundles(cache_dir, manifest, rng, copies)
     with open(os.path.join(a.out_dir, 'spyre_provenance.json'), 'w') as f:
         f.write(json.dumps(sidecar(bundles), indent=2, sort_keys=True, ensure_ascii=True) + '\n')
     expected = Expected(bundles)
@@ -451,7 +564,7 @@ def main(argv=None):
     with out:
         done = write_trace(out, bundles, rng, iterations, target, expected)
     result = {'trace': name, 'iterations': done, 'trace_events': expected.trace_events,
-              'bundles': len(bundles)}
+              'bundles': len(bundles), 'copies': copies}
     for pairing in ('sidecar', 'caches', 'both'):
         result[pairing] = expected.result(pairing)
     with open(os.path.join(a.out_dir, 'expected.json'), 'w') as f:

@@ -11,9 +11,12 @@ packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev d
 # uses clang; the install test renders the man page with man; the metadata tests of
 # test_bad_input_runs.py set ACLs with setfacl (acl) and read attributes as getfattr shows them
 # (attr); unshare (util-linux) makes the pid namespaces; the HTML page's browser test drives a
-# headless chromium over the DevTools protocol with python3-websocket.
+# headless chromium over the DevTools protocol with python3-websocket; the wheel test builds with
+# Debian's setuptools and wheel into a virtual environment (python3-venv, offline), the package
+# test runs cpack, dpkg-deb and dpkg-shlibdeps (dpkg-dev); the completion tests run zsh and fish.
 if [ "${SDSCPROV_TEST_TOOLS:-0}" = 1 ]; then
-    packages+=(pre-commit clang man-db acl attr util-linux chromium python3-websocket)
+    packages+=(pre-commit clang man-db acl attr util-linux chromium python3-websocket
+               python3-venv python3-setuptools python3-wheel python3-pip dpkg-dev zsh fish)
 fi
 missing=()
 for p in "${packages[@]}"; do

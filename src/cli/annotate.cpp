@@ -79,7 +79,8 @@ std::optional<sdscprov::PipelineResult>
 run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string>& origins,
                       const sdscprov::AnnotateOptions& annotate_options,
                       const std::function<void(const sdscprov::KernelReport&)>& deliver,
-                      std::vector<sdscprov::Problem>& map_problems, bool note_kernels_without_dir) {
+                      std::vector<sdscprov::Problem>& map_problems, bool note_kernels_without_dir,
+                      Progress* progress) {
     auto options = pipeline_options(common);
     options.discover.find_temps = annotate_options.mode == sdscprov::AnnotateMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(common.paths),
@@ -95,6 +96,13 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
     const sdscprov::OriginsIndex& index = *owned_index;
     keep_until_exit(std::move(owned_index));
     Discovered found = walk.get();
+    if (progress != nullptr) {
+        std::uint64_t files = 0;
+        for (const auto& d : found.dirs) {
+            files += d.files.size();
+        }
+        progress->total(files);
+    }
     // Kernels of the sidecars that no directory of the whole walk matches (the same list in
     // every shard): the run's own notes, after the sidecars' problems.
     std::vector<sdscprov::Problem> run_notes;
@@ -190,7 +198,8 @@ int run_annotate(const AnnotateCli& cli) {
     std::optional<sdscprov::PipelineResult> result;
     {
         Progress progress(annotate_options.mode == sdscprov::AnnotateMode::write ? "annotated"
-                                                                                 : "checked");
+                                                                                 : "checked",
+                          cli.write.diff || cli.common.all || cli.common.format != "text");
         result = run_annotate_pipeline(
             cli.common, cli.origins, annotate_options,
             [&](const sdscprov::KernelReport& k) {
@@ -204,7 +213,7 @@ int run_annotate(const AnnotateCli& cli) {
                     printer->kernel(k);
                 }
             },
-            map_problems, true);
+            map_problems, true, &progress);
     }
     if (!result) {
         std::cerr << "sdscprov: no file was changed: fix the --origins file first\n";

@@ -41,8 +41,10 @@ int run_check(const CheckCli& cli) {
     std::uint64_t findings = 0;
     std::uint64_t files = 0;
     sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
-                                    text_width(STDOUT_FILENO));
-    Progress progress("checked");
+                                    report_width(STDOUT_FILENO));
+    // Text findings are held to the end unless --all; the page streams; the other formats are
+    // written at the end.
+    Progress progress("checked", cli.common.all || format == "html");
     // --format html: the page printer of scan, with the findings (report/html.hpp).
     auto html = format == "html" ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
                                                           printer_options_for(cli.common, "check"))
@@ -66,15 +68,15 @@ int run_check(const CheckCli& cli) {
     if (cli.origins.empty()) {
         auto options = pipeline_options(cli.common);
         options.scan.stamp = false;
-        result =
-            sdscprov::run_pipeline(sdscprov::discover_source(cli.common.paths, options.discover),
-                                   options, sdscprov::scan_kernel, deliver);
+        result = sdscprov::run_pipeline(
+            progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)),
+            options, sdscprov::scan_kernel, deliver);
     } else {
         sdscprov::AnnotateOptions annotate_options;
         annotate_options.mode = sdscprov::AnnotateMode::check;
         annotate_options.stale_warnings = false; // each is a stale-handle finding
-        result =
-            run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver, map_problems);
+        result = run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver,
+                                       map_problems, false, &progress);
         if (!result) {
             return exit_bad_input;
         }
@@ -86,6 +88,7 @@ int run_check(const CheckCli& cli) {
         }
     }
     checked.problems = result->problems;
+    progress.clear();
     if (format == "text") {
         text.finish();
     } else if (html) {

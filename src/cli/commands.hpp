@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common.hpp"
+#include "progress.hpp"
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -31,7 +32,8 @@ std::optional<PipelineResult>
 run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string>& origins,
                       const AnnotateOptions& annotate_options,
                       const std::function<void(const KernelReport&)>& deliver,
-                      std::vector<Problem>& map_problems, bool note_kernels_without_dir = false);
+                      std::vector<Problem>& map_problems, bool note_kernels_without_dir = false,
+                      Progress* progress = nullptr);
 
 struct StripCli {
     CommonOptions common;
@@ -45,6 +47,7 @@ struct ExplainCli {
     std::string target;
     std::vector<std::string> roots;
     std::vector<std::string> mappings;
+    std::vector<std::string> origins; // spyre_provenance.json: provenance keys to directories
     std::string format = "text";
     std::string color = "auto";
     bool include_incomplete = false;

@@ -12,33 +12,6 @@
 
 namespace sdscprov::cli {
 
-Progress::Progress(std::string verb)
-    : verb_(std::move(verb)),
-      enabled_(!quiet_mode && ::isatty(STDERR_FILENO) != 0 && ::isatty(STDOUT_FILENO) == 0),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
-
-Progress::~Progress() {
-    if (shown_) {
-        std::cerr << "\r\x1b[K" << std::flush;
-    }
-}
-
-void Progress::kernel(std::size_t files) {
-    ++kernels_;
-    files_ += files;
-    if (!enabled_) {
-        return;
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(200)) {
-        return;
-    }
-    last_ = now;
-    shown_ = true;
-    std::cerr << "\r\x1b[Ksdscprov: " << verb_ << ' ' << files_ << " files in " << kernels_
-              << " kernel directories..." << std::flush;
-}
-
 namespace {
 
 // --shard I/N: only the kernel directories whose path hashes to shard I of N (1-based); the JSON
@@ -107,7 +80,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, const std::vector<std::
 void add_write_options(CLI::App& cmd, WriteCli& o, const std::string& check_help) {
     cmd.add_flag("--dry-run", o.dry_run, "Report what would change, write nothing");
     cmd.add_flag("--check", o.check, check_help);
-    cmd.add_flag("--diff", o.diff, "Show a unified diff of each change");
+    cmd.add_flag("--diff", o.diff,
+                 "Print a unified diff of each change and write nothing (a preview, as black "
+                 "and ruff do; with --check, exit 1 when there are changes)");
     cmd.add_option("--durability", o.durability,
                    "none: no fsync; batch: one syncfs per batch of files, then renames; "
                    "full: fsync every file")
@@ -117,9 +92,10 @@ void add_write_options(CLI::App& cmd, WriteCli& o, const std::string& check_help
 
 WriteSettings write_settings(const WriteCli& o) {
     WriteSettings w;
-    w.mode = o.check     ? AnnotateMode::check
-             : o.dry_run ? AnnotateMode::dry_run
-                         : AnnotateMode::write;
+    // --diff previews: it never writes, so `strip --diff . > out.diff` leaves the tree alone.
+    w.mode = o.check                ? AnnotateMode::check
+             : o.dry_run || o.diff ? AnnotateMode::dry_run
+                                    : AnnotateMode::write;
     w.durability = o.durability == "none"   ? Durability::none
                    : o.durability == "full" ? Durability::full
                                             : Durability::batch;
@@ -153,13 +129,17 @@ std::size_t text_width(int fd) {
     return 100;
 }
 
+std::size_t report_width(int fd) {
+    return ::isatty(fd) != 0 ? text_width(fd) : unlimited_width;
+}
+
 PrinterOptions printer_options_for(const CommonOptions& o, std::string command, bool to_stderr) {
     PrinterOptions p;
     int fd = to_stderr ? STDERR_FILENO : STDOUT_FILENO;
     p.color = use_color(o.color, fd);
     p.command = std::move(command);
     p.all = o.all;
-    p.width = text_width(fd);
+    p.width = report_width(fd);
     return p;
 }
 

@@ -1,5 +1,5 @@
-// What every command's front shares: the exit statuses, the options most commands take, the
-// progress line, and how problems and reports reach the terminal.
+// What every command's front shares: the exit statuses, the options most commands take, and how
+// problems and reports reach the terminal (the progress line: progress.hpp).
 #pragma once
 
 #include "sdscprov/commands/annotate.hpp"
@@ -9,7 +9,6 @@
 #include "sdscprov/report/report.hpp"
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,28 +40,6 @@ struct CommonOptions {
 // --quiet: nothing but findings (check) and errors; set once the command line is parsed.
 inline bool quiet_mode = false;
 
-// A progress line on standard error for runs that take more than a second: only when standard
-// error is a terminal and standard output is not (a report streaming to the terminal shows its
-// own progress), and not with --quiet. Rewritten at most five times a second from the
-// delivering thread, erased at the end.
-class Progress {
-public:
-    explicit Progress(std::string verb);
-    ~Progress();
-    Progress(const Progress&) = delete;
-    Progress& operator=(const Progress&) = delete;
-    void kernel(std::size_t files);
-
-private:
-    std::string verb_;
-    bool enabled_;
-    bool shown_ = false;
-    std::chrono::steady_clock::time_point start_;
-    std::chrono::steady_clock::time_point last_;
-    std::uint64_t kernels_ = 0;
-    std::uint64_t files_ = 0;
-};
-
 // --max-file-size: digits only, within 63 bits (file_size.hpp): "-1" would wrap to no limit.
 void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::string& what);
 // paths, --format (one of `formats`), -j, --include-incomplete, --follow-symlinks,
@@ -87,6 +64,9 @@ WriteSettings write_settings(const WriteCli& o);
 bool use_color(const std::string& mode, int fd = STDOUT_FILENO);
 // The width text reports fit in: $COLUMNS, else the terminal's, else 100.
 std::size_t text_width(int fd);
+// The width of a report's names: text_width() on a terminal; elsewhere unlimited_width (a piped
+// report keeps every name whole, whatever $COLUMNS says).
+std::size_t report_width(int fd);
 // Printer options shared by the commands: colour and width for the stream the report goes to.
 PrinterOptions printer_options_for(const CommonOptions& o, std::string command,
                                    bool to_stderr = false);

@@ -2,11 +2,13 @@
 #include "sdscprov/commands/explain.hpp"
 
 #include "commands.hpp"
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/report/explain_printers.hpp"
 #include "sdscprov/report/html.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <iostream>
+#include <unistd.h>
 
 namespace sdscprov::cli {
 
@@ -14,7 +16,9 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
     auto* explain = app.add_subcommand(
         "explain", "Show, op by op, where a kernel comes from: source line, ATen op, FX nodes");
     explain
-        ->add_option("target", options.target, "A kernel name, a kernel directory or an SDSC file")
+        ->add_option("target", options.target,
+                     "A kernel name, a kernel directory, an SDSC file, or a kernel row of "
+                     "`sdscprov profile` (KERNEL@DIRECTORY-NAME, KERNEL@KEY)")
         ->required();
     explain->add_option("caches", options.roots,
                         "Where to look for a kernel name (default: $TORCHINDUCTOR_CACHE_DIR, "
@@ -24,6 +28,12 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
                      "PyTorch's inductor_provenance_tracking_node_mappings.json (the kernel's "
                      "pre-grad and post-grad FX nodes) or ..._kernel_stack_traces.json (its "
                      "stack traces, shown with their source lines); may be given more than once")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingFile);
+    explain
+        ->add_option("--origins", options.origins,
+                     "torch-spyre's spyre_provenance.json: which kernel directory a provenance "
+                     "key (KERNEL@KEY) is; may be given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     explain->add_option("--format", options.format, "Output format")
@@ -37,6 +47,7 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
     add_max_file_size_option(*explain, options.max_file_size,
                              "Larger files (SDSC files, mappings) are reported, not read (bytes)");
     explain->footer("Example:\n  sdscprov explain sdsc_fused_addmm_1\n"
+                    "  sdscprov explain sdsc_fused_addmm_1@sdsc_fused_addmm_1_b9d3wz0e\n"
                     "  sdscprov explain --format json "
                     "cache/inductor-spyre/sdsc_fused_addmm_1_b9d3wz0e\n"
                     "Exit status: 0 explained, 2 target not found or bad input, 3 internal "
@@ -57,15 +68,24 @@ int run_explain(const ExplainCli& cli) {
             mappings.push_back(std::move(*read.mappings));
         }
     }
+    std::vector<sdscprov::SpyreProvenance> sidecars;
+    for (const auto& path : cli.origins) {
+        auto read = sdscprov::read_spyre_provenance(path, cli.max_file_size);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.doc) {
+            sidecars.push_back(std::move(*read.doc));
+        }
+    }
     if (any_error(problems)) {
         print_problems(problems);
         return exit_bad_input;
     }
     auto roots = cli.roots.empty() ? sdscprov::default_cache_roots() : cli.roots;
-    auto dirs = sdscprov::resolve_explain_target(cli.target, roots, problems, discover);
     sdscprov::ScanOptions scan;
     scan.max_file_size = cli.max_file_size;
     scan.stamp = false;
+    auto dirs =
+        sdscprov::resolve_explain_target(cli.target, roots, problems, discover, sidecars, scan);
     sdscprov::Scanner scanner(scan);
     std::vector<sdscprov::ExplainKernel> kernels;
     bool bad_file = false;
@@ -90,6 +110,16 @@ int run_explain(const ExplainCli& cli) {
     }
     std::cout.flush();
     print_problems(problems);
+    // A kernel name of several compiles: say how to name one (as profile's kernel rows do).
+    bool by_name = cli.target.find('/') == std::string::npos &&
+                   cli.target.find('@') == std::string::npos &&
+                   ::access(cli.target.c_str(), F_OK) != 0;
+    if (by_name && dirs.size() > 1) {
+        std::cerr << "sdscprov explain: " << dirs.size() << " kernel directories are named '"
+                  << sdscprov::printable_text(cli.target)
+                  << "' (a cache keeps every compile): each is shown; KERNEL@DIRECTORY-NAME, as "
+                     "profile labels its kernel rows, names one\n";
+    }
     return dirs.empty() || bad_file || any_error(problems) ? exit_bad_input : exit_ok;
 }
 

@@ -1,6 +1,8 @@
 #include "help.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -27,6 +29,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
+} // namespace
+
+namespace help_parts {
+
 std::vector<const CLI::App*> commands(const CLI::App& app) {
     std::vector<const CLI::App*> out;
     for (const auto* sub : app.get_subcommands([](const CLI::App* s) {
@@ -47,7 +53,6 @@ std::vector<const CLI::Option*> visible_options(const CLI::App& command) {
     return out;
 }
 
-// The fixed values an option takes ({a,b,c} in its validators' descriptions), if any.
 std::vector<std::string> choices(const CLI::Option& opt) {
     auto* self = const_cast<CLI::Option*>(&opt); // get_validator is not const in CLI11 2.1
     for (int i = 0;; ++i) {
@@ -82,77 +87,67 @@ std::vector<std::string> choices(const CLI::Option& opt) {
     return {};
 }
 
-// roff: a backslash is \e, a minus \-, and a line may not start with '.' or '\''.
-std::string roff(std::string_view text) {
-    std::string out;
-    bool line_start = true;
-    for (char c : text) {
-        if (line_start && (c == '.' || c == '\'')) {
-            out += "\\&";
-        }
-        if (c == '\\') {
-            out += "\\e";
-        } else if (c == '-') {
-            out += "\\-";
-        } else {
-            out.push_back(c);
-        }
-        line_start = c == '\n';
-    }
-    return out;
-}
-
-// A flag expects no value.
 bool takes_value(const CLI::Option& opt) {
     return opt.get_expected_max() > 0;
 }
 
-std::string option_synopsis(const CLI::Option& opt) {
-    std::string names;
-    for (const auto& s : opt.get_snames()) {
-        names += (names.empty() ? "" : ", ") + std::string("\\fB\\-") + s + "\\fR";
+std::string value_name(const CLI::Option& opt) {
+    std::string type = opt.get_type_name();
+    type = type.substr(0, type.find(':')); // "TEXT:{a,b}": the values are listed apart
+    static const char* const generic[] = {"",     "TEXT",   "UINT",    "INT", "FLOAT",
+                                          "NUMBER", "BOOLEAN", "FILE", "DIR", "PATH"};
+    if (std::find(std::begin(generic), std::end(generic), type) == std::end(generic)) {
+        return type;
     }
-    for (const auto& l : opt.get_lnames()) {
-        names += (names.empty() ? "" : ", ") + std::string("\\fB\\-\\-") + roff(l) + "\\fR";
+    // What the value is, where the option's name does not say it in one word.
+    static const std::map<std::string, std::string, std::less<>> named = {
+        {"annotate-trace", "FILE"}, {"by", "TABLE"},  {"color", "WHEN"},
+        {"durability", "MODE"},     {"jobs", "N"},    {"mappings", "FILE"},
+        {"max-file-size", "SIZE"},  {"origins", "SIDECAR"}, {"top", "N"}};
+    const auto& longs = opt.get_lnames();
+    std::string name = longs.empty() ? opt.get_name() : longs.front();
+    if (auto it = named.find(name); it != named.end()) {
+        return it->second;
     }
-    if (takes_value(opt)) {
-        std::string type = opt.get_type_name();
-        type = type.substr(0, type.find(':')); // "TEXT:{a,b}": the values are listed apart
-        names += " \\fI" + roff(type.empty() ? "VALUE" : type) + "\\fR";
+    name = name.substr(name.rfind('-') + 1);
+    for (char& c : name) {
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     }
-    return names;
+    return name.empty() ? "VALUE" : name;
 }
 
-// A footer holds paragraphs and "Example:" lines; examples are shown as such.
-void footer(std::ostream& out, const std::string& text) {
-    if (text.empty()) {
-        return;
+std::string positional_synopsis(const CLI::Option& opt) {
+    std::string name = opt.get_name();
+    bool many = opt.get_items_expected_max() > 1;
+    if (many && name.size() > 1 && name.back() == 's') {
+        name.pop_back(); // paths: PATH...
     }
-    std::istringstream lines(text);
-    std::string line;
-    bool in_example = false;
-    while (std::getline(lines, line)) {
-        bool indented = line.starts_with("  ");
-        if (indented && !in_example) {
-            out << ".PP\n.nf\n";
-            in_example = true;
-        } else if (!indented && in_example) {
-            out << ".fi\n";
-            in_example = false;
-        }
-        if (!indented) {
-            out << ".PP\n";
-        }
-        out << roff(indented ? std::string_view(line).substr(2) : std::string_view(line)) << '\n';
+    for (char& c : name) {
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     }
-    if (in_example) {
-        out << ".fi\n";
+    if (many) {
+        name += "...";
     }
+    return opt.get_required() ? name : "[" + name + "]";
 }
 
-} // namespace
+std::string command_synopsis(const CLI::App& app, const CLI::App& command) {
+    std::string out = app.get_name() + " " + command.get_name();
+    std::string positionals;
+    for (const auto* opt : visible_options(command)) {
+        if (opt->get_positional()) {
+            positionals += " " + positional_synopsis(*opt);
+        } else if (opt->get_required()) {
+            out += " " + opt->get_name() + " " + value_name(*opt);
+        }
+    }
+    return out + " [OPTIONS]" + positionals;
+}
+
+} // namespace help_parts
 
 std::optional<std::string> suggest_command(const CLI::App& app, std::string_view typo) {
+    using help_parts::commands;
     std::optional<std::string> best;
     std::size_t best_distance = 3; // at most two edits
     for (const auto* sub : commands(app)) {
@@ -165,102 +160,55 @@ std::optional<std::string> suggest_command(const CLI::App& app, std::string_view
     return best;
 }
 
-void write_man_page(std::ostream& out, const CLI::App& app) {
-    std::string name = app.get_name();
-    out << ".\\\" Generated by `" << name << " help --man` from the command-line definition.\n";
-    out << ".TH SDSCPROV 1 \"\" \"" << roff(name + " " + SDSCPROV_VERSION)
-        << "\" \"User Commands\"\n";
-    out << ".SH NAME\n" << roff(name) << " \\- " << roff(app.get_description()) << '\n';
-    out << ".SH SYNOPSIS\n.B " << roff(name)
-        << "\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGS\\fR]\n";
-    out << ".br\n.B " << roff(name) << "\nhelp [\\fICOMMAND\\fR]\n";
-    out << ".SH COMMANDS\n";
-    for (const auto* command : commands(app)) {
-        out << ".SS \"" << roff(name + " " + command->get_name()) << "\"\n";
-        out << roff(command->get_description()) << '\n';
+std::optional<std::string> missing_argument_message(const CLI::App& app) {
+    using help_parts::command_synopsis;
+    using help_parts::commands;
+    using help_parts::positional_synopsis;
+    using help_parts::value_name;
+    using help_parts::visible_options;
+    for (const auto* command : app.get_subcommands()) { // the command given
+        std::vector<const CLI::Option*> missing;
         for (const auto* opt : visible_options(*command)) {
-            out << ".TP\n";
-            if (opt->get_positional()) {
-                out << "\\fI" << roff(opt->get_name()) << "\\fR"
-                    << (opt->get_items_expected_max() > 1 ? " ..." : "") << '\n';
-            } else {
-                out << option_synopsis(*opt) << '\n';
-            }
-            out << roff(opt->get_description());
-            auto values = choices(*opt);
-            if (!values.empty()) {
-                std::string list;
-                for (const auto& v : values) {
-                    list += (list.empty() ? "" : ", ") + v;
-                }
-                out << " (" << roff(list) << ")";
-            }
-            out << '\n';
-        }
-        footer(out, command->get_footer());
-    }
-    out << ".SH EXIT STATUS AND ENVIRONMENT\n";
-    footer(out, app.get_footer());
-}
-
-void write_bash_completion(std::ostream& out, const CLI::App& app) {
-    std::string name = app.get_name();
-    std::string list;
-    for (const auto* command : commands(app)) {
-        list += (list.empty() ? "" : " ") + command->get_name();
-    }
-    out << "# bash completion for " << name << ", generated by `" << name
-        << " completion bash` from the command-line definition.\n";
-    out << "_" << name << "() {\n";
-    out << "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n";
-    out << "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n";
-    out << "        COMPREPLY=($(compgen -W \"" << list
-        << " help --version --help\" -- \"$cur\"))\n";
-    out << "        return\n    fi\n";
-    out << "    case ${COMP_WORDS[1]} in\n";
-    out << "    help)\n        COMPREPLY=($(compgen -W \"" << list
-        << "\" -- \"$cur\"))\n        return;;\n";
-    for (const auto* command : commands(app)) {
-        std::string options = "--help --version";
-        std::string values_case;
-        bool takes_paths = false;
-        for (const auto* opt : visible_options(*command)) {
-            if (opt->get_positional()) {
-                takes_paths = true;
-                continue;
-            }
-            std::string names;
-            for (const auto& s : opt->get_snames()) {
-                names += (names.empty() ? "" : "|") + ("-" + s);
-            }
-            for (const auto& l : opt->get_lnames()) {
-                options += " --" + l;
-                names += (names.empty() ? "" : "|") + ("--" + l);
-            }
-            auto values = choices(*opt);
-            if (!values.empty()) {
-                std::string words;
-                for (const auto& v : values) {
-                    words += (words.empty() ? "" : " ") + v;
-                }
-                values_case += "        " + names + ") COMPREPLY=($(compgen -W \"" + words +
-                               "\" -- \"$cur\")); return;;\n";
-            } else if (takes_value(*opt)) {
-                values_case +=
-                    "        " + names + ") COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n";
+            if (opt->get_required() && opt->count() == 0) {
+                missing.push_back(opt);
             }
         }
-        out << "    " << command->get_name() << ")\n";
-        out << "        case $prev in\n" << values_case << "        esac\n";
-        out << "        if [[ $cur == -* ]]; then\n";
-        out << "            COMPREPLY=($(compgen -W \"" << options << "\" -- \"$cur\"))\n";
-        if (takes_paths) {
-            out << "        else\n            COMPREPLY=($(compgen -f -- \"$cur\"))\n";
+        if (missing.empty()) {
+            continue;
         }
-        out << "        fi\n        return;;\n";
+        const CLI::Option& first = *missing.front();
+        std::string what = first.get_positional() ? positional_synopsis(first)
+                                                  : first.get_name() + " " + value_name(first);
+        if (what.ends_with("...")) {
+            what.resize(what.size() - 3);
+        }
+        std::string description = first.get_description();
+        // "Kernel cache ...", "A kernel name ..." go on the line in lower case; "SDSC ..." not.
+        if (!description.empty() && std::isupper(static_cast<unsigned char>(description[0])) &&
+            (description.size() < 2 || !std::isupper(static_cast<unsigned char>(description[1])))) {
+            description[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(description[0])));
+        }
+        std::string out = app.get_name() + " " + command->get_name() + ": " + what +
+                          " is missing: " + description + ".\n";
+        out += "Usage: " + command_synopsis(app, *command) + "\n";
+        const std::string& footer = command->get_footer();
+        if (auto example = footer.find("Example:\n  "); example != std::string::npos) {
+            auto begin = example + 11;
+            out += "For example: " + footer.substr(begin, footer.find('\n', begin) - begin) + "\n";
+        }
+        out += "Run '" + app.get_name() + " help " + command->get_name() + "' for its options.\n";
+        return out;
     }
-    out << "    esac\n}\n";
-    out << "complete -o filenames -o bashdefault -F _" << name << ' ' << name << '\n';
+    if (app.get_subcommands().empty()) {
+        std::string list;
+        for (const auto* command : commands(app)) {
+            list += (list.empty() ? "" : ", ") + command->get_name();
+        }
+        return app.get_name() + ": a command is missing: one of " + list + ".\n" + "Usage: " +
+               app.get_name() + " COMMAND [OPTIONS] [ARGS]\nRun '" + app.get_name() +
+               " help' for what each does.\n";
+    }
+    return std::nullopt;
 }
 
 } // namespace sdscprov::cli

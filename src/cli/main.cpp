@@ -110,11 +110,19 @@ int main(int argc, char** argv) {
 
     std::string shell;
     auto* completion = app.add_subcommand(
-        "completion", "Print a shell completion script (bash), generated from these options");
-    completion->add_option("shell", shell, "The shell")->required()->check(CLI::IsMember({"bash"}));
-    completion->footer("Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
-                       "sdscprov completion bash > ~/.local/share/bash-completion/completions/"
-                       "sdscprov");
+        "completion", "Print a shell completion script (bash, zsh or fish), generated from these "
+                      "options");
+    completion->add_option("shell", shell, "The shell: bash, zsh or fish")
+        ->required()
+        ->check(CLI::IsMember(std::vector<std::string>(std::begin(completion_shells),
+                                                       std::end(completion_shells))));
+    completion->footer(
+        "Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
+        "sdscprov completion bash > ~/.local/share/bash-completion/completions/sdscprov\n"
+        "  mkdir -p ~/.zfunc && sdscprov completion zsh > ~/.zfunc/_sdscprov   # fpath+=(~/.zfunc) "
+        "in ~/.zshrc, before compinit\n"
+        "  mkdir -p ~/.config/fish/completions && "
+        "sdscprov completion fish > ~/.config/fish/completions/sdscprov.fish");
 
     if (auto early = before_parsing(app, argc, argv)) {
         return with_report_written(*early);
@@ -125,6 +133,14 @@ int main(int argc, char** argv) {
                                     &check_options.common}) {
             quiet_mode |= options->quiet;
         }
+    } catch (const CLI::RequiredError& e) {
+        // What is missing and how a run looks, rather than CLI11's "paths is required".
+        if (auto message = missing_argument_message(app)) {
+            std::cerr << *message;
+            return with_report_written(exit_bad_input);
+        }
+        app.exit(e);
+        return with_report_written(exit_bad_input);
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return with_report_written(rc == 0 ? exit_ok : exit_bad_input);
@@ -149,7 +165,7 @@ int main(int argc, char** argv) {
             return with_report_written(run_merge(merge_reports));
         }
         if (completion->parsed()) {
-            write_bash_completion(std::cout, app);
+            write_completion(std::cout, app, shell);
             return with_report_written(exit_ok);
         }
         if (profile->parsed()) {

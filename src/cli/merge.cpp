@@ -2,10 +2,9 @@
 #include "sdscprov/report/merge.hpp"
 
 #include "commands.hpp"
+#include "common.hpp"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace sdscprov::cli {
 
@@ -31,14 +30,14 @@ CLI::App* add_merge_command(CLI::App& app, std::vector<std::string>& reports) {
 int run_merge(const std::vector<std::string>& paths) {
     std::vector<sdscprov::ShardReport> reports;
     for (const auto& path : paths) {
-        std::ifstream in(path, std::ios::binary);
-        std::ostringstream bytes;
-        bytes << in.rdbuf();
-        if (!in) {
-            std::cerr << "sdscprov merge: cannot read " << path << '\n';
+        Problem problem;
+        auto report = sdscprov::read_shard_report(path, problem);
+        if (!report) {
+            print_problems({problem});
+            std::cerr << "sdscprov merge: cannot read " << path << ": nothing merged\n";
             return exit_bad_input;
         }
-        reports.push_back({path, std::move(bytes).str()});
+        reports.push_back(std::move(*report));
     }
     auto merged = sdscprov::merge_reports(reports);
     if (!merged.error.empty()) {

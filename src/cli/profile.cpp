@@ -3,6 +3,7 @@
 #include "profile.hpp"
 
 #include "common.hpp"
+#include "progress.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
@@ -14,6 +15,7 @@
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -141,7 +143,8 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
                   "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");
     cmd->add_option("--annotate-trace", o.annotate_trace,
                     "Also write a copy of the trace whose paired events gain args.sdscprov "
-                    "(source lines, ATen ops, kernel, handles): open it in Perfetto");
+                    "(their bundle, described once: source lines, ATen ops, kernel, handles): "
+                    "open it in Perfetto; - writes it to standard output instead of the report");
     add_color_option(*cmd, o.color, "Colour in text");
     cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
     cmd->add_option("-j,--jobs", o.jobs,
@@ -211,14 +214,27 @@ int run_profile(const ProfileCli& o) {
     ProfileBuilder builder(sources, o.trace, reader, annotate);
     std::optional<AnnotatedTrace> annotated;
     if (annotate) {
+        // Over a file size limit (ulimit -f), a write fails with EFBIG, reported, instead of the
+        // process dying of SIGXFSZ with the temporary left.
+        std::signal(SIGXFSZ, SIG_IGN);
         annotated.emplace(builder, o.annotate_trace);
-        if (auto refused = annotated->open(o.trace)) {
+        AnnotateTraceInputs inputs;
+        inputs.trace = o.trace;
+        inputs.sidecars = o.origins;
+        inputs.caches = roots;
+        inputs.discover.include_incomplete = o.include_incomplete;
+        inputs.discover.follow_symlinks = o.follow_symlinks;
+        if (auto refused = annotated->open(inputs)) {
             print_problems({*refused});
             return exit_bad_input;
         }
+        problems.insert(problems.end(), annotated->notes().begin(), annotated->notes().end());
     }
     TraceHandler& handler = annotated ? static_cast<TraceHandler&>(*annotated) : builder;
-    TraceReadResult read = reader.read(o.trace, handler);
+    Progress progress("read the trace:", false);
+    TraceProgress counted(handler, progress, o.trace);
+    TraceReadResult read = reader.read(o.trace, progress.enabled() ? counted : handler);
+    progress.clear();
     if (read.error) {
         print_problems(problems);
         print_line(o.trace, read.error->pos, Severity::error, read.error->message,
@@ -237,7 +253,8 @@ int run_profile(const ProfileCli& o) {
         }
     }
 
-    if (!o.quiet) {
+    // The annotated copy on standard output takes the report's place there.
+    if (!o.quiet && !(annotated && annotated->to_stdout())) {
         std::string out;
         if (o.format == "json") {
             out = render_profile_json(report);
@@ -250,6 +267,7 @@ int run_profile(const ProfileCli& o) {
             text.top = o.top;
             text.stages = o.stages;
             text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
+            text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
             text.color = use_color(o.color);
             if (!o.by.empty()) {
                 text.rankings = {o.by == "line"   ? ProfileRanking::line

@@ -22,8 +22,10 @@ int run_scan(const CommonOptions& o) {
         quiet_mode ? nullptr : make_printer(report_format(o.format), std::cout, printer_options);
     PipelineResult result;
     {
-        Progress progress("scanned");
-        result = run_pipeline(discover_source(o.paths, options.discover), options, scan_kernel,
+        // The default text report is written at the end; --all and the other formats stream.
+        Progress progress("scanned", o.all || o.format != "text");
+        result = run_pipeline(progress.counting(discover_source(o.paths, options.discover)),
+                              options, scan_kernel,
                               [&](const KernelReport& k) {
                                   progress.kernel(k.files.size());
                                   if (printer) {

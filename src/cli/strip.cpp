@@ -35,9 +35,9 @@ int run_strip(const StripCli& cli) {
              : nullptr;
     auto options = pipeline_options(cli.common);
     options.discover.find_temps = !dry;
-    Progress progress(dry ? "checked" : "stripped");
+    Progress progress(dry ? "checked" : "stripped", json || cli.write.diff);
     auto result = sdscprov::run_pipeline(
-        sdscprov::discover_source(cli.common.paths, options.discover), options,
+        progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)), options,
         [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
             sdscprov::strip_kernel(k, s, strip_options);
         },
@@ -56,6 +56,7 @@ int run_strip(const StripCli& cli) {
         [&](std::vector<sdscprov::KernelReport>& batch) {
             sdscprov::commit_batch(batch, strip_options.write);
         });
+    progress.clear();
     std::cout.flush();
     print_problems(result.problems);
     if (printer && !quiet_mode) {

@@ -20,10 +20,17 @@ Annotator::Annotator(const OriginsIndex& index,
 
 namespace {
 
-// The new bytes must parse, keep the op, and hold `expected` as the op's handle state (and, when
-// populated, `handle`).
+// What an edit leaves of the nested handles (ScanResult::nested_handles).
+enum class NestedAfter {
+    kept,    // the edit is of the op's handle only
+    nulled,  // strip: every one null
+    removed, // strip --remove: none
+};
+
+// The new bytes must parse, keep the op, hold `expected` as the op's handle state (and, when
+// populated, `handle`), and the nested handles `nested` says.
 std::string verify(Scanner& scanner, const ScanResult& before, const std::string& after,
-                   HandleState expected, const DebugHandle* handle) {
+                   HandleState expected, const DebugHandle* handle, NestedAfter nested) {
     ScanResult check = scanner.scan_bytes(before.file, after);
     if (check.status != FileStatus::ok) {
         return "the new bytes do not parse";
@@ -34,6 +41,12 @@ std::string verify(Scanner& scanner, const ScanResult& before, const std::string
     if (check.handle_state != expected || (handle != nullptr && check.handle != *handle)) {
         return "the handle does not read back as written";
     }
+    const auto& left = check.nested_handles;
+    if ((nested == NestedAfter::removed && !left.empty()) ||
+        (nested == NestedAfter::nulled &&
+         std::any_of(left.begin(), left.end(), [](const NestedHandle& h) { return !h.null; }))) {
+        return "a nested debug_handle_ is still there";
+    }
     return {};
 }
 
@@ -43,10 +56,13 @@ std::string verify(Scanner& scanner, const ScanResult& before, const std::string
 // of the new bytes. A failed check is a bug of ours, caught before anything was written: the file
 // stays as it is. The new bytes are assembled only for a diff or that full scan: otherwise they
 // go to the file as three pieces, the read buffer's head and tail around the edit's text.
+// An edit of nested handles (not `kept`) is always checked by the full scan: the splice check
+// proves edits of the op's own handle only.
 void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings& settings,
                    const std::function<Splice()>& edit, HandleState expected,
-                   const DebugHandle* handle, FileOutcome& outcome, KernelReport& report,
-                   KernelAnnotation& annotation, TempDirectories& directories) {
+                   const DebugHandle* handle, NestedAfter nested, FileOutcome& outcome,
+                   KernelReport& report, KernelAnnotation& annotation,
+                   TempDirectories& directories) {
     thread_local SpliceChecker checker;
     thread_local std::string after; // reused: a file's worth of allocation per file showed
     std::string_view before = scanner.bytes();
@@ -56,7 +72,8 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
     try {
         splice = edit();
         outcome.changes = changes(before, splice);
-        bool proved = checker.proves(before, scan, splice, expected, handle);
+        bool proved = (nested == NestedAfter::kept || scan.nested_handles.empty()) &&
+                      checker.proves(before, scan, splice, expected, handle);
         if (settings.diff || !proved) {
             apply_splice(before, splice, after);
             assembled = true;
@@ -65,7 +82,7 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
             outcome.diff = unified_diff(scan.file.path, before, after);
         }
         if (!proved) {
-            wrong = verify(scanner, scan, after, expected, handle); // reuses the read buffer
+            wrong = verify(scanner, scan, after, expected, handle, nested); // reuses the buffer
         }
     } catch (const std::exception& e) {
         wrong = e.what();
@@ -130,6 +147,15 @@ void check_stored_id(const ScanResult& scan, std::vector<Problem>& problems) {
         "the handle's id " + scan.handle->id +
             " is not the hash of its content (id version 2 gives " + handle_id_v2(*scan.handle) +
             "): its source or names may have been rewritten after the compile; left as it is"));
+}
+
+// Whether strip (`remove`: strip --remove) would change the file: a handle of the op, or one
+// nested below its members, that is not already null (any handle at all, when removing).
+bool strips_something(const ScanResult& scan, bool remove) {
+    const bool op = scan.handle_state != HandleState::absent &&
+                    (remove || scan.handle_state != HandleState::null);
+    return op || std::any_of(scan.nested_handles.begin(), scan.nested_handles.end(),
+                             [&](const NestedHandle& h) { return remove || !h.null; });
 }
 
 std::string_view base_name(std::string_view path) {
@@ -277,7 +303,8 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
             write_checked(
                 scanner, scan, {options_.mode, options_.durability, options_.diff},
                 [&] { return handle_splice(scanner.bytes(), scan, handle); },
-                HandleState::populated, &handle, outcome, report, annotation, directories);
+                HandleState::populated, &handle, NestedAfter::kept, outcome, report, annotation,
+                directories);
         }
         annotation.files.push_back(std::move(outcome));
     }
@@ -345,18 +372,21 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
             // Which of the two members would a reader take? Never guess: leave the file alone.
             outcome.action = FileAction::malformed;
             outcome.detail = "debug_handle_ appears more than once in the op: left alone";
-        } else if (scan.handle_state == HandleState::absent ||
-                   (scan.handle_state == HandleState::null && !options.remove)) {
+        } else if (!strips_something(scan, options.remove)) {
             outcome.action = FileAction::keep;
         } else {
             outcome.action = options.remove ? FileAction::remove : FileAction::strip;
+            if (!scan.nested_handles.empty()) {
+                outcome.detail = "with " + std::to_string(scan.nested_handles.size()) +
+                                 " debug_handle_ nested below the op's members" +
+                                 (options.remove ? " (removed)" : " (set to null)");
+            }
+            const bool op_had = scan.handle_state != HandleState::absent;
             write_checked(
                 scanner, scan, options.write,
-                [&] {
-                    return options.remove ? remove_splice(scanner.bytes(), scan)
-                                          : null_splice(scanner.bytes(), scan);
-                },
-                options.remove ? HandleState::absent : HandleState::null, nullptr, outcome, report,
+                [&] { return strip_splice(scanner.bytes(), scan, options.remove); },
+                options.remove || !op_had ? HandleState::absent : HandleState::null, nullptr,
+                options.remove ? NestedAfter::removed : NestedAfter::nulled, outcome, report,
                 annotation, directories);
         }
         annotation.files.push_back(std::move(outcome));

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
+#include <set>
 #include <sys/stat.h>
 #include <system_error>
 
@@ -30,14 +32,99 @@ std::string_view base_name(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// 16 lowercase base32 characters: a bundle's provenance key (docs/profile.md).
+bool is_provenance_key(std::string_view s) {
+    return s.size() == 16 && std::all_of(s.begin(), s.end(), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+           });
+}
+
+// Whether the SDSC files of `dir` hold every id of `ids` (as some op's debug_handle_).
+bool holds_handles(const KernelDir& dir, const std::vector<std::string>& ids, Scanner& scanner) {
+    std::set<std::string> left(ids.begin(), ids.end());
+    for (const auto& file : dir.files) {
+        ScanResult scan = scanner.scan_file(file);
+        if (scan.handle) {
+            left.erase(scan.handle->id);
+        }
+    }
+    return left.empty();
+}
+
+// The sidecar that has the bundle `key`, if any, and the kernel names of its directories: its
+// occurrences' compiler kernel names, else `kernel` (the label's).
+std::pair<const SpyreProvenance*, std::set<std::string>>
+bundle_kernels(const std::string& key, const std::string& kernel,
+               const std::vector<SpyreProvenance>& sidecars) {
+    std::pair<const SpyreProvenance*, std::set<std::string>> out{nullptr, {}};
+    for (const auto& d : sidecars) {
+        if (d.identities.count(key) != 0) {
+            out.first = &d;
+            for (const auto& [id, occurrence] : d.occurrences) {
+                if (occurrence.identity_key == key) {
+                    out.second.insert(occurrence.kernel_name);
+                }
+            }
+            break;
+        }
+    }
+    if (out.second.empty() && !kernel.empty()) {
+        out.second.insert(kernel);
+    }
+    return out;
+}
+
+// The directories of the bundle `key` (resolve_explain_target's KERNEL@KEY) among `named`, the
+// kernel directories of its kernel names.
+std::vector<KernelDir> key_directories(const std::string& key, const std::string& kernel,
+                                       std::vector<KernelDir> named, const SpyreProvenance* doc,
+                                       const ScanOptions& scan_options, const std::string& target,
+                                       std::vector<Problem>& problems) {
+    if (doc == nullptr) {
+        if (kernel.empty()) {
+            problems.push_back(make_problem(
+                target, {}, ProblemCode::bad_argument,
+                key + " is a provenance key: only torch-spyre's spyre_provenance.json (--origins) "
+                      "that has it says which kernel directory holds its bundle"));
+            return {};
+        }
+        if (named.size() > 1) {
+            std::string list;
+            for (const auto& d : named) {
+                list += (list.empty() ? "" : ", ") + d.path;
+            }
+            problems.push_back(make_problem(
+                target, {}, ProblemCode::bad_argument,
+                key +
+                    " is a provenance key: only torch-spyre's spyre_provenance.json (--origins) "
+                    "says which of the kernel directories named " +
+                    kernel + " holds its bundle: " + list));
+            return {};
+        }
+        return named;
+    }
+    const auto& ids = doc->identities.at(key).direct_handle_ids;
+    if (ids.empty()) {
+        return named;
+    }
+    Scanner scanner(scan_options);
+    std::vector<KernelDir> holding;
+    for (const auto& d : named) {
+        if (holds_handles(d, ids, scanner)) {
+            holding.push_back(d);
+        }
+    }
+    return holding.empty() ? named : holding;
+}
+
 } // namespace
 
 // ---- target resolution --------------------------------------------------------------------------
 
-std::vector<KernelDir> resolve_explain_target(const std::string& target,
-                                              const std::vector<std::string>& search_roots,
-                                              std::vector<Problem>& problems,
-                                              const DiscoverOptions& options) {
+std::vector<KernelDir>
+resolve_explain_target(const std::string& target, const std::vector<std::string>& search_roots,
+                       std::vector<Problem>& problems, const DiscoverOptions& options,
+                       const std::vector<SpyreProvenance>& sidecars, const ScanOptions& scan) {
     std::vector<KernelDir> found;
     // "Nothing found" is said once, below, in explain's own words.
     auto on_problem_but_empty = [&](Problem&& p) {
@@ -83,20 +170,113 @@ std::vector<KernelDir> resolve_explain_target(const std::string& target,
                                             target + "' in"));
         return found;
     }
+    // A profile row's label: KERNEL@DIRECTORY-NAME or KERNEL@KEY; a bare KEY with a sidecar.
+    auto at = target.find('@');
+    std::string name = at == std::string::npos ? target : target.substr(0, at);
+    std::string tail = at == std::string::npos ? "" : target.substr(at + 1);
+    std::optional<std::string> key;
+    if (at != std::string::npos && is_provenance_key(tail)) {
+        key = tail;
+    } else if (at == std::string::npos && !sidecars.empty() && is_provenance_key(target)) {
+        key = target;
+        name.clear();
+    } else if (at == std::string::npos && target.starts_with("spyre_kernel_v1_") &&
+               target.size() > 33 && target[target.size() - 17] == '_' &&
+               is_provenance_key(std::string_view(target).substr(target.size() - 16))) {
+        key = target.substr(target.size() - 16); // a kernel event's name: its bundle's key
+        name.clear();
+    }
+    std::pair<const SpyreProvenance*, std::set<std::string>> bundle;
+    if (key) {
+        bundle = bundle_kernels(*key, name, sidecars);
+    }
+    std::vector<KernelDir> named; // KERNEL@KEY: the directories of its kernel names
+    std::set<std::string> seen;   // kernel and directory names (labels), for the suggestions
     discover(
         search_roots, options,
         [&](KernelDir&& k) {
-            if ((k.kernel && *k.kernel == target) || base_name(k.path) == target) {
+            std::string dir(base_name(k.path));
+            if (at != std::string::npos) {
+                seen.insert((k.kernel ? *k.kernel : dir) + "@" + dir); // as profile labels it
+            } else {
+                if (k.kernel) {
+                    seen.insert(*k.kernel);
+                }
+                seen.insert(dir);
+            }
+            if (at == std::string::npos && !key) {
+                if ((k.kernel && *k.kernel == target) || dir == target) {
+                    found.push_back(std::move(k));
+                }
+            } else if (at != std::string::npos && dir == tail) {
                 found.push_back(std::move(k));
+            } else if (key && k.kernel && bundle.second.count(*k.kernel) != 0) {
+                named.push_back(std::move(k));
             }
         },
         on_problem_but_empty);
+    if (found.empty() && key) {
+        std::size_t before = problems.size();
+        found = key_directories(*key, name, std::move(named), bundle.first, scan, target, problems);
+        if (!found.empty() || problems.size() != before) {
+            return found;
+        }
+    }
     if (found.empty()) {
+        std::vector<std::string> names(seen.begin(), seen.end());
+        auto near = nearest_names(target, names);
+        std::string hint;
+        for (const auto& n : near) {
+            hint += (hint.empty() ? "; the nearest names: " : ", ") + n;
+        }
         problems.push_back(
             make_problem(target, {}, ProblemCode::bad_argument,
-                         "no kernel directory named '" + target + "' under " + roots));
+                         "no kernel directory named '" + target + "' under " + roots + hint));
     }
     return found;
+}
+
+std::vector<std::string> nearest_names(std::string_view target,
+                                       const std::vector<std::string>& names, std::size_t count) {
+    const std::size_t limit = std::max<std::size_t>(2, target.size() / 3);
+    std::vector<std::pair<std::size_t, const std::string*>> near;
+    std::vector<std::size_t> row;
+    std::vector<std::size_t> next;
+    for (const auto& n : names) {
+        std::size_t gap =
+            n.size() > target.size() ? n.size() - target.size() : target.size() - n.size();
+        if (gap > limit || n == target) {
+            continue;
+        }
+        // One row of the distance table at a time; a row whose least is over the limit ends it.
+        row.resize(n.size() + 1);
+        next.resize(n.size() + 1);
+        for (std::size_t j = 0; j <= n.size(); ++j) {
+            row[j] = j;
+        }
+        std::size_t least = 0;
+        for (std::size_t i = 1; i <= target.size() && least <= limit; ++i) {
+            next[0] = i;
+            least = i;
+            for (std::size_t j = 1; j <= n.size(); ++j) {
+                std::size_t substitute = row[j - 1] + (target[i - 1] == n[j - 1] ? 0 : 1);
+                next[j] = std::min({row[j] + 1, next[j - 1] + 1, substitute});
+                least = std::min(least, next[j]);
+            }
+            row.swap(next);
+        }
+        if (least <= limit && row[n.size()] <= limit) {
+            near.emplace_back(row[n.size()], &n);
+        }
+    }
+    std::sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+    });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < near.size() && i < count; ++i) {
+        out.push_back(*near[i].second);
+    }
+    return out;
 }
 
 // ---- explain ------------------------------------------------------------------------------------

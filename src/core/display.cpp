@@ -197,8 +197,12 @@ std::optional<std::string> base64_decode(std::string_view text) {
     return out;
 }
 
-// `text` in at most `width` columns (code points): too long, its middle gives way to "...".
+// `text` in at most `width` columns (code points): too long, its middle gives way to "...", the
+// tail keeping two thirds of the room (the key, the counter, the directory's random suffix).
 std::string shorten_middle(std::string_view text, std::size_t width) {
+    if (text.size() <= width) { // bytes are at least as many as code points
+        return std::string(text);
+    }
     std::vector<std::size_t> starts; // where each code point starts
     for (std::size_t i = 0; i < text.size(); ++i) {
         if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
@@ -209,7 +213,7 @@ std::string shorten_middle(std::string_view text, std::size_t width) {
         return std::string(text);
     }
     std::size_t keep = width - 1; // a column for the ellipsis
-    std::size_t head = (keep + 1) / 2;
+    std::size_t head = keep / 3;
     std::size_t tail = keep - head;
     return std::string(text.substr(0, starts[head])) + "\xE2\x80\xA6" +
            std::string(text.substr(starts[starts.size() - tail]));

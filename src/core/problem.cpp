@@ -153,6 +153,8 @@ std::string_view to_string(ProblemCode c) {
         return "symlink-not-followed";
     case ProblemCode::hard_links:
         return "hard-links";
+    case ProblemCode::nested_handle:
+        return "nested-handle";
     }
     return "unknown";
 }
@@ -168,6 +170,7 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::inconsistent_handle_id:
     case ProblemCode::conflicting_origins:
     case ProblemCode::empty_sidecar:
+    case ProblemCode::nested_handle:
     case ProblemCode::no_sdsc_files: // check makes it an error: a gate that checks nothing fails
         return Severity::warning;
     case ProblemCode::leftover_temp:

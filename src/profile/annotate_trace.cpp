@@ -1,13 +1,18 @@
 #include "sdscprov/profile/annotate_trace.hpp"
 
+#include "sdsc/json_out.hpp"
 #include "sdscprov/write/replace.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <dirent.h>
 #include <fcntl.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unordered_map>
 #include <zlib.h>
 
 namespace sdscprov {
@@ -24,14 +29,104 @@ std::string parent_dir(const std::string& path) {
     return slash == 0 ? std::string("/") : path.substr(0, slash);
 }
 
+std::string base_name(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// What the bundles table says of one bundle: everything the events of the old format repeated.
+std::string bundle_description(const ProfileBundle& b) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    auto strings = [&](std::string_view key, const auto& items, auto text) {
+        json_out::key(w, key);
+        w.StartArray();
+        for (const auto& item : items) {
+            json_out::string(w, text(item));
+        }
+        w.EndArray();
+    };
+    auto same = [](const std::string& s) -> std::string_view { return s; };
+    w.StartObject();
+    json_out::key(w, "event_name");
+    json_out::string(w, b.event_name);
+    strings("source_lines", b.lines, [](const SourceLine& l) { return l.label(); });
+    strings("aten_ops", b.aten_ops, same);
+    strings("kernels", b.kernel_names, same);
+    strings("kernel_dirs", b.kernel_dirs, same);
+    strings("handles", b.handle_ids, same);
+    json_out::key(w, "paired_by");
+    json_out::string(w, to_string(b.resolution));
+    w.EndObject();
+    return {buffer.GetString(), buffer.GetSize()};
+}
+
+std::string json_string(std::string_view s) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    json_out::string(w, s);
+    return {buffer.GetString(), buffer.GetSize()};
+}
+
+struct FileId {
+    dev_t dev;
+    ino_t ino;
+    bool operator==(const FileId&) const = default;
+};
+
+// The first input of the run that is the file `out`, described ("the trace x"), or empty.
+std::string input_named(const FileId& out, const AnnotateTraceInputs& inputs) {
+    struct stat st {};
+    auto same = [&](const std::string& path) {
+        return ::stat(path.c_str(), &st) == 0 && FileId{st.st_dev, st.st_ino} == out;
+    };
+    if (inputs.trace == "-") {
+        if (::fstat(STDIN_FILENO, &st) == 0 && FileId{st.st_dev, st.st_ino} == out) {
+            return "the trace being read (standard input)";
+        }
+    } else if (same(inputs.trace)) {
+        return "the trace being read";
+    }
+    for (const auto& sidecar : inputs.sidecars) {
+        if (same(sidecar)) {
+            return "the --origins sidecar " + sidecar;
+        }
+    }
+    if (inputs.caches.empty()) {
+        return {};
+    }
+    std::string found;
+    discover(
+        inputs.caches, inputs.discover,
+        [&](KernelDir&& dir) {
+            if (!found.empty()) {
+                return;
+            }
+            for (const auto& file : dir.files) {
+                if (same(file.path)) {
+                    found = "the SDSC file " + file.path + " of a cache given";
+                    return;
+                }
+            }
+            if (dir.has_bundle && same(dir.path + "/bundle.mlir")) {
+                found = "the bundle " + dir.path + "/bundle.mlir of a cache given";
+            }
+        },
+        [](Problem&&) {}); // the caches' problems are the index's to report
+    return found;
+}
+
 } // namespace
 
 struct AnnotatedTrace::Impl {
     ProfileBuilder& builder;
     std::string out;
+    bool to_stdout = false;
     // Ours by its name and lock for its whole life (replace.hpp): removed when not renamed, also
     // by a signal, and never taken for someone else's file by a later sweep.
     std::optional<PendingReplace> temp;
+    std::optional<struct stat> existing; // OUT as found by open(), when it exists
+    std::vector<Problem> notes;
     int fd = -1;
     bool gzip = false;
     z_stream z{};
@@ -44,12 +139,16 @@ struct AnnotatedTrace::Impl {
         std::string text;
     };
     std::deque<Insertion> insertions;
+    // The bundles referred to, in the order of their first annotated event: key, description.
+    std::unordered_map<std::string, std::size_t> described;
+    std::vector<std::pair<std::string, std::string>> descriptions;
     std::uint64_t annotated = 0;
     int error = 0; // errno of the first failure
     std::string failed_step;
 
     Impl(ProfileBuilder& b, std::string o) : builder(b), out(std::move(o)) {
-        gzip = out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0;
+        to_stdout = out == "-";
+        gzip = !to_stdout && out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0;
     }
 
     ~Impl() {
@@ -114,6 +213,46 @@ struct AnnotatedTrace::Impl {
             flush(false);
         }
     }
+
+    // Removes the temporaries of OUT whose writer is gone (a run killed while writing it), as
+    // annotate removes those of the files it writes; only names made for OUT are looked at.
+    void sweep() {
+        const std::string parent = parent_dir(out);
+        const std::string embedded = temp_embedded_name(base_name(out));
+        DIR* dir = ::opendir(parent.c_str());
+        if (dir == nullptr) {
+            return;
+        }
+        std::vector<std::string> temps;
+        while (const dirent* entry = ::readdir(dir)) {
+            auto parsed = parse_temp_file_name(entry->d_name);
+            if (parsed && parsed->embedded == embedded) {
+                temps.push_back((parent == "/" ? "" : parent) + "/" + entry->d_name);
+            }
+        }
+        ::closedir(dir);
+        for (const auto& t : temps) {
+            std::string detail;
+            switch (remove_if_abandoned(t, detail)) {
+            case TempFate::removed:
+                notes.push_back(make_problem(t, {}, ProblemCode::leftover_temp,
+                                             "removed a temporary file left by an interrupted "
+                                             "sdscprov run (its lock was free: the run is gone)"));
+                break;
+            case TempFate::other_host:
+                notes.push_back(make_problem(
+                    t, {}, ProblemCode::leftover_temp,
+                    "left as it is: a temporary file of an sdscprov run on another machine (or "
+                    "before a reboot) on a network file system, where a free lock does not prove "
+                    "that run gone; remove it once no sdscprov run writes here"));
+                break;
+            case TempFate::alive:
+            case TempFate::ours:
+            case TempFate::kept:
+                break;
+            }
+        }
+    }
 };
 
 AnnotatedTrace::AnnotatedTrace(ProfileBuilder& builder, std::string out)
@@ -121,47 +260,70 @@ AnnotatedTrace::AnnotatedTrace(ProfileBuilder& builder, std::string out)
 
 AnnotatedTrace::~AnnotatedTrace() = default;
 
-std::optional<Problem> AnnotatedTrace::open(const std::string& input) {
+const std::vector<Problem>& AnnotatedTrace::notes() const {
+    return impl_->notes;
+}
+
+bool AnnotatedTrace::to_stdout() const {
+    return impl_->to_stdout;
+}
+
+std::optional<Problem> AnnotatedTrace::open(const AnnotateTraceInputs& inputs) {
     Impl& s = *impl_;
+    const std::string shown = s.to_stdout ? std::string("<stdout>") : s.out;
     auto refuse = [&](ProblemCode code, const std::string& why) {
-        return make_problem(s.out, {}, code, why + ": the annotated trace is not written");
+        return make_problem(shown, {}, code, why + ": the annotated trace is not written");
     };
+    auto refuse_input = [&](const FileId& id) -> std::optional<Problem> {
+        std::string input = input_named(id, inputs);
+        if (input.empty()) {
+            return std::nullopt;
+        }
+        return refuse(ProblemCode::bad_argument,
+                      "is " + input + ": give --annotate-trace another path");
+    };
+    if (s.to_stdout) {
+        // Standard output redirected to an input (`>> trace.json`) would be read as it grows.
+        struct stat st {};
+        if (::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (auto refused = refuse_input({st.st_dev, st.st_ino})) {
+                return refused;
+            }
+        }
+        s.fd = STDOUT_FILENO;
+        return std::nullopt;
+    }
     struct stat st {};
-    mode_t mode = 0666;
-    bool exists = ::lstat(s.out.c_str(), &st) == 0;
-    if (exists) {
+    if (::lstat(s.out.c_str(), &st) == 0) {
         if (S_ISLNK(st.st_mode)) {
             return refuse(ProblemCode::bad_argument, "is a symbolic link, never replaced");
         }
         if (!S_ISREG(st.st_mode)) {
             return refuse(ProblemCode::bad_argument, "exists and is not a regular file");
         }
-        struct stat in {};
-        if (input != "-" && ::stat(input.c_str(), &in) == 0 && in.st_dev == st.st_dev &&
-            in.st_ino == st.st_ino) {
-            return refuse(ProblemCode::bad_argument,
-                          "is the trace being read: give --annotate-trace another path");
+        if (auto refused = refuse_input({st.st_dev, st.st_ino})) {
+            return refused;
         }
         if ((st.st_mode & S_IWUSR) == 0) {
             return refuse(ProblemCode::write_failed, "is read-only, never replaced");
         }
-        mode = st.st_mode & 07777;
+        // Another user's file keeps its owner only when root writes it: refused before the trace
+        // is read, rather than after.
+        const uid_t euid = ::geteuid();
+        if (euid != 0 && st.st_uid != euid) {
+            return refuse(ProblemCode::write_failed,
+                          "belongs to uid " + std::to_string(st.st_uid) +
+                              ": its replacement could not keep its owner");
+        }
+        s.existing = st;
     }
+    s.sweep();
     Problem problem;
     s.temp = create_temp_beside(s.out, problem);
     if (!s.temp) {
         return refuse(ProblemCode::write_failed, problem.message);
     }
     s.fd = s.temp->fd();
-    if (!exists) { // a new file: the mode open(2) would give it
-        mode_t mask = ::umask(0);
-        ::umask(mask);
-        mode = 0666 & ~mask;
-    }
-    if (::fchmod(s.fd, mode) != 0) {
-        return refuse(ProblemCode::write_failed, "cannot give the new file the old one's mode: " +
-                                                     std::string(std::strerror(errno)));
-    }
     if (s.gzip) {
         // Level 1: an annotated copy of a large trace is written at disk speed.
         if (::deflateInit2(&s.z, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -175,18 +337,40 @@ std::optional<Problem> AnnotatedTrace::open(const std::string& input) {
 void AnnotatedTrace::event(const TraceEvent& e) {
     Impl& s = *impl_;
     s.builder.event(e);
-    const std::string* annotation = s.builder.annotation();
-    if (annotation == nullptr) {
+    const ProfileBundle* bundle = s.builder.annotated_bundle();
+    if (bundle == nullptr) {
         return;
     }
     ++s.annotated;
+    auto [it, added] = s.described.try_emplace(bundle->key, s.descriptions.size());
+    if (added) {
+        s.descriptions.emplace_back(bundle->key, bundle_description(*bundle));
+    }
+    std::string reference = "{\"bundle\": " + json_string(bundle->key) + "}";
     if (e.args_state == FieldState::ok) {
         s.insertions.push_back(
-            {e.args_open + 1, "\"sdscprov\": " + *annotation + (e.args_empty ? "" : ", ")});
+            {e.args_open + 1, "\"sdscprov\": " + reference + (e.args_empty ? "" : ", ")});
     } else {
         s.insertions.push_back({e.end, std::string(e.empty ? "" : ", ") +
-                                           "\"args\": {\"sdscprov\": " + *annotation + "}"});
+                                           "\"args\": {\"sdscprov\": " + reference + "}"});
     }
+}
+
+void AnnotatedTrace::events_end(std::uint64_t offset) {
+    Impl& s = *impl_;
+    if (s.descriptions.empty()) {
+        return; // nothing refers to a bundle: the copy is the trace
+    }
+    // After the last event (an annotated one exists, so the array is not empty).
+    std::string table =
+        ",\n{\"name\": \"sdscprov_bundles\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, "
+        "\"args\": {\"bundles\": {";
+    for (std::size_t i = 0; i < s.descriptions.size(); ++i) {
+        table += (i == 0 ? "\n" : ",\n") + json_string(s.descriptions[i].first) + ": " +
+                 s.descriptions[i].second;
+    }
+    table += "}}}\n";
+    s.insertions.push_back({offset, std::move(table)});
 }
 
 void AnnotatedTrace::bytes(std::string_view text) {
@@ -208,6 +392,41 @@ void AnnotatedTrace::bytes(std::string_view text) {
 std::optional<Problem> AnnotatedTrace::commit() {
     Impl& s = *impl_;
     s.flush(true);
+    auto failed = [&]() {
+        std::string reason = std::strerror(s.error);
+        if (s.error == EFBIG) {
+            reason += " (the limit on the size of files this process may write, ulimit -f)";
+        }
+        return make_problem(s.to_stdout ? std::string("<stdout>") : s.out, {},
+                            ProblemCode::write_failed,
+                            s.failed_step + ": " + reason +
+                                (s.to_stdout ? std::string(" (the copy is incomplete)")
+                                             : std::string(" (nothing was written there)")));
+    };
+    if (s.to_stdout) {
+        s.fd = -1;
+        if (s.error != 0) {
+            return failed();
+        }
+        return std::nullopt;
+    }
+    if (s.error == 0) {
+        if (s.existing) {
+            std::string wrong = give_metadata_of(s.fd, s.out, *s.existing);
+            if (!wrong.empty()) {
+                s.temp->release();
+                s.fd = -1;
+                return make_problem(s.out, {}, ProblemCode::write_failed,
+                                    wrong + ": not replaced (nothing was written there)");
+            }
+        } else { // a new file: the mode open(2) would give it
+            mode_t mask = ::umask(0);
+            ::umask(mask);
+            if (::fchmod(s.fd, 0666 & ~mask) != 0) {
+                s.fail("cannot give the new file its mode");
+            }
+        }
+    }
     if (s.error == 0 && ::fsync(s.fd) != 0) {
         s.fail("cannot sync the annotated trace");
     }
@@ -218,9 +437,7 @@ std::optional<Problem> AnnotatedTrace::commit() {
     s.temp->release(); // closes it (and removes it unless renamed)
     s.fd = -1;
     if (s.error != 0) {
-        return make_problem(s.out, {}, ProblemCode::write_failed,
-                            s.failed_step + ": " + std::strerror(s.error) +
-                                " (nothing was written there)");
+        return failed();
     }
     int dir = ::open(parent_dir(s.out).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {

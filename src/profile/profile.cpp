@@ -1,5 +1,6 @@
 #include "sdscprov/profile/profile.hpp"
 
+#include "profile/evicted_names.hpp"
 #include "profile/saturating.hpp"
 #include "sdsc/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
@@ -123,8 +124,20 @@ std::string joined(const Items& items, Label label, std::string_view none) {
 // ---- the builder --------------------------------------------------------------------------------
 
 struct ProfileBuilder::Impl {
+    // Bounds of what a trace of distinct names can make the builder hold: variants kept for
+    // reuse (the others are classified at each event) and distinct diagnostics per code.
+    static constexpr std::size_t max_cached_variants = std::size_t{1} << 16;
+    static constexpr std::uint32_t max_diagnostics_per_code = 1000;
+
+    // The events of one unresolved group: same reason, same name (without #<step>).
+    struct Group {
+        ProfileCode reason;
+        std::string name;
+        std::string key;
+    };
     struct Variant {
-        std::uint32_t bundle = 0;
+        std::uint32_t bundle = 0;   // a paired bundle, unless `group`
+        std::optional<Group> group; // unpaired: the group, looked up at each event (evictions)
         bool kernel = false;
         std::vector<std::uint32_t> diagnostics;
     };
@@ -132,7 +145,6 @@ struct ProfileBuilder::Impl {
         ProfileBundle bundle;
         std::vector<DebugHandle> handles;
         std::vector<std::uint32_t> diagnostics;
-        std::string annotation;
     };
 
     const PairingSources& sources;
@@ -146,15 +158,27 @@ struct ProfileBuilder::Impl {
     std::vector<Variant> variants;
     std::vector<BundleState> bundles;
     std::unordered_map<std::string, std::uint32_t> resolved_by_key;
+    // The unresolved groups kept apart, at most max_unresolved_groups, and the same ordered by
+    // device time (then events, then slot): the least is the first to leave for the overflow
+    // group, which then takes every later event of its name (evicted_names remembers them).
     std::map<std::pair<ProfileCode, std::string>, std::uint32_t> unresolved_by_name;
+    std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> unresolved_ranking;
+    EvictedNames evicted_names;
+    // Groups that left the table: a lower bound of the names in the overflow group (a name that
+    // the filter turned away without its having left is not counted).
+    std::uint64_t overflow_names = 0;
     std::optional<std::uint32_t> overflow_group;
     std::vector<ProfileDiagnostic> diagnostics;
     std::map<std::pair<ProfileCode, std::string>, std::uint32_t> diagnostic_by_message;
+    // Distinct diagnostics per code, and the one that counts the events of the others beyond
+    // max_diagnostics_per_code (a trace of a million distinct bad names stays small).
+    std::map<ProfileCode, std::uint32_t> diagnostics_per_code;
+    std::map<ProfileCode, std::uint32_t> diagnostic_overflow;
     std::map<std::pair<ProfileCode, std::uint32_t>, std::uint32_t> event_diagnostics;
     ProfileCoverage coverage;
     StageTotals stages;
     std::string key_buf;
-    const std::string* last_annotation = nullptr;
+    const ProfileBundle* last_annotated = nullptr;
 
     Impl(const PairingSources& s, std::string p, TraceReader& r, bool a)
         : sources(s), path(std::move(p)), reader(r), annotate(a) {
@@ -172,6 +196,18 @@ struct ProfileBuilder::Impl {
         auto it = diagnostic_by_message.find(key);
         if (it != diagnostic_by_message.end()) {
             return it->second;
+        }
+        if (diagnostics_per_code[code]++ >= max_diagnostics_per_code) {
+            auto [over, added] = diagnostic_overflow.try_emplace(code, 0U);
+            if (added) {
+                over->second = static_cast<std::uint32_t>(diagnostics.size());
+                diagnostics.push_back(
+                    {code, severity_of(code), path, reader.position(e.offset), e.index, 0,
+                     "more events of this kind, of other names or keys than the " +
+                         std::to_string(max_diagnostics_per_code) +
+                         " diagnostics of this code before it: counted here (from this event on)"});
+            }
+            return over->second;
         }
         auto index = static_cast<std::uint32_t>(diagnostics.size());
         diagnostics.push_back({code, severity_of(code), path, reader.position(e.offset), e.index, 0,
@@ -192,33 +228,62 @@ struct ProfileBuilder::Impl {
         ++diagnostics[it->second].events;
     }
 
-    std::uint32_t unresolved_bundle(ProfileCode reason, std::string_view name,
-                                    std::string_view key) {
-        auto group = std::make_pair(reason, std::string(name));
-        auto it = unresolved_by_name.find(group);
+    static Group group_of(ProfileCode reason, std::string_view name, std::string_view key) {
+        return {reason, std::string(name), std::string(key)};
+    }
+
+    std::uint32_t overflow(ProfileCode reason) {
+        if (!overflow_group) {
+            overflow_group = static_cast<std::uint32_t>(bundles.size());
+            BundleState b;
+            b.bundle.event_name = "(other unpaired events)";
+            b.bundle.reason = reason; // of the first group that went there
+            bundles.push_back(std::move(b));
+            label(bundles.back().bundle);
+        }
+        return *overflow_group;
+    }
+
+    static std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> rank(const BundleState& b,
+                                                                        std::uint32_t slot) {
+        return {b.bundle.time.ns, b.bundle.time.events, slot};
+    }
+
+    // The group's slot: its own while it is among the kept ones; a new group takes the slot of
+    // the least one when the table is full (whose time goes to the overflow group), unless its
+    // name left the table before: then, as every name that left, the overflow group.
+    std::uint32_t unresolved_bundle(const Group& g) {
+        auto name = std::make_pair(g.reason, g.name);
+        auto it = unresolved_by_name.find(name);
         if (it != unresolved_by_name.end()) {
             return it->second;
         }
-        if (unresolved_by_name.size() >= max_unresolved_groups) {
-            if (!overflow_group) {
-                overflow_group = static_cast<std::uint32_t>(bundles.size());
-                BundleState b;
-                b.bundle.event_name = "(other unpaired events)";
-                b.bundle.reason = reason;
-                bundles.push_back(std::move(b));
-                label(bundles.back().bundle);
+        std::uint32_t slot = 0;
+        if (unresolved_by_name.size() < max_unresolved_groups) {
+            slot = static_cast<std::uint32_t>(bundles.size());
+            bundles.emplace_back();
+        } else {
+            if (evicted_names.may_hold(g.reason, g.name)) {
+                return overflow(g.reason);
             }
-            return *overflow_group;
+            std::uint32_t other = overflow(g.reason);
+            slot = std::get<2>(*unresolved_ranking.begin());
+            unresolved_ranking.erase(unresolved_ranking.begin());
+            BundleState& least = bundles[slot];
+            bundles[other].bundle.time.add(least.bundle.time);
+            ++overflow_names;
+            evicted_names.add(*least.bundle.reason, least.bundle.event_name);
+            unresolved_by_name.erase({*least.bundle.reason, least.bundle.event_name});
+            least = BundleState{};
         }
-        auto index = static_cast<std::uint32_t>(bundles.size());
-        BundleState b;
-        b.bundle.key = std::string(key);
-        b.bundle.event_name = std::string(name);
-        b.bundle.reason = reason;
-        bundles.push_back(std::move(b));
-        label(bundles.back().bundle);
-        unresolved_by_name.emplace(std::move(group), index);
-        return index;
+        ProfileBundle& b = bundles[slot].bundle;
+        b.key = g.key;
+        b.event_name = g.name;
+        b.reason = g.reason;
+        label(b);
+        unresolved_by_name.emplace(std::move(name), slot);
+        unresolved_ranking.insert(rank(bundles[slot], slot));
+        return slot;
     }
 
     static void label(ProfileBundle& b) {
@@ -274,9 +339,6 @@ struct ProfileBuilder::Impl {
         b.aten_ops.assign(ops.begin(), ops.end());
         kernel_dirs(state, e, doc, doc_index);
         label(b);
-        if (annotate) {
-            state.annotation = annotation_text(b);
-        }
         bundles.push_back(std::move(state));
         resolved_by_key.emplace(std::string(key), index);
         return index;
@@ -365,32 +427,6 @@ struct ProfileBuilder::Impl {
         return s.empty() ? "no directory" : s;
     }
 
-    static std::string annotation_text(const ProfileBundle& b) {
-        rapidjson::StringBuffer buffer;
-        rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-        auto strings = [&](std::string_view key, const auto& items, auto text) {
-            json_out::key(w, key);
-            w.StartArray();
-            for (const auto& item : items) {
-                json_out::string(w, text(item));
-            }
-            w.EndArray();
-        };
-        auto same = [](const std::string& s) -> std::string_view { return s; };
-        w.StartObject();
-        strings("source_lines", b.lines, [](const SourceLine& l) { return l.label(); });
-        strings("aten_ops", b.aten_ops, same);
-        strings("kernels", b.kernel_names, same);
-        strings("kernel_dirs", b.kernel_dirs, same);
-        strings("handles", b.handle_ids, same);
-        json_out::key(w, "provenance_key");
-        json_out::string(w, b.key);
-        json_out::key(w, "paired_by");
-        json_out::string(w, to_string(b.resolution));
-        w.EndObject();
-        return {buffer.GetString(), buffer.GetSize()};
-    }
-
     // Classifies the first event of a variant: the pairing rules (profile.hpp).
     Variant classify(const TraceEvent& e) {
         Variant v;
@@ -430,7 +466,7 @@ struct ProfileBuilder::Impl {
                 return v; // not a Spyre kernel event
             }
             v.kernel = true;
-            v.bundle = unresolved_bundle(ProfileCode::unparsable_name, group_name, "");
+            v.group = group_of(ProfileCode::unparsable_name, group_name, "");
             v.diagnostics.push_back(
                 diagnose(ProfileCode::unparsable_name, e,
                          "event name '" + printable(name) +
@@ -439,7 +475,7 @@ struct ProfileBuilder::Impl {
         }
         v.kernel = true;
         if (parsed && native && *parsed != *native) {
-            v.bundle = unresolved_bundle(ProfileCode::carrier_conflict, group_name, *parsed);
+            v.group = group_of(ProfileCode::carrier_conflict, group_name, *parsed);
             v.diagnostics.push_back(diagnose(ProfileCode::carrier_conflict, e,
                                              "the name's key " + std::string(*parsed) +
                                                  " and args.provenance_key " +
@@ -455,7 +491,7 @@ struct ProfileBuilder::Impl {
             }
             const auto& id = identity->second;
             if (parsed && *base != id.event_name_base) {
-                v.bundle = unresolved_bundle(ProfileCode::collision, group_name, key);
+                v.group = group_of(ProfileCode::collision, group_name, key);
                 v.diagnostics.push_back(diagnose(ProfileCode::collision, e,
                                                  "key " + key + " is the bundle '" +
                                                      id.event_name_base + "' in " + doc.path +
@@ -489,7 +525,7 @@ struct ProfileBuilder::Impl {
                     "event of key " + key +
                         " carries no args.debug_handles and there is no sidecar: unpaired"));
             }
-            v.bundle = unresolved_bundle(reason, group_name, key);
+            v.group = group_of(reason, group_name, key);
             return v;
         }
         std::vector<std::string> known;
@@ -504,7 +540,7 @@ struct ProfileBuilder::Impl {
                                                  " in no SDSC file of the caches" +
                                                  (known.empty() ? ": unpaired" : "")));
             if (known.empty()) {
-                v.bundle = unresolved_bundle(ProfileCode::unknown_handle, group_name, key);
+                v.group = group_of(ProfileCode::unknown_handle, group_name, key);
                 return v;
             }
         }
@@ -513,7 +549,7 @@ struct ProfileBuilder::Impl {
     }
 
     void event(const TraceEvent& e) {
-        last_annotation = nullptr;
+        last_annotated = nullptr;
         ++coverage.trace_events;
         if (!e.object) {
             diagnose_event(ProfileCode::not_an_event, std::numeric_limits<std::uint32_t>::max(), e,
@@ -538,22 +574,28 @@ struct ProfileBuilder::Impl {
             append_field(key_buf, 'h', h);
         }
         auto found = variant_of.find(key_buf);
-        std::uint32_t index = 0;
+        // Beyond max_cached_variants (a trace of distinct names), a variant is classified again
+        // at each of its events rather than kept.
+        std::optional<Variant> uncached;
         if (found == variant_of.end()) {
-            index = static_cast<std::uint32_t>(variants.size());
-            variants.push_back(classify(e));
-            variant_of.emplace(key_buf, index);
-        } else {
-            index = found->second;
+            if (variant_of.size() < max_cached_variants) {
+                auto index = static_cast<std::uint32_t>(variants.size());
+                variants.push_back(classify(e));
+                found = variant_of.emplace(key_buf, index).first;
+            } else {
+                uncached = classify(e);
+            }
         }
-        const Variant& v = variants[index];
+        const Variant& v = uncached ? *uncached : variants[found->second];
         for (auto d : v.diagnostics) {
             ++diagnostics[d].events;
         }
         if (!v.kernel) {
             return;
         }
-        BundleState& bundle = bundles[v.bundle];
+        const std::uint32_t slot = v.group ? unresolved_bundle(*v.group) : v.bundle;
+        const bool ranked = v.group && slot != overflow_group;
+        BundleState& bundle = bundles[slot];
         for (auto d : bundle.diagnostics) {
             ++diagnostics[d].events;
         }
@@ -572,7 +614,7 @@ struct ProfileBuilder::Impl {
                 : e.dur_state == FieldState::wrong_type
                     ? "dur is not a number"
                     : "dur " + std::string(e.dur) + " is negative or longer than 2^62 ns";
-            diagnose_event(ProfileCode::bad_duration, v.bundle, e,
+            diagnose_event(ProfileCode::bad_duration, slot, e,
                            what + ": the time of these events is not counted");
         }
         if (e.cycles_ts_state == FieldState::ok && e.cycles_ts_count == 5 && e.cycles_ts_counters) {
@@ -583,11 +625,17 @@ struct ProfileBuilder::Impl {
                 t.stages = stages_of(e.cycles_ts);
             }
         } else if (e.cycles_ts_state != FieldState::absent) {
-            diagnose_event(ProfileCode::bad_cycles_ts, v.bundle, e,
+            diagnose_event(ProfileCode::bad_cycles_ts, slot, e,
                            "args.cycles_ts is not five integers in [0, 2^32): the stages of "
                            "these events are not counted");
         }
+        if (ranked) {
+            unresolved_ranking.erase(rank(bundle, slot));
+        }
         bundle.bundle.time.add(t);
+        if (ranked) {
+            unresolved_ranking.insert(rank(bundle, slot));
+        }
         stages.add(t.stages);
         ++coverage.kernel_events;
         coverage.kernel_ns = saturating_add(coverage.kernel_ns, t.ns);
@@ -596,16 +644,52 @@ struct ProfileBuilder::Impl {
             coverage.resolved_ns = saturating_add(coverage.resolved_ns, t.ns);
             if (annotate) {
                 if (e.has_sdscprov_arg) {
-                    diagnose_event(ProfileCode::already_annotated, v.bundle, e,
+                    diagnose_event(ProfileCode::already_annotated, slot, e,
                                    "args.sdscprov is there already: the event is left as it is");
                 } else if (e.args_state != FieldState::wrong_type) {
-                    last_annotation = &bundle.annotation;
+                    last_annotated = &bundle.bundle;
                 }
             }
         }
     }
 
     // ---- the report -------------------------------------------------------------------------
+
+    // Each bundle's row label (ProfileBundle::label): the kernel and what tells it apart.
+    static void label_rows(std::vector<ProfileBundle>& bundles) {
+        auto dir_name = [](std::string_view path) {
+            while (path.size() > 1 && path.back() == '/') {
+                path.remove_suffix(1);
+            }
+            auto slash = path.rfind('/');
+            return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+        };
+        // The event name (the kernel when no kernel name is known) ends with the key already.
+        auto by_key = [](const ProfileBundle& b) {
+            return b.kernel_names.empty() ? b.kernel_label : b.kernel_label + "@" + b.key;
+        };
+        std::map<std::string, std::size_t> uses;
+        for (auto& b : bundles) {
+            if (b.resolution == Resolution::unresolved) {
+                b.label = b.kernel_label;
+            } else if (b.kernel_dirs.size() == 1) {
+                b.label = b.kernel_label + "@" + dir_name(b.kernel_dirs.front());
+            } else {
+                b.label = by_key(b);
+            }
+            ++uses[b.label];
+        }
+        for (auto& b : bundles) {
+            if (uses[b.label] < 2) {
+                continue;
+            }
+            if (b.resolution != Resolution::unresolved) {
+                b.label = by_key(b); // keys are distinct among paired bundles
+            } else if (b.reason) {
+                b.label += " [" + std::string(to_string(*b.reason)) + "]";
+            }
+        }
+    }
 
     static bool heavier(const DeviceTime& a, const DeviceTime& b) {
         return a.ns != b.ns ? a.ns > b.ns : a.events > b.events;
@@ -630,6 +714,12 @@ struct ProfileBuilder::Impl {
         }
         r.coverage = coverage;
         r.stages = stages;
+        if (overflow_group) {
+            ProfileBundle& other = bundles[*overflow_group].bundle;
+            other.event_name =
+                "(other unpaired events: at least " + std::to_string(overflow_names) + " names)";
+            label(other);
+        }
 
         std::vector<std::uint32_t> order(bundles.size());
         for (std::uint32_t i = 0; i < order.size(); ++i) {
@@ -655,6 +745,7 @@ struct ProfileBuilder::Impl {
             }
             r.bundles.push_back(bundles[i].bundle);
         }
+        label_rows(r.bundles);
         for (auto& [id, h] : handles) {
             r.handles.push_back(std::move(h));
         }
@@ -665,7 +756,6 @@ struct ProfileBuilder::Impl {
 
         std::map<SourceLine, ProfileRow> lines;
         std::map<std::string, ProfileRow> ops;
-        std::map<std::string, ProfileRow> kernels;
         auto add = [](ProfileRow& row, std::string label, const ProfileBundle& b,
                       std::uint32_t index) {
             if (row.bundles.empty()) {
@@ -691,7 +781,18 @@ struct ProfileBuilder::Impl {
             } else {
                 add(ops[b.aten_label], b.aten_label, b, i);
             }
-            add(kernels[b.kernel_label], b.kernel_label, b, i);
+            ProfileRow kernel;
+            add(kernel, b.label, b, i);
+            r.by_kernel.push_back(std::move(kernel));
+            if (b.resolution != Resolution::unresolved) {
+                ++r.coverage.paired_bundles;
+                if (b.kernel_dirs.empty()) {
+                    ++r.coverage.dirless_bundles;
+                    r.coverage.dirless_events =
+                        saturating_add(r.coverage.dirless_events, b.time.events);
+                    r.coverage.dirless_ns = saturating_add(r.coverage.dirless_ns, b.time.ns);
+                }
+            }
         }
         SourceLines texts;
         for (auto& [line, row] : lines) {
@@ -702,9 +803,6 @@ struct ProfileBuilder::Impl {
         }
         for (auto& [op, row] : ops) {
             r.by_aten.push_back(std::move(row));
-        }
-        for (auto& [kernel, row] : kernels) {
-            r.by_kernel.push_back(std::move(row));
         }
         sort_rows(r.by_line);
         sort_rows(r.by_aten);
@@ -734,8 +832,8 @@ void ProfileBuilder::event(const TraceEvent& e) {
     impl_->event(e);
 }
 
-const std::string* ProfileBuilder::annotation() const {
-    return impl_->last_annotation;
+const ProfileBundle* ProfileBuilder::annotated_bundle() const {
+    return impl_->last_annotated;
 }
 
 ProfileReport ProfileBuilder::finish(const TraceReadResult& read) {

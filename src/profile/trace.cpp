@@ -611,6 +611,7 @@ struct TraceReader::Impl {
         std::memcpy(b->bytes.data(), at(seg), b->size);
         b->opener = opener;
         b->close = final ? last : last + 1;
+        b->final = final;
         b->ends.swap(ends);
         ends.clear();
         keep_from = last + 1;
@@ -736,6 +737,9 @@ struct TraceReader::Impl {
             if (cursor.offset < b.seg + b.size) {
                 cursor.advance(b.bytes.data() + (cursor.offset - b.seg),
                                static_cast<std::size_t>(b.seg + b.size - cursor.offset));
+            }
+            if (b.final) {
+                handler->events_end(b.close);
             }
             handler->bytes(std::string_view(b.bytes.data(), b.size));
         }

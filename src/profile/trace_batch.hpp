@@ -65,6 +65,7 @@ struct Batch {
     // is put). No opener: only whitespace before the array's ']', nothing to parse.
     std::optional<std::uint64_t> opener;
     std::uint64_t close = 0;
+    bool final = false; // the last batch: `close` is the array's ']'
     std::vector<std::uint64_t> ends; // the splitter's element ends in the batch
 
     struct Record {
@@ -87,6 +88,7 @@ struct Batch {
         error.reset();
         exception = nullptr;
         opener.reset();
+        final = false;
         state = 0;
     }
 };

@@ -12,34 +12,17 @@ namespace sdscprov {
 
 namespace {
 
-// Each bundle's name on the page: the label of the kernel ranking's row that counts it (the name
-// the text report gives it), else its own kernel label.
-std::vector<std::string_view> bundle_labels(const ProfileReport& r) {
-    std::vector<std::string_view> labels;
-    labels.reserve(r.bundles.size());
-    for (const auto& b : r.bundles) {
-        labels.emplace_back(b.kernel_label);
-    }
-    for (const auto& row : r.by_kernel) {
-        for (auto b : row.bundles) {
-            if (b < labels.size()) {
-                labels[b] = row.label;
-            }
-        }
-    }
-    return labels;
-}
-
-HtmlKernel bundle_row(const ProfileBundle& b, std::string_view label) {
+// A bundle on the page: named by its label, the kernel ranking's row (the text report's name).
+HtmlKernel bundle_row(const ProfileBundle& b) {
     HtmlKernel row;
-    row.name = std::string(label);
+    row.name = b.label;
     row.key = b.key;
     row.dir = b.kernel_dirs.empty() ? b.event_name : b.kernel_dirs.front();
     for (std::size_t i = 1; i < b.kernel_dirs.size(); ++i) {
         row.dir += " + " + b.kernel_dirs[i];
     }
     if (!b.kernel_dirs.empty()) {
-        row.next = b.kernel_dirs.front();
+        row.next = b.kernel_dirs.front(); // explain takes the label too, given the caches
     }
     row.note = std::string(to_string(b.resolution));
     if (b.reason) {
@@ -80,14 +63,24 @@ std::string render_profile_html(const ProfileReport& report) {
     model.summary("trace", report.trace);
     model.summary("bundles", std::to_string(report.bundles.size()));
     model.summary("diagnostics", std::to_string(report.diagnostics.size()));
+    const auto& c = report.coverage;
+    if (c.dirless_bundles > 0) {
+        std::uint64_t us = c.dirless_ns / 1000 + (c.dirless_ns % 1000 >= 500 ? 1 : 0);
+        std::string frac = std::to_string(us % 1000);
+        std::string ms =
+            std::to_string(us / 1000) + "." + std::string(3 - frac.size(), '0') + frac + " ms";
+        model.summary(report.caches.empty() ? "bundles in no kernel directory (no cache read)"
+                                            : "bundles in no kernel directory of the caches",
+                      std::to_string(c.dirless_bundles) + " of " +
+                          std::to_string(c.paired_bundles) + ", " + ms);
+    }
     model.profile_totals(report.coverage, report.bundles.size());
     std::map<std::string_view, const DebugHandle*> by_id;
     for (const auto& h : report.handles) {
         by_id.emplace(h.id, &h);
     }
-    auto labels = bundle_labels(report);
     for (std::size_t i = 0; i < report.bundles.size(); ++i) {
-        HtmlKernel row = bundle_row(report.bundles[i], labels[i]);
+        HtmlKernel row = bundle_row(report.bundles[i]);
         auto ops = bundle_ops(report.bundles[i], by_id, row);
         model.kernel(row, ops);
     }
@@ -99,7 +92,9 @@ std::string render_profile_html(const ProfileReport& report) {
                   "a bundle counts fully for each of its ops: the rows can add up to more than "
                   "100%",
                   report.by_aten);
-    model.ranking("kernel", "Kernels", "kernel", "", report.by_kernel);
+    model.ranking("kernel", "Kernels", "kernel",
+                  "one row per compiled bundle; sdscprov explain takes its label",
+                  report.by_kernel);
     for (const auto& r : report.by_line) {
         if (r.line) {
             model.line_time(r.line->file, r.line->line, r.time.ns);

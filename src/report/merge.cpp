@@ -1,11 +1,13 @@
 #include "sdscprov/report/merge.hpp"
 
+#include "core/read_file.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/report.hpp"
 #include "sdscprov/walk/shard.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/prettywriter.h>
@@ -512,6 +514,15 @@ MergeResult merge_reports(const std::vector<ShardReport>& reports) {
         result.error = r.message;
     }
     return result;
+}
+
+std::optional<ShardReport> read_shard_report(const std::string& path, Problem& problem) {
+    auto bytes = detail::read_whole_file(path, std::numeric_limits<std::uint64_t>::max(),
+                                         "the report", problem);
+    if (!bytes) {
+        return std::nullopt;
+    }
+    return ShardReport{path, std::string(bytes->data(), bytes->size())};
 }
 
 } // namespace sdscprov

@@ -4,6 +4,7 @@
 #include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -104,6 +105,18 @@ std::string fit(const std::string& s, std::size_t width, bool keep_end) {
     return s.substr(0, at) + ellipsis;
 }
 
+// At most `width` columns of `s`, shortened in the middle: a kernel row's label keeps its start
+// (the kernel) and, with more room, its end (the directory or key that tells it apart).
+std::string fit_middle(const std::string& s, std::size_t width) {
+    if (width_of(s) <= width || width < 5) {
+        return fit(s, width, false);
+    }
+    std::size_t tail = (width - 1) * 2 / 3;
+    std::string head = fit(s, width - tail, false); // ends with the ellipsis
+    std::string end = fit(s, tail + 1, true);       // starts with it
+    return head + end.substr(3);
+}
+
 std::string pad_left(const std::string& s, std::size_t width) {
     std::size_t w = width_of(s);
     return w >= width ? s : std::string(width - w, ' ') + s;
@@ -111,7 +124,8 @@ std::string pad_left(const std::string& s, std::size_t width) {
 
 class TextPrinter {
 public:
-    TextPrinter(const ProfileReport& r, const ProfileTextOptions& o) : r_(r), o_(o) {}
+    TextPrinter(const ProfileReport& r, const ProfileTextOptions& o)
+        : r_(r), o_(o), width_(o.shorten ? o.width : std::numeric_limits<std::size_t>::max() / 4) {}
 
     std::string render() {
         header();
@@ -131,7 +145,9 @@ public:
                       "ATen op", r_.by_aten, "ops", false);
                 break;
             case ProfileRanking::kernel:
-                table("Kernels by device time", "", "kernel", r_.by_kernel, "kernels", false);
+                table("Kernels by device time",
+                      "one row per compiled bundle; sdscprov explain takes its label", "kernel",
+                      r_.by_kernel, "kernels", false);
                 break;
             }
         }
@@ -139,6 +155,28 @@ public:
     }
 
 private:
+    // `text` as lines of at most width_ columns, broken between words (a word longer than a
+    // line is a line of its own), each after `indent` and the next ones two more spaces in.
+    std::string wrap(const std::string& text, const std::string& indent) const {
+        std::string out;
+        std::string line = indent;
+        std::size_t start = 0;
+        while (start < text.size()) {
+            auto end = text.find(' ', start);
+            end = end == std::string::npos ? text.size() : end;
+            std::string word = text.substr(start, end - start);
+            bool first = line.size() == indent.size();
+            if (!first && width_of(line) + 1 + width_of(word) > width_) {
+                out += line + '\n';
+                line = indent + "  " + word;
+            } else {
+                line += (first ? "" : " ") + word;
+            }
+            start = end + 1;
+        }
+        return out + line + '\n';
+    }
+
     std::string paint(const char* tone, const std::string& s) const {
         return o_.color ? std::string(tone) + s + "\x1b[0m" : s;
     }
@@ -147,14 +185,31 @@ private:
         const auto& c = r_.coverage;
         out_ += paint("\x1b[1m",
                       fit("sdscprov profile: " + printable(r_.trace) + (r_.gzip ? " (gzip)" : ""),
-                          o_.width, false)) +
+                          width_, false)) +
                 "\n";
         out_ += "kernel events: " + thousands(c.kernel_events) + " of " +
                 thousands(c.trace_events) + " trace events, " + milliseconds(c.kernel_ns) +
                 " ms of device time\n";
+        if (c.kernel_events == 0) {
+            out_ += wrap("no device kernel event found in the trace: torch-spyre writes them "
+                         "when the profiler records ProfilerActivity.PrivateUse1 "
+                         "(torch.profiler.profile(activities=[ProfilerActivity.CPU, "
+                         "ProfilerActivity.PrivateUse1]))",
+                         "");
+        }
         out_ += "paired: " + thousands(c.resolved_events) + " events (" +
                 percent(c.resolved_events, c.kernel_events) + "%), " + milliseconds(c.resolved_ns) +
                 " ms (" + percent(c.resolved_ns, c.kernel_ns) + "%)\n";
+        if (c.dirless_bundles > 0) {
+            out_ +=
+                wrap("in no kernel directory" +
+                         std::string(r_.caches.empty() ? " (no cache read)" : " of the caches") +
+                         ": " + thousands(c.dirless_bundles) + " of " +
+                         thousands(c.paired_bundles) + " paired bundles, " +
+                         thousands(c.dirless_events) + " events, " + milliseconds(c.dirless_ns) +
+                         " ms (" + percent(c.dirless_ns, c.kernel_ns) + "%)",
+                     "  ");
+        }
         std::string through;
         for (const auto& s : r_.sidecars) {
             through += (through.empty() ? "" : ", ") + printable(s);
@@ -164,10 +219,9 @@ private:
             caches += (caches.empty() ? "" : ", ") + printable(s);
         }
         out_ +=
-            fit("  sidecars: " + (through.empty() ? std::string("none") : through), o_.width,
-                false) +
+            fit("  sidecars: " + (through.empty() ? std::string("none") : through), width_, false) +
             "\n" +
-            fit("  caches: " + (caches.empty() ? std::string("none") : caches), o_.width, false) +
+            fit("  caches: " + (caches.empty() ? std::string("none") : caches), width_, false) +
             "\n";
         if (c.unmeasured_events > 0) {
             out_ += "  " + thousands(c.unmeasured_events) +
@@ -191,10 +245,11 @@ private:
 
     void table(const std::string& title, const std::string& note, const std::string& what,
                const std::vector<ProfileRow>& rows, const std::string& plural, bool lines) {
-        const bool counts_fully = !note.empty();
-        out_ += paint("\x1b[1m", fit(title, o_.width, false)) + '\n';
+        const bool kernels = &rows == &r_.by_kernel;
+        const bool counts_fully = !kernels;
+        out_ += paint("\x1b[1m", fit(title, width_, false)) + '\n';
         if (!note.empty()) {
-            out_ += paint("\x1b[2m", fit("(" + note + ")", o_.width, false)) + '\n';
+            out_ += paint("\x1b[2m", fit("(" + note + ")", width_, false)) + '\n';
         }
         if (rows.empty()) {
             out_ += "  no kernel events\n";
@@ -207,7 +262,7 @@ private:
             }
         }
         head += "  ";
-        std::size_t label_width = o_.width > head.size() + 12 ? o_.width - head.size() : 12;
+        std::size_t label_width = width_ > head.size() + 12 ? width_ - head.size() : 12;
         out_ += paint("\x1b[2m", head + what) + '\n';
         std::size_t shown = o_.top == 0 ? rows.size() : std::min(o_.top, rows.size());
         for (std::size_t i = 0; i < shown; ++i) {
@@ -222,7 +277,17 @@ private:
                                      8);
                 }
             }
-            out_ += line + "  " + fit(printable(row.label), label_width, lines) + '\n';
+            std::string label = printable(row.label);
+            label = kernels ? fit_middle(label, label_width) : fit(label, label_width, lines);
+            out_ += line + "  " + label + '\n';
+            if (kernels && row.bundles.size() == 1 && row.bundles[0] < r_.bundles.size()) {
+                const auto& dirs = r_.bundles[row.bundles[0]].kernel_dirs;
+                for (std::size_t d = 0; dirs.size() > 1 && d < dirs.size(); ++d) {
+                    std::string dir =
+                        fit(printable(dirs[d]), label_width > 2 ? label_width - 2 : 1, true);
+                    out_ += std::string(head.size() + 2, ' ') + paint("\x1b[2m", dir) + '\n';
+                }
+            }
             if (row.text) {
                 std::string text = *row.text;
                 auto first = text.find_first_not_of(" \t");
@@ -249,6 +314,7 @@ private:
 
     const ProfileReport& r_;
     const ProfileTextOptions& o_;
+    std::size_t width_; // what labels and paths are shortened to fit
     std::string out_;
 };
 
@@ -292,7 +358,7 @@ bool is_placeholder(const std::string& label) {
 }
 
 void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& rows,
-               std::string_view field) {
+               std::string_view field, const std::vector<ProfileBundle>& bundles) {
     json_out::key(w, name);
     w.StartArray();
     for (const auto& row : rows) {
@@ -314,13 +380,26 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
             }
             json_out::key(w, "text");
             json_out::optional_string(w, row.text);
-        } else if (!field.empty()) {
+        } else if (field == "aten_op") {
             json_out::key(w, field);
             if (is_placeholder(row.label)) {
                 w.Null();
             } else {
                 json_out::string(w, row.label);
             }
+        }
+        if (field == "bundle" && row.bundles.size() == 1 && row.bundles[0] < bundles.size()) {
+            const auto& b = bundles[row.bundles[0]];
+            json_out::key(w, "key");
+            if (b.key.empty()) {
+                w.Null();
+            } else {
+                json_out::string(w, b.key);
+            }
+            json_out::key(w, "kernels");
+            strings(w, b.kernel_names);
+            json_out::key(w, "kernel_dirs");
+            strings(w, b.kernel_dirs);
         }
         time_json(w, row.time);
         json_out::key(w, "bundles");
@@ -349,7 +428,7 @@ std::string folded_frame(std::string_view s) {
 
 std::string folded_stack(const ProfileBundle& b) {
     return folded_frame(b.root_label) + ";" + folded_frame(b.aten_label) + ";" +
-           folded_frame(b.kernel_label);
+           folded_frame(b.label);
 }
 
 } // namespace
@@ -396,13 +475,21 @@ std::string render_profile_json(const ProfileReport& r) {
     w.Uint64(c.unmeasured_events);
     json_out::key(w, "counters_failed_events");
     w.Uint64(c.counters_failed_events);
+    json_out::key(w, "paired_bundles");
+    w.Uint64(c.paired_bundles);
+    json_out::key(w, "dirless_bundles");
+    w.Uint64(c.dirless_bundles);
+    json_out::key(w, "dirless_events");
+    w.Uint64(c.dirless_events);
+    json_out::key(w, "dirless_ns");
+    w.Uint64(c.dirless_ns);
     w.EndObject();
     json_out::key(w, "stages");
     stages_json(w, r.stages);
 
-    rows_json(w, "by_line", r.by_line, "line");
-    rows_json(w, "by_aten", r.by_aten, "aten_op");
-    rows_json(w, "by_kernel", r.by_kernel, "");
+    rows_json(w, "by_line", r.by_line, "line", r.bundles);
+    rows_json(w, "by_aten", r.by_aten, "aten_op", r.bundles);
+    rows_json(w, "by_kernel", r.by_kernel, "bundle", r.bundles);
 
     json_out::key(w, "bundles");
     w.StartArray();
@@ -414,6 +501,8 @@ std::string render_profile_json(const ProfileReport& r) {
         } else {
             json_out::string(w, b.key);
         }
+        json_out::key(w, "label");
+        json_out::string(w, b.label);
         json_out::key(w, "event_name");
         json_out::string(w, b.event_name);
         json_out::key(w, "paired_by");

@@ -70,7 +70,8 @@ void lacking_reasons(const KernelReport& k, std::map<std::string, std::uint64_t>
 // the coverage column, then only the kernels that need attention, grouped by kernel name (a cache
 // keeps every recompile, so one name has many directories), the worst first, at most
 // `attention_rows` of them. `--all` gives one row per directory instead, streamed as found. Every
-// line fits `options.width` columns: names too long are shortened in the middle, never wrapped.
+// line fits `options.width` columns: names too long are shortened in the middle, never wrapped
+// (on a terminal only: elsewhere the width is unlimited_width and every name stays whole).
 class TextPrinter final : public ReportPrinter {
 public:
     static constexpr std::size_t attention_rows = 20;

@@ -71,6 +71,120 @@ std::size_t member_key_offset(std::string_view b, std::size_t open, std::size_t 
     return i;
 }
 
+// ---- Handles nested below the op's members ----------------------------------------------------
+
+// Whether the raw text of a key (between its quotes, escapes undone) is `name`, an ASCII name:
+// "debug\u005fhandle_" is that member for every JSON reader, so it is for us.
+bool key_is(std::string_view raw, std::string_view name) {
+    if (raw.find('\\') == std::string_view::npos) {
+        return raw == name;
+    }
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < raw.size(); ++i, ++n) {
+        char c = raw[i];
+        if (c == '\\' && i + 1 < raw.size()) {
+            char e = raw[++i];
+            if (e == 'u') {
+                if (i + 4 >= raw.size()) {
+                    return false;
+                }
+                unsigned code = 0;
+                for (std::size_t k = 1; k <= 4; ++k) {
+                    char h = raw[i + k];
+                    code = code * 16 + static_cast<unsigned>(h <= '9'   ? h - '0'
+                                                             : h <= 'F' ? h - 'A' + 10
+                                                                        : h - 'a' + 10);
+                }
+                i += 4;
+                if (code >= 0x80) {
+                    return false; // the name is ASCII
+                }
+                c = static_cast<char>(code);
+            } else {
+                static constexpr std::string_view from = "\"\\/bfnrt";
+                static constexpr std::string_view to = "\"\\/\b\f\n\r\t";
+                c = to[from.find(e)]; // valid JSON: one of them
+            }
+        }
+        if (n >= name.size() || name[n] != c) {
+            return false;
+        }
+    }
+    return n == name.size();
+}
+
+// Populated as the coverage column counts it, from the bytes of a value [at, end).
+bool populated_text(std::string_view b, std::size_t at, std::size_t end) {
+    switch (b[at]) {
+    case 'n':
+        return false;
+    case '"':
+        return end - at > 2;
+    case '{':
+    case '[':
+        return b[json_skip_ws(b, at + 1)] != (b[at] == '{' ? '}' : ']');
+    default:
+        return true;
+    }
+}
+
+// Every outermost debug_handle_ member below the op object's own members, in text order (one
+// inside another goes with it; the op's own debug_handle_ members are not walked into). `doc` is
+// a valid document, `op_open` its op object's '{'. Iterative: any nesting depth.
+std::vector<NestedHandle> nested_handles_of(std::string_view doc, std::size_t op_open) {
+    std::vector<NestedHandle> found;
+    struct Open {
+        std::size_t at; // the '{' or '['
+        bool object;
+    };
+    std::vector<Open> open{{op_open, true}};
+    std::string_view op_member; // the op's member being walked
+    std::size_t i = op_open + 1;
+    while (!open.empty()) {
+        i = json_skip_ws(doc, i);
+        const char c = doc[i];
+        if (c == '}' || c == ']') {
+            open.pop_back();
+            ++i;
+            continue;
+        }
+        if (c == ',') {
+            ++i;
+            continue;
+        }
+        if (open.back().object) {
+            const std::size_t key_end = json_string_end(doc, i);
+            const std::size_t value = json_member_value(doc, i);
+            if (key_is(doc.substr(i + 1, key_end - i - 2), "debug_handle_")) {
+                const std::size_t end = json_value_end(doc, value);
+                if (open.size() > 1) {
+                    NestedHandle h;
+                    h.member = {i, end};
+                    h.value = value;
+                    h.object_open = open.back().at;
+                    h.null = doc[value] == 'n';
+                    h.populated = populated_text(doc, value, end);
+                    h.op_member.assign(op_member);
+                    found.push_back(std::move(h));
+                }
+                i = end;
+                continue;
+            }
+            if (open.size() == 1) {
+                op_member = doc.substr(i + 1, key_end - i - 2);
+            }
+            i = value;
+        }
+        if (doc[i] == '{' || doc[i] == '[') {
+            open.push_back({i, doc[i] == '{'});
+            ++i;
+        } else {
+            i = json_value_end(doc, i);
+        }
+    }
+    return found;
+}
+
 // ---- Provenance members at any depth (the coverage column) ---------------------------------------
 
 // Populated: not null, not an empty string, array or object (0 and false count).
@@ -125,9 +239,12 @@ int provenance_member_of(std::string_view key) {
 //
 // `op_handles` is how many debug_handle_ members the op object itself has, `op_handle_populated`
 // whether its value is populated: late-2026 files all carry that one member, and when it is the
-// only name in the file the answer is known without the structural pass.
+// only name in the file the answer is known without the structural pass. `handle_keys` is set to
+// how many members named debug_handle_ the document has at any depth: more than `op_handles`
+// means some are nested below the op's members.
 std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t op_handles,
-                                bool op_handle_populated) {
+                                bool op_handle_populated, std::size_t& handle_keys) {
+    handle_keys = 0;
     const std::uint64_t* tape = doc.tape.get();
     const std::uint8_t* strings = doc.string_buf.get();
     auto type_of = [&](std::size_t i) { return static_cast<char>(tape[i] >> 56); };
@@ -204,6 +321,7 @@ std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t 
         at += sizeof len + len + 1;
     }
     if (other_names == 0 && handle_names == op_handles && op_handles <= 1) {
+        handle_keys = op_handles; // every string of that name is one of the op's keys
         return op_handle_populated ? static_cast<std::uint8_t>(1U << static_cast<unsigned>(
                                                                    ProvenanceMember::debug_handle))
                                    : 0;
@@ -224,6 +342,7 @@ std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t 
         }
         if (!open.empty() && open.back().first && open.back().second) {
             int m = provenance_member_of(string_at(i)); // a key: always a string
+            handle_keys += m == static_cast<int>(ProvenanceMember::debug_handle) ? 1 : 0;
             if (m >= 0 && populated(i + 1)) {
                 bits = static_cast<std::uint8_t>(bits | (1U << m));
             }
@@ -311,7 +430,11 @@ OpenPlace open_place(const SdscFile& file) {
 struct Scanner::Impl {
     ScanOptions options;
     simdjson::dom::parser parser;
-    std::vector<char> buffer; // file bytes, then SIMDJSON_PADDING bytes
+    // The file's bytes, then SIMDJSON_PADDING bytes. Not a std::vector: growing one writes every
+    // byte of its new size, so the slack kept for the next file was resident too (half a large
+    // file's size); new char[] touches nothing, and only the bytes read become resident.
+    std::unique_ptr<char[]> buffer;
+    std::size_t buffer_size = 0;
     // Read buffer size when the file's size is not known beforehand (SDSC files: 15-50 KB).
     static constexpr std::size_t min_read_buffer = 64 * 1024;
     std::size_t length = 0;
@@ -364,10 +487,20 @@ struct Scanner::Impl {
     }
 
     void reserve(std::size_t n) {
-        if (buffer.size() < n + simdjson::SIMDJSON_PADDING) {
-            buffer.resize(n + n / 2 + simdjson::SIMDJSON_PADDING);
+        if (buffer_size < n + simdjson::SIMDJSON_PADDING) {
+            const std::size_t size = n + n / 2 + simdjson::SIMDJSON_PADDING;
+            std::unique_ptr<char[]> grown(new char[size]);
+            if (length > 0) {
+                std::memcpy(grown.get(), buffer.get(), length);
+            }
+            buffer = std::move(grown);
+            buffer_size = size;
         }
     }
+
+    // The padding after the bytes: simdjson reads it but does not care what it holds; zeros keep
+    // its reads of it defined.
+    void clear_padding() { std::memset(buffer.get() + length, 0, simdjson::SIMDJSON_PADDING); }
 
     // Reads the whole file into `buffer`, through `opened` when it is a descriptor of it (left
     // open), else opening it. Returns false with a problem on failure.
@@ -457,9 +590,9 @@ struct Scanner::Impl {
         // without a second read call in the usual case.
         length = 0;
         reserve(stat_done ? static_cast<std::size_t>(stamp.size) + 1
-                          : std::max(buffer.size(), min_read_buffer) - simdjson::SIMDJSON_PADDING);
+                          : std::max(buffer_size, min_read_buffer) - simdjson::SIMDJSON_PADDING);
         for (;;) {
-            std::size_t room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
+            std::size_t room = buffer_size - simdjson::SIMDJSON_PADDING - length;
             if (room == 0) {
                 if (!stat_done) {
                     if (!check_regular(fd, path, stamp, problem)) {
@@ -473,9 +606,9 @@ struct Scanner::Impl {
                     return false;
                 }
                 reserve(std::max(length * 2, static_cast<std::size_t>(stamp.size) + 1));
-                room = buffer.size() - simdjson::SIMDJSON_PADDING - length;
+                room = buffer_size - simdjson::SIMDJSON_PADDING - length;
             }
-            ssize_t got = ::read(fd, buffer.data() + length, room);
+            ssize_t got = ::read(fd, buffer.get() + length, room);
             if (got < 0) {
                 if (errno == EINTR) {
                     continue;
@@ -494,6 +627,7 @@ struct Scanner::Impl {
                                                std::to_string(options.max_file_size) + ")");
                     return false;
                 }
+                clear_padding();
                 return true;
             }
         }
@@ -501,6 +635,55 @@ struct Scanner::Impl {
 
     ScanResult scan(const SdscFile& file, std::string_view bytes);
 };
+
+namespace {
+
+// Problems reported one by one for a file's nested handles; the rest are counted in one more.
+constexpr std::size_t nested_handles_reported = 16;
+
+// The nested handles of an ok scan `r` of `bytes`, and a nested-handle problem for each.
+void report_nested_handles(ScanResult& r, std::string_view bytes) {
+    const std::string_view doc = bytes.substr(r.bom);
+    r.nested_handles = nested_handles_of(doc, r.op_object_open - r.bom);
+    // Positions in text order, each counted on from the last: a compact file is one long line.
+    std::size_t at = 0;
+    TextPosition pos = position_at(bytes, 0);
+    for (NestedHandle& h : r.nested_handles) {
+        h.member.begin += r.bom;
+        h.member.end += r.bom;
+        h.value += r.bom;
+        h.object_open += r.bom;
+        for (; at < h.member.begin; ++at) {
+            if (bytes[at] == '\n') {
+                ++pos.line;
+                pos.col = 1;
+            } else if ((static_cast<unsigned char>(bytes[at]) & 0xC0) != 0x80 && at >= r.bom) {
+                ++pos.col;
+            }
+        }
+        h.pos = pos;
+    }
+    const std::size_t n = r.nested_handles.size();
+    for (std::size_t k = 0; k < n && k < nested_handles_reported; ++k) {
+        const NestedHandle& h = r.nested_handles[k];
+        r.problems.push_back(make_problem(
+            r.file.path, h.pos, ProblemCode::nested_handle,
+            "a debug_handle_ nested in the op's member " + in_quotes(h.op_member) + " (" +
+                (h.populated ? "populated" : h.null ? "null" : "empty") +
+                "): not the op's own handle, which is the one counted here; strip sets it to "
+                "null too, strip --remove removes it"));
+    }
+    if (n > nested_handles_reported) {
+        const NestedHandle& h = r.nested_handles[nested_handles_reported];
+        r.problems.push_back(make_problem(
+            r.file.path, h.pos, ProblemCode::nested_handle,
+            "and " + std::to_string(n - nested_handles_reported) +
+                " more nested debug_handle_ members from here on (" + std::to_string(n) +
+                " in all)"));
+    }
+}
+
+} // namespace
 
 ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
     ScanResult r;
@@ -623,8 +806,12 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
             }
         }
     }
-    r.provenance =
-        provenance_of_tape(parser.doc, occurrences, occurrences == 1 && is_populated(handle_value));
+    std::size_t handle_keys = 0;
+    r.provenance = provenance_of_tape(parser.doc, occurrences,
+                                      occurrences == 1 && is_populated(handle_value), handle_keys);
+    if (handle_keys > occurrences) {
+        report_nested_handles(r, bytes);
+    }
     return r;
 }
 
@@ -664,14 +851,18 @@ ScanResult Scanner::scan_file(const SdscFile& file) {
 }
 
 ScanResult Scanner::scan_bytes(const SdscFile& file, std::string_view bytes) {
+    impl_->length = 0; // nothing of the last file's bytes to keep
     impl_->reserve(bytes.size());
-    std::memcpy(impl_->buffer.data(), bytes.data(), bytes.size());
+    if (!bytes.empty()) {
+        std::memcpy(impl_->buffer.get(), bytes.data(), bytes.size());
+    }
     impl_->length = bytes.size();
+    impl_->clear_padding();
     return impl_->scan(file, this->bytes());
 }
 
 std::string_view Scanner::bytes() const {
-    return {impl_->buffer.data(), impl_->length};
+    return {impl_->buffer.get(), impl_->length};
 }
 
 int Scanner::descriptor() const {

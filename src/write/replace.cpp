@@ -784,6 +784,51 @@ void discard(std::vector<PendingReplace>& pending) {
     }
 }
 
+std::string give_metadata_of(int fd, const std::string& path, const struct stat& original) {
+    const auto mode = static_cast<mode_t>(original.st_mode & 07777);
+    Xattrs xattrs;
+    if (!path_xattrs(path, xattrs)) {
+        return "cannot read its extended attributes: " + errno_text();
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        return "cannot stat the temporary file: " + errno_text();
+    }
+    // Owner first (a chown clears the setuid and setgid bits), then the attributes (a chown clears
+    // file capabilities), then the mode (which sets the ACL's mask and owner/other entries).
+    if (st.st_uid != original.st_uid || st.st_gid != original.st_gid) {
+        if (::fchown(fd, st.st_uid == original.st_uid ? static_cast<uid_t>(-1) : original.st_uid,
+                     st.st_gid == original.st_gid ? static_cast<gid_t>(-1) : original.st_gid) !=
+            0) {
+            return "cannot give the new file its owner (uid " + std::to_string(original.st_uid) +
+                   ", gid " + std::to_string(original.st_gid) + "): " + errno_text();
+        }
+    }
+    bool as_created = false;
+    if (std::string wrong = copy_xattrs(fd, xattrs, as_created); !wrong.empty()) {
+        return wrong;
+    }
+    if (::fchmod(fd, mode) != 0) {
+        return "cannot give the new file its mode " + octal_mode(mode) + ": " + errno_text();
+    }
+    // The kernel clears bits it does not let this user set without an error: checked, not assumed.
+    Xattrs got;
+    if (::fstat(fd, &st) != 0 || !fd_xattrs(fd, got)) {
+        return "cannot read back the new file's mode and attributes: " + errno_text();
+    }
+    if ((st.st_mode & 07777) != mode || st.st_uid != original.st_uid ||
+        st.st_gid != original.st_gid) {
+        return "the new file would have mode " + octal_mode(st.st_mode) + ", uid " +
+               std::to_string(st.st_uid) + ", gid " + std::to_string(st.st_gid) +
+               " where the file has " + octal_mode(mode) + ", " + std::to_string(original.st_uid) +
+               ", " + std::to_string(original.st_gid);
+    }
+    if (got != xattrs) {
+        return "the new file's extended attributes would differ from the file's";
+    }
+    return {};
+}
+
 // ---- Sweeping ----------------------------------------------------------------------------------
 
 TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int dir_fd) {

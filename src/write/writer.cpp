@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -527,6 +528,96 @@ Splice remove_splice(std::string_view bytes, const ScanResult& scan) {
         --comma;
     }
     return {comma - 1, end, ""};
+}
+
+namespace {
+
+// The cuts that remove the members starting at `removed` (key offsets, in text order) from the
+// object opened at `open`, as json.dump would write the object without them: a member followed by
+// a kept one goes with the separator and whitespace after it; the members after the last kept one
+// go with the separator before them; with none kept the object becomes `{}`.
+void removal_cuts(std::string_view b, std::size_t open, const std::vector<std::size_t>& removed,
+                  std::vector<Splice>& cuts) {
+    struct Member {
+        std::size_t key;
+        std::size_t end; // one past its value
+        bool removed;
+    };
+    std::vector<Member> members;
+    std::size_t i = json_skip_ws(b, open + 1);
+    std::size_t next_removed = 0;
+    while (b[i] == '"') {
+        const std::size_t end = json_value_end(b, json_member_value(b, i));
+        const bool gone = next_removed < removed.size() && removed[next_removed] == i;
+        next_removed += gone ? 1 : 0;
+        members.push_back({i, end, gone});
+        i = json_skip_ws(b, end);
+        if (b[i] != ',') {
+            break;
+        }
+        i = json_skip_ws(b, i + 1);
+    }
+    const std::size_t close = i; // the '}'
+    std::size_t last_kept = members.size();
+    for (std::size_t m = 0; m < members.size(); ++m) {
+        last_kept = members[m].removed ? last_kept : m;
+    }
+    if (last_kept == members.size()) {
+        cuts.push_back({open + 1, close, ""});
+        return;
+    }
+    for (std::size_t m = 0; m < last_kept; ++m) {
+        if (members[m].removed) {
+            cuts.push_back({members[m].key, members[m + 1].key, ""});
+        }
+    }
+    if (last_kept + 1 < members.size()) {
+        cuts.push_back({members[last_kept].end, members.back().end, ""});
+    }
+}
+
+} // namespace
+
+Splice strip_splice(std::string_view bytes, const ScanResult& scan, bool remove) {
+    Splice op = remove ? remove_splice(bytes, scan) : null_splice(bytes, scan);
+    if (scan.nested_handles.empty()) {
+        return op;
+    }
+    std::vector<Splice> edits;
+    if (changes(bytes, op)) {
+        edits.push_back(std::move(op));
+    }
+    std::map<std::size_t, std::vector<std::size_t>> removed; // object -> its handles' keys
+    for (const NestedHandle& h : scan.nested_handles) {
+        if (h.member.end > bytes.size() || bytes[h.member.begin] != '"' ||
+            h.object_open >= h.member.begin || bytes[h.object_open] != '{') {
+            throw std::invalid_argument("sdscprov writer: a nested handle of the scan result is "
+                                        "not in these bytes");
+        }
+        if (remove) {
+            removed[h.object_open].push_back(h.member.begin); // in text order
+        } else if (!h.null) {
+            edits.push_back({h.value, h.member.end, "null"});
+        }
+    }
+    for (const auto& [object, keys] : removed) {
+        removal_cuts(bytes, object, keys, edits);
+    }
+    if (edits.empty()) {
+        return {};
+    }
+    std::sort(edits.begin(), edits.end(),
+              [](const Splice& a, const Splice& b) { return a.begin < b.begin; });
+    Splice all{edits.front().begin, edits.front().begin, ""};
+    for (const Splice& e : edits) {
+        if (e.begin < all.end) {
+            throw std::invalid_argument("sdscprov writer: overlapping edits of nested handles");
+        }
+        all.text.append(bytes.substr(all.end, e.begin - all.end));
+        all.text.append(e.text);
+        all.end = e.end;
+    }
+    return all;
 }
 
 } // namespace sdscprov

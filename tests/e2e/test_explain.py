@@ -69,6 +69,18 @@ def test_unknown_kernel_and_unannotated_files():
         copy_tree(DEMO, cache)
         rc, out, err = run("explain", "sdsc_no_such_kernel_0", cache)
         assert rc == 2 and "no kernel directory named 'sdsc_no_such_kernel_0'" in err, (rc, err)
+        assert "nearest" not in err, err
+        # A near miss: the nearest kernel and directory names are suggested.
+        rc, out, err = run("explain", "sdsc_fused_adm_1", cache, check_rc=2)
+        assert err.rstrip().endswith("; the nearest names: sdsc_fused_addmm_1 [bad-argument]"), err
+        rc, out, err = run("explain", "sdsc_fused_addmm_1@sdsc_fused_addmm_1_b9d3wz0f", cache,
+                           check_rc=2)
+        assert "the nearest names: sdsc_fused_addmm_1@sdsc_fused_addmm_1_b9d3wz0e [" in err, err
+        # The label profile gives the kernel: KERNEL@DIRECTORY-NAME.
+        rc, out, err = run("explain", "--format", "json",
+                           "sdsc_fused_addmm_1@sdsc_fused_addmm_1_b9d3wz0e", cache, check_rc=0)
+        assert [k["dir"] for k in json.loads(out)["kernels"]] == [
+            os.path.join(cache, "inductor-spyre", "sdsc_fused_addmm_1_b9d3wz0e")]
         rc, out, err = run("explain", "--color", "never", "sdsc_fused_addmm_1", cache, check_rc=0)
         assert "no debug_handle_" in out and "sdscprov annotate" in out, out
 

@@ -464,6 +464,13 @@ def test_profile_page():
         # The header: readable units, the paired and unresolved shares in words.
         assert text_of(b, 'headline') == headline(expected['coverage']), text_of(b, 'headline')
         assert '(ns)' not in text_of(b, 'summary'), text_of(b, 'summary')
+        # The bundles that pair with no kernel directory, their count and time.
+        c = expected['coverage']
+        assert c['dirless_bundles'] > 0
+        us = (c['dirless_ns'] + 500) // 1000
+        assert (f"{c['dirless_bundles']} of {c['paired_bundles']}, {us // 1000}.{us % 1000:03d} ms"
+                "bundles in no kernel directory of the caches") in text_of(b, 'summary'), \
+            text_of(b, 'summary')
         # Ranked lines (across files), ATen ops and kernels, worst first, as the generator summed.
         check_rankings(b, expected)
         hot = next(label for label in [r[3] for r in ranked(expected['by_line'], 1)] if not label.startswith('['))
@@ -498,18 +505,13 @@ def test_profile_page():
         keys = b.eval("[...document.querySelectorAll('.kernel-row')].map((e) => e.dataset.key)")
         assert sorted(keys) == sorted(per_line[label]), (label, keys)
         b.click('#focus-clear')
-        # The hottest kernel of a name no other has: filtered to by its key, its time shown, its
+        # The hottest kernel row (one bundle): filtered to by its key, its time shown, its
         # stages in the detail, in view.
-        with open(sidecar) as f:
-            occurrences = json.load(f)['kernelOccurrences'].values()
-        keys_of = {}
-        for o in occurrences:
-            if o['identityKey'] in trace_keys(trace):
-                keys_of.setdefault(o['compilerKernelName'], set()).add(o['identityKey'])
-        unique = [(n, v) for n, v in expected['by_kernel'].items() if len(keys_of.get(n, ())) == 1]
-        name, (ns, events) = max((kv for kv in unique if stages_filled(trace, next(iter(keys_of[kv[0]])))),
+        key_of = {n: r['key'] for n, r in expected['kernel_rows'].items()}
+        unique = [(n, v) for n, v in expected['by_kernel'].items() if key_of[n]]
+        name, (ns, events) = max((kv for kv in unique if stages_filled(trace, key_of[kv[0]])),
                                  key=lambda kv: (kv[1][0], kv[0]))
-        b.type_into('#filter', next(iter(keys_of[name])))
+        b.type_into('#filter', key_of[name])
         assert b.eval("document.querySelectorAll('.kernel-row').length") == 1
         b.click('.kernel-row')
         detail = text_of(b, 'kernel-detail')
@@ -517,9 +519,9 @@ def test_profile_page():
         assert 'DMI' in detail and 'CMPT' in detail, detail[:400]
         detail_in_view(b, name)
         # No stages when no event of the kernel filled its counters (not a row of zeros).
-        bare = [n for n, _ in unique if not stages_filled(trace, next(iter(keys_of[n])))]
+        bare = [n for n, _ in unique if not stages_filled(trace, key_of[n])]
         assert bare, 'every generated kernel has stages'
-        b.type_into('#filter', next(iter(keys_of[bare[0]])))
+        b.type_into('#filter', key_of[bare[0]])
         b.click('.kernel-row')
         assert 'stages' not in text_of(b, 'kernel-detail') and bare[0] == text_of(b, 'kernel-detail')[:len(bare[0])]
         # The heat: every source line with device time, with the time the generator summed.
@@ -637,9 +639,10 @@ def test_profile_demo_page():
         assert f'{fmt_dur(ns)} (' in text_of(b, 'line-list'), text_of(b, 'line-list')
         b.click(f'.line-row[data-line="{first}"]')
         shown = b.eval("[...document.querySelectorAll('.kernel-row .name')].map((e) => e.title)")
-        assert shown == [DEMO_NAMES[hottest]], shown
+        label = f'{DEMO_NAMES[hottest]}@{hottest}'  # the kernel row: one compiled bundle
+        assert shown == [label], shown
         b.click('.kernel-row')
-        detail_in_view(b, DEMO_NAMES[hottest])
+        detail_in_view(b, label)
         assert f'sdscprov explain cache/{hottest}' in text_of(b, 'kernel-detail')
         assert_clean(b, 'profile-demo')
 

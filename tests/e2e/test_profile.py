@@ -3,9 +3,11 @@
 Expectations are never sdscprov's own output: generated traces come with the totals
 scripts/gen_trace.py computed while writing them, and the hand-built ones spell their sums out.
 """
+import decimal
 import gzip
 import json
 import os
+import pty
 import re
 import resource
 import shutil
@@ -15,7 +17,7 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import BIN, SCRIPTS, SKIP, TempDir, main, run, sanitized  # noqa: E402
+from e2e import BIN, SCRIPTS, SKIP, TESTDATA, TempDir, copy_tree, main, run, sanitized  # noqa: E402
 
 sys.path.insert(0, SCRIPTS)
 import gen_trace  # noqa: E402
@@ -144,14 +146,43 @@ def test_output_is_deterministic():
         assert len(outputs) == 3, 'the output differs between runs'
 
 
+def run_on_terminal(*args, env=None):
+    """(status, standard output) of sdscprov with its standard output on a pseudo-terminal."""
+    master, slave = pty.openpty()
+    full_env = dict(os.environ, **(env or {}))
+    p = subprocess.Popen([BIN, *args], stdout=slave, stderr=subprocess.DEVNULL, env=full_env)
+    os.close(slave)
+    out = b''
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:     # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return p.wait(timeout=300), out.decode().replace('\r\n', '\n')
+
+
 def test_text_report_fits_and_ranks():
     with TempDir() as tmp:
-        generate(tmp, '--seed', '6')
+        expected = generate(tmp, '--seed', '6')
         trace, sidecar = os.path.join(tmp, 'trace.json'), os.path.join(tmp, 'spyre_provenance.json')
-        _, out, _ = run('profile', trace, '--origins', sidecar, check_rc=0,
-                        env={'COLUMNS': '100'})
-        lines = out.splitlines()
+        # On a terminal the table fits its width.
+        rc, on_tty = run_on_terminal('profile', trace, '--origins', sidecar, '--color', 'never',
+                                     env={'COLUMNS': '100'})
+        assert rc == 0, on_tty
+        lines = on_tty.splitlines()
         assert all(len(line) <= 100 for line in lines), max(lines, key=len)
+        assert '\u2026' in on_tty, 'nothing was shortened: the test shows nothing'
+        # Piped, nothing is shortened: every kernel row is its whole label.
+        _, out, _ = run('profile', trace, '--origins', sidecar, '--top', '0', check_rc=0,
+                        env={'COLUMNS': '100'})
+        assert '\u2026' not in out
+        shown = re.findall(r'^ +[\d,]+\.\d{3} +[\d.]+ +[\d,]+  (\S+)$',
+                           out.split('Kernels by device time')[1], re.M)
+        assert sorted(shown) == sorted(expected['sidecar']['by_kernel']), shown
         assert re.search(r'^paired: [\d,]+ events \(100\.0%\), [\d,]+\.\d{3} ms \(100\.0%\)$', out,
                          re.M), out
         for title in ('Source lines by device time', 'ATen ops by device time',
@@ -171,6 +202,151 @@ def test_text_report_fits_and_ranks():
         _, stages, _ = run('profile', trace, '--origins', sidecar, '--stages', check_rc=0)
         assert re.search(r'time \(ms\) +% +events +DMI +PREP +CMPT +DMO', stages), stages
         assert 'stages (counter ticks, not seconds):\n  DMI ' in stages
+
+
+def test_one_row_per_compiled_bundle():
+    """Two compiles in one cache that both name a kernel are two rows, each with its own time; a
+    bundle whose directory the cache kept twice is one row listing both; explain takes every
+    row's label."""
+    with TempDir() as tmp:
+        expected = generate(tmp, '--copies', '1')
+        trace, cache = os.path.join(tmp, 'trace.json'), os.path.join(tmp, 'cache')
+        sidecar = os.path.join(tmp, 'spyre_provenance.json')
+        for pairing, args in (('caches', [cache]), ('both', [cache, '--origins', sidecar])):
+            want = expected[pairing]
+            report, folded, _ = profile_both(trace, *args)
+            check_against(want, report, folded)
+            by_label = {r['label']: r for r in report['by_kernel']}
+            # The generator's cache has kernel names of several compiles.
+            names = {}
+            for label, row in want['kernel_rows'].items():
+                names.setdefault(row['kernel'], []).append(label)
+            shared = {n: labels for n, labels in names.items() if len(labels) > 1}
+            # (Without the sidecar, the events of some bundles carry no handles: unpaired.)
+            assert shared or pairing == 'caches', 'no kernel name of two compiles was generated'
+            for name, labels in shared.items():
+                for label in labels:
+                    row = by_label[label]
+                    assert [row['device_ns'], row['events']] == want['by_kernel'][label], label
+                    assert len(row['bundles']) == 1
+                    assert row['kernels'] == name.split('+'), (row, name)
+                    assert sorted(os.path.relpath(d, cache) for d in row['kernel_dirs']) == \
+                        want['kernel_rows'][label]['dirs']
+            # The copied directory: one bundle, one row, both directories.
+            (original, (copy,)), = expected['copies'].items()
+            twice = [label for label, row in want['kernel_rows'].items()
+                     if row['dirs'] == sorted([original, copy])]
+            assert len(twice) == 1, twice
+            row = by_label[twice[0]]
+            assert twice[0] == row['kernels'][0] + '@' + row['key']
+            # The text report: the same labels, whole (piped), and the copy's two directories
+            # below its row.
+            _, text, _ = run('profile', trace, *args, '--by', 'kernel', '--top', '0')
+            shown = re.findall(r'^ +[\d,]+\.\d{3} +[\d.]+ +[\d,]+  (\S+)$', text, re.M)
+            assert sorted(shown) == sorted(want['by_kernel']), shown
+            after = text.split('  ' + twice[0] + '\n', 1)[1].splitlines()
+            assert [line.strip() for line in after[:2]] == \
+                [os.path.join(cache, d) for d in sorted([original, copy])], after[:3]
+
+        # explain takes each row's label: exactly that row's directories.
+        want = expected['both']['kernel_rows']
+        for label, row in want.items():
+            if not row['dirs']:
+                continue
+            extra = ['--origins', sidecar] if len(row['dirs']) > 1 else []
+            rc, out, err = run('explain', label, cache, *extra, '--format', 'json', check_rc=0)
+            dirs = sorted(os.path.relpath(k['dir'], cache) for k in json.loads(out)['kernels'])
+            assert dirs == row['dirs'], (label, dirs, row['dirs'])
+        # A kernel name of several compiles: each directory is shown, and how to name one.
+        name = max(names, key=lambda n: (len(names[n]), n))
+        rc, out, err = run('explain', name, cache, '--format', 'json', check_rc=0)
+        shown = len(json.loads(out)['kernels'])
+        assert shown > 1
+        assert ("sdscprov explain: %d kernel directories are named '%s' (a cache keeps every "
+                "compile): each is shown; KERNEL@DIRECTORY-NAME" % (shown, name)) in err, err
+        # Without the sidecar, a KERNEL@KEY of several directories says which they are.
+        (label, row), = [(l, r) for l, r in want.items() if len(r['dirs']) > 1]
+        rc, out, err = run('explain', label, cache, check_rc=2)
+        assert 'is a provenance key: only torch-spyre\'s spyre_provenance.json (--origins)' in err
+        assert all(os.path.join(cache, d) in err for d in row['dirs']), err
+
+
+def test_no_device_kernel_event_and_dirless_bundles_are_said():
+    with TempDir() as tmp:
+        events = [{'ph': 'X', 'cat': 'cpu_op', 'name': 'aten::mm', 'pid': 1, 'tid': 1, 'ts': i,
+                   'dur': 1} for i in range(45)]
+        path = os.path.join(tmp, 'cpu.json')
+        with open(path, 'w') as f:
+            json.dump({'traceEvents': events}, f)
+        os.makedirs(os.path.join(tmp, 'cache'))
+        _, out, _ = run('profile', path, os.path.join(tmp, 'cache'), check_rc=0)
+        assert 'kernel events: 0 of 45 trace events' in out, out
+        assert 'no device kernel event found in the trace: torch-spyre writes them when the ' \
+            'profiler records ProfilerActivity.PrivateUse1' in out, out
+
+        expected = generate(os.path.join(tmp, 'g'))
+        trace = os.path.join(tmp, 'g', 'trace.json')
+        sidecar = os.path.join(tmp, 'g', 'spyre_provenance.json')
+        cache = os.path.join(tmp, 'g', 'cache')
+
+        def said(c, where):
+            return '  in no kernel directory %s: %s of %s paired bundles, %s events, %s ms' % (
+                where, c['dirless_bundles'], c['paired_bundles'], c['dirless_events'],
+                '%.3f' % (((c['dirless_ns'] + 500) // 1000) / 1000))
+
+        _, out, _ = run('profile', trace, '--origins', sidecar, check_rc=0)
+        c = expected['sidecar']['coverage']
+        assert c['dirless_bundles'] == c['paired_bundles'] > 0
+        assert said(c, '(no cache read)') in out, out
+        _, out, _ = run('profile', trace, cache, '--origins', sidecar, check_rc=0)
+        c = expected['both']['coverage']
+        assert 0 < c['dirless_bundles'] < c['paired_bundles']
+        assert said(c, 'of the caches') in out, out
+
+
+def ns_of(dur):
+    """Integer nanoseconds of a JSON number of microseconds, rounded half away from zero."""
+    return int((decimal.Decimal(dur) * 1000).quantize(decimal.Decimal(1), decimal.ROUND_HALF_UP))
+
+
+def test_demo_trace_is_the_generators_and_pairs_with_the_annotated_demo():
+    """testdata/demo/trace.json: what gen_trace.py --demo writes for the demo cache once annotated
+    (as the README's tour does), every kernel event paired, one row per kernel directory."""
+    demo = os.path.join(TESTDATA, 'demo')
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, 'demo')
+        copy_tree(demo, cache)
+        os.unlink(os.path.join(cache, 'trace.json'))
+        run('annotate', '--origins', os.path.join(cache, 'origins.json'), cache, check_rc=0)
+        out = os.path.join(tmp, 'out')
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, 'gen_trace.py'), out, '--demo', cache],
+                       check=True, capture_output=True, timeout=60)
+        with open(os.path.join(out, 'trace.json'), 'rb') as f, \
+                open(os.path.join(demo, 'trace.json'), 'rb') as committed:
+            assert f.read() == committed.read(), \
+                'testdata/demo/trace.json is not what scripts/gen_trace.py --demo makes'
+        # The trace's own sums, per kernel event name's key.
+        with open(os.path.join(demo, 'trace.json')) as f:
+            events = json.load(f, parse_float=str, parse_int=str)['traceEvents']
+        per_key = {}
+        for e in events:
+            if e.get('ph') == 'X' and e['name'].startswith('spyre_kernel_v1_'):
+                row = per_key.setdefault(e['name'].split('#')[0][-16:], [0, 0])
+                row[0] += ns_of(e['dur'])
+                row[1] += 1
+        assert len(per_key) == 2, per_key
+        rc, text, err = run('profile', os.path.join(demo, 'trace.json'), cache, '--format', 'json',
+                            check_rc=0)
+        report = json.loads(text)
+        assert err == '', err
+        c = report['coverage']
+        assert c['resolved_events'] == c['kernel_events'] == sum(v[1] for v in per_key.values())
+        got = {b['key']: [b['device_ns'], b['events']] for b in report['bundles']}
+        assert got == per_key, (got, per_key)
+        dirs = sorted(os.listdir(os.path.join(cache, 'inductor-spyre')))
+        labels = {r['label'] for r in report['by_kernel']}
+        # KERNEL@DIRECTORY-NAME: a directory's name is its kernel's and an 8-character suffix.
+        assert labels == {d[:-9] + '@' + d for d in dirs}, labels
 
 
 # ---- hand-built traces --------------------------------------------------------------------------
@@ -262,20 +438,33 @@ def test_hand_built_sums_by_line_op_and_kernel():
                 assert rows(report, 'by_aten') == {'aten.add.Tensor': [a, 2],
                                                    'aten.relu.default': [a, 2],
                                                    'aten.mul.Tensor': [b, 2]}
-                assert rows(report, 'by_kernel') == {'sdsc_fused_add_relu_0': [a, 2],
-                                                     'sdsc_fused_mul_1': [b, 2]}
+                # One row per bundle: in its directory when a cache was read, else by its key.
+                if s.cache in args:
+                    assert rows(report, 'by_kernel') == {
+                        'sdsc_fused_add_relu_0@sdsc_fused_add_relu_0_aaaaaaaa': [a, 2],
+                        'sdsc_fused_mul_1@sdsc_fused_mul_1_bbbbbbbb': [b, 2]}
+                else:
+                    assert rows(report, 'by_kernel') == {
+                        'sdsc_fused_add_relu_0@' + s.KEY_A: [a, 2],
+                        'sdsc_fused_mul_1@' + s.KEY_B: [b, 2]}
+                dirless = [0, 0, 0] if s.cache in args else [2, 4, a + b]
                 assert report['coverage'] == {'kernel_events': 4, 'resolved_events': 4,
                                               'kernel_ns': a + b, 'resolved_ns': a + b,
                                               'unmeasured_events': 1,
-                                              'counters_failed_events': 0}
+                                              'counters_failed_events': 0,
+                                              'paired_bundles': 2,
+                                              'dirless_bundles': dirless[0],
+                                              'dirless_events': dirless[1],
+                                              'dirless_ns': dirless[2]}
             else:
                 # Without a sidecar only the events with debug_handles pair.
                 assert rows(report, 'by_line') == {s.model + ':2': [10500, 1],
                                                    s.model + ':3': [12500, 2],
                                                    '[unresolved]': [1001, 2]}
-                assert rows(report, 'by_kernel') == {'sdsc_fused_add_relu_0': [10500, 1],
-                                                     'sdsc_fused_mul_1': [2000, 1],
-                                                     s.base_a: [1001, 1], s.base_b: [0, 1]}
+                assert rows(report, 'by_kernel') == {
+                    'sdsc_fused_add_relu_0@sdsc_fused_add_relu_0_aaaaaaaa': [10500, 1],
+                    'sdsc_fused_mul_1@sdsc_fused_mul_1_bbbbbbbb': [2000, 1],
+                    s.base_a: [1001, 1], s.base_b: [0, 1]}
             # The wrapped counters: DMI = 196, PREP = 100 - 4294967196 mod 2^32 = 200, ...
             assert report['stages']['DMI'] == {'ticks': 196, 'events': 1}
             assert report['stages']['PREP'] == {'ticks': 200, 'events': 1}
@@ -288,8 +477,9 @@ def test_hand_built_sums_by_line_op_and_kernel():
         rc, folded, _ = run('profile', trace, '--origins', s.sidecar, '--format', 'folded',
                             check_rc=2)
         assert folded == (
-            '%s:2+%s:3;aten.add.Tensor+aten.relu.default;sdsc_fused_add_relu_0 11501\n'
-            '%s:3;aten.mul.Tensor;sdsc_fused_mul_1 2000\n' % (s.model, s.model, s.model))
+            '%s:2+%s:3;aten.add.Tensor+aten.relu.default;sdsc_fused_add_relu_0@%s 11501\n'
+            '%s:3;aten.mul.Tensor;sdsc_fused_mul_1@%s 2000\n'
+            % (s.model, s.model, s.KEY_A, s.model, s.KEY_B))
         rc, text, _ = run('profile', trace, '--origins', s.sidecar, check_rc=2)
         # Below its row, the line's text (indented, leading spaces trimmed).
         assert re.search(r'^ +0\.014 +100\.0 +4  %s:3\n {30,}return torch.relu\(y\) \* 2$'
@@ -399,22 +589,26 @@ def test_annotate_trace():
                 annotated = json.load(f)
             assert annotated['displayTimeUnit'] == 'ms'
             got = annotated['traceEvents']
-            assert len(got) == len(events)
+            # One metadata event after the trace's own describes each bundle once.
+            assert len(got) == len(events) + 1
+            assert got[-1]['name'] == 'sdscprov_bundles' and got[-1]['ph'] == 'M'
+            table = got[-1]['args']['bundles']
             for before, after in zip(events, got):
-                extra = (after.get('args') or {}).get('sdscprov')
+                reference = (after.get('args') or {}).get('sdscprov')
                 stripped = json.loads(json.dumps(after))
-                if extra is not None:
+                if reference is not None:
                     del stripped['args']['sdscprov']
                     if 'args' not in before:
                         assert stripped['args'] == {}
                         del stripped['args']
                 assert stripped == before, (before, after)
                 paired = before.get('name', '').startswith((s.base_a, s.base_b))
-                assert (extra is not None) == paired, after
+                assert (reference is not None) == paired, after
                 if paired:
-                    assert extra['handles'] in (['200'], ['300'])
-                    assert extra['provenance_key'] in (s.KEY_A, s.KEY_B)
-            a = got[1]['args']['sdscprov']
+                    assert reference['bundle'] in (s.KEY_A, s.KEY_B)
+                    extra = table[reference['bundle']]
+                    assert extra['handles'] == (['200'] if reference['bundle'] == s.KEY_A else ['300'])
+            a = table[got[1]['args']['sdscprov']['bundle']]
             assert a['source_lines'] == [s.model + ':2', s.model + ':3']
             assert a['aten_ops'] == ['aten.add.Tensor', 'aten.relu.default']
             assert a['kernels'] == ['sdsc_fused_add_relu_0']
@@ -623,8 +817,9 @@ def test_two_gigabyte_traces_in_bounded_memory():
         report = json.loads(out)
         assert report['trace']['bytes'] > 2**31
         assert report['coverage']['kernel_events'] == events + 1
-        assert rows(report, 'by_kernel') == {'sdsc_fused_add_relu_0': [events * 1234, events],
-                                             'sdsc_fused_mul_1': [1234, 1]}
+        assert rows(report, 'by_kernel') == {
+            'sdsc_fused_add_relu_0@' + s.KEY_A: [events * 1234, events],
+            'sdsc_fused_mul_1@' + s.KEY_B: [1234, 1]}
         assert report['stages']['CMPT'] == {'ticks': events + 1, 'events': events + 1}
         # The same text cut inside its last event: the error is past 2 GB, at its line:col.
         cut = os.path.join(tmp, 'cut.json.gz')
@@ -675,6 +870,9 @@ if __name__ == '__main__':
         test_gzip_trace,
         test_output_is_deterministic,
         test_text_report_fits_and_ranks,
+        test_one_row_per_compiled_bundle,
+        test_demo_trace_is_the_generators_and_pairs_with_the_annotated_demo,
+        test_no_device_kernel_event_and_dirless_bundles_are_said,
         test_hand_built_sums_by_line_op_and_kernel,
         test_every_diagnostic_is_triggered,
         test_native_handles_never_replace_the_sidecars,

@@ -60,8 +60,9 @@ def test_the_tour_runs_as_written():
         # What the tour says happened did happen.
         assert os.path.getsize(os.path.join(demo, "stripped.diff")) > 0
         assert '"version": "2.1.0"' in open(os.path.join(demo, "check.sarif")).read()
+        assert "sdscprov profile" in open(os.path.join(demo, "profile.html")).read()
         rc, out, _ = run("scan", "--format", "json", demo, check_rc=0)
-        assert '"handles_absent": 5' in out, out[-800:]  # stripped again
+        assert '"handles_populated": 5' in out, out[-800:]  # strip --diff only previewed
 
 
 def test_every_other_readme_command_runs():

@@ -226,6 +226,33 @@ def test_merge_refuses_reports_that_do_not_belong_together():
         assert rc == 0 and out == single, err
 
 
+def test_merge_reads_a_fifo_like_every_other_input():
+    """A fifo given as a shard report (no writer on it) is refused at once, not waited on: opened
+    without blocking, regular files only, a clear message and exit 2."""
+    with TempDir() as tmp:
+        cache, _, _ = make_cache(tmp, seed=16)
+        scan = [t for _, t in shard_runs(["scan", "--format", "json", cache])]
+        paths = []
+        for i, text in enumerate(scan):
+            paths.append(os.path.join(tmp, f"shard-{i + 1}.json"))
+            with open(paths[-1], "w") as f:
+                f.write(text)
+        fifo = os.path.join(tmp, "shard-fifo.json")
+        os.mkfifo(fifo)
+        try:
+            p = subprocess.run([BIN, "merge", paths[0], fifo, paths[2]], capture_output=True,
+                               text=True, timeout=20)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("merge blocked on a fifo with no writer")
+        assert p.returncode == 2, (p.returncode, p.stderr)
+        assert p.stdout == ""
+        assert f"{fifo}: error: is a fifo, not a regular file [not-a-regular-file]" in p.stderr, p.stderr
+        assert f"sdscprov merge: cannot read {fifo}: nothing merged" in p.stderr, p.stderr
+        # The regular files alone still merge.
+        p = subprocess.run([BIN, "merge", *paths], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+
+
 def test_bad_shard_values_are_usage_errors():
     with TempDir() as tmp:
         cache, origins, _ = make_cache(tmp, seed=15)
@@ -254,4 +281,5 @@ if __name__ == "__main__":
           test_annotate_shards_write_what_the_single_run_writes_and_merge_to_its_report,
           test_check_and_strip_shards_merge_to_the_single_run,
           test_merge_refuses_reports_that_do_not_belong_together,
+          test_merge_reads_a_fifo_like_every_other_input,
           test_bad_shard_values_are_usage_errors])

@@ -1,7 +1,8 @@
 """End-to-end: the default text report fits one screen on a 20,000-file cache (at most 60 lines,
-none wider than COLUMNS), `--all` lists every directory, and `--diff` keeps standard output for
-the diffs. The cache is made here: small SDSC files, many directories per kernel name, long
-names, every handle state, and an origins map for a part of the kernels."""
+none wider than the terminal), `--all` lists every directory, names are shortened on a terminal
+only (keeping their tail) and whole when piped, and `--diff` keeps standard output for the diffs.
+The cache is made here: small SDSC files, many directories per kernel name, long names, every
+handle state, and an origins map for a part of the kernels."""
 import json
 import os
 import random
@@ -10,8 +11,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import TempDir, main, run  # noqa: E402
+from pty_run import run_pty  # noqa: E402
 
 FILES = 20000
+LONG = "sdsc_fused_" + "_".join(["layer_norm_native_layer_norm"] * 7) + "_7"  # over 200 bytes
 
 
 def make_cache(root, files=FILES):
@@ -19,7 +22,7 @@ def make_cache(root, files=FILES):
     rng = random.Random(16)
     names = [f"sdsc_fused_{'_'.join(rng.sample(['add', 'mm', 'relu', 'softmax', 'mean', 'silu', 'neg'], 2))}_{i}"
              for i in range(1500)]
-    names[7] = "sdsc_fused_" + "_".join(["layer_norm_native_layer_norm"] * 7) + "_7"  # over 200 bytes
+    names[7] = LONG
     nodes = {"n": {"original_aten": "aten.add.Tensor", "stack_trace": '  File "/w/m.py", line 3, in f\n'}}
     kernels, dirs, written = [], [], 0
     d = 0
@@ -57,6 +60,8 @@ def test_twenty_thousand_files_on_one_screen():
     with TempDir() as tmp:
         cache = os.path.join(tmp, "cache")
         origins, dirs = make_cache(cache)
+        def run(*args, env=None):  # on a terminal of 100 columns
+            return run_pty(*args, "--color", "never", columns=100, env=env)
         env = {"COLUMNS": "100"}
         rc, out, err = run("scan", cache, env=env)
         lines = screen_check(out, 100)
@@ -65,9 +70,9 @@ def test_twenty_thousand_files_on_one_screen():
         assert re.search(r"^\u2026 \d+ more \(--all lists every directory\)$", out, re.M), out
         # No row names a kernel twice: the rows give kernel names, not directories.
         assert "inductor-spyre/" not in out, out
-        # The long name is shortened in its middle, never wrapped.
+        # The long name is shortened in its middle, never wrapped, its tail kept.
         assert any(line.startswith("    ") and "layer_norm_native" in line and "\u2026" in line
-                   for line in lines) or "layer_norm_native" not in out, out
+                   and line.endswith(LONG[-40:]) for line in lines) or "layer_norm_native" not in out, out
         # annotate, dry run and real run: one screen too, the same column names.
         rc, dry, _ = run("annotate", "--dry-run", "--origins", origins, cache, env=env)
         dry_lines = screen_check(dry, 100)
@@ -102,6 +107,38 @@ def test_twenty_thousand_files_on_one_screen():
         assert len(report["kernels"]) == len(dirs)
 
 
+def test_piped_reports_keep_every_name_whole():
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        origins, dirs = make_cache(cache, 3000)
+        long_dir = os.path.join(cache, "inductor-spyre", LONG + "_zz9k0b2q")
+        os.makedirs(long_dir)
+        for i in range(60):  # the most files lacking a handle: the first row
+            with open(os.path.join(long_dir, f"sdsc_{i}.json"), "w") as f:
+                f.write(f'{{"{i}_add": {{"numCoresUsed_": 32}}}}')
+        dirs = sorted(dirs + [long_dir])
+        for env in ({}, {"COLUMNS": "60"}):  # COLUMNS is the terminal's width, not a pipe's
+            rc, out, _ = run("scan", cache, env=env)
+            assert re.search("^ .* " + re.escape(LONG) + "$", out, re.M), out
+            rc, out, _ = run("scan", "--all", cache, env=env)
+            rows = [line.split()[-1] for line in out.splitlines() if "/inductor-spyre/" in line]
+            assert sorted(rows) == sorted(dirs), "every directory whole, pasteable"
+            rc, out, _ = run("annotate", "--dry-run", "--origins", origins, cache, env=env)
+            assert LONG in out or "Every file" in out, out
+            rc, out, _ = run("check", cache, env=env)
+            assert re.search("^ .* " + re.escape(LONG) + "$", out, re.M), out
+            for report in (out,):
+                assert [line for line in report.splitlines() if "\u2026" in line] == [
+                    line for line in report.splitlines() if line.startswith("\u2026 ")], report
+        # On a terminal the long name is shortened in its middle, keeping its tail.
+        rc, out, _ = run_pty("scan", "--color", "never", cache, columns=100)
+        row = [line for line in out.splitlines() if "layer_norm" in line]
+        assert row and "\u2026" in row[0] and row[0].endswith("_layer_norm_7") and len(row[0]) <= 100, out
+        rc, out, _ = run_pty("scan", "--color", "never", "--all", long_dir, columns=100)
+        row = [line for line in out.splitlines() if "layer_norm" in line]
+        assert row and "\u2026" in row[0] and row[0].endswith("norm_7_zz9k0b2q") and len(row[0]) <= 100, out
+
+
 def test_diff_goes_to_standard_output_and_the_report_to_standard_error():
     with TempDir() as tmp:
         cache = os.path.join(tmp, "cache")
@@ -115,5 +152,5 @@ def test_diff_goes_to_standard_output_and_the_report_to_standard_error():
 
 
 if __name__ == "__main__":
-    main([test_twenty_thousand_files_on_one_screen,
+    main([test_twenty_thousand_files_on_one_screen, test_piped_reports_keep_every_name_whole,
           test_diff_goes_to_standard_output_and_the_report_to_standard_error])

@@ -38,8 +38,8 @@ done
 man_page=$prefix/share/man/man1/sdscprov.1
 [ -f "$man_page" ] || fail "share/man/man1/sdscprov.1 is not installed"
 rendered=$(MANWIDTH=100 man -l "$man_page" 2>&1) || fail "man -l failed:"$'\n'"$rendered"
-for command in scan annotate strip explain check merge completion; do
-    grep -q "^   sdscprov $command\$" <<<"$rendered" || fail "the man page has no section for '$command'"
+for command in scan annotate strip explain check merge profile completion; do
+    grep -q "^SDSCPROV ${command^^}\$" <<<"$rendered" || fail "the man page has no section for '$command'"
 done
 grep -q -- "--origins" <<<"$rendered" || fail "the man page lists no options"
 # Bash completion: a command from a prefix, an option, an option's values.
@@ -51,7 +51,15 @@ complete_words() {
 [ "$(complete_words sdscprov sc)" = "scan" ] || fail "'sdscprov sc<TAB>' gives '$(complete_words sdscprov sc)'"
 [ "$(complete_words sdscprov annotate --dr)" = "--dry-run" ] || fail "'annotate --dr<TAB>' gives '$(complete_words sdscprov annotate --dr)'"
 [ "$(complete_words sdscprov check --format s)" = "sarif" ] || fail "'check --format s<TAB>' gives '$(complete_words sdscprov check --format s)'"
-echo "test_install: man page and completion ok"
+for f in share/zsh/site-functions/_sdscprov share/fish/vendor_completions.d/sdscprov.fish \
+    share/doc/sdscprov/README.md share/doc/sdscprov/CHANGELOG.md share/doc/sdscprov/docs/usage.md; do
+    [ -f "$prefix/$f" ] || fail "$f is not installed"
+done
+# The docs/ pages that --help and the man page name are installed where the man page says.
+for page in $(grep -o 'docs/[a-z-]*\.md' <<<"$rendered" | sort -u); do
+    [ -f "$prefix/share/doc/sdscprov/$page" ] || fail "the man page names $page, not installed"
+done
+echo "test_install: man page, completions and docs ok"
 
 consumer_build=$tmp/consumer-build
 cmake -S "$source_dir/tests/install/consumer" -B "$consumer_build" \

@@ -5,9 +5,10 @@
 #pragma once
 
 #include "sdscprov/core/problem.hpp"
-#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/sidecars/spyre_provenance.hpp"
 #include "sdscprov/walk/discover.hpp"
 
 #include <cstdint>
@@ -64,12 +65,29 @@ struct ExplainKernel {
 // - otherwise, when TARGET has no '/', a kernel name: every kernel directory under `search_roots`
 //   whose kernel name, or whose directory name, is TARGET (a cache keeps every recompile, so a
 //   name can have several directories).
-// Nothing found is a `bad_argument` problem ("no kernel directory named 'X' under ROOTS"); walk
-// problems (missing roots, unreadable directories) are appended to `problems` too.
+// - otherwise, a row label of `sdscprov profile` (no '/'): KERNEL@DIRECTORY-NAME is the kernel
+//   directories of that name under `search_roots`; KERNEL@KEY (or a bare KEY), KEY a provenance
+//   key, is its bundle's directories, which only a sidecar of `sidecars` can say: those named by
+//   the key's occurrences (else KERNEL) whose SDSC files hold the key's direct handles (all of the
+//   named ones when none does). Without a sidecar, KERNEL@KEY is KERNEL's directory when KERNEL
+//   has one; several are a problem that lists them.
+// Nothing found is a `bad_argument` problem ("no kernel directory named 'X' under ROOTS") that
+// names the nearest kernel and directory names (for a label, KERNEL@DIRECTORY-NAME labels) by
+// edit distance, if any is near; walk problems
+// (missing roots, unreadable directories) are appended to `problems` too.
 std::vector<KernelDir> resolve_explain_target(const std::string& target,
                                               const std::vector<std::string>& search_roots,
                                               std::vector<Problem>& problems,
-                                              const DiscoverOptions& options = {});
+                                              const DiscoverOptions& options = {},
+                                              const std::vector<SpyreProvenance>& sidecars = {},
+                                              const ScanOptions& scan = {});
+
+// Up to `count` of `names` nearest to `target` by edit distance (insertions, deletions and
+// substitutions of bytes), nearest first, then by name; none farther than a third of the
+// target's length (at least 2).
+std::vector<std::string> nearest_names(std::string_view target,
+                                       const std::vector<std::string>& names,
+                                       std::size_t count = 5);
 
 // Scans every file of `dir` and reads the source lines its handles point at (each source file is
 // read at most once per call).

@@ -32,9 +32,15 @@ std::string quote_path(std::string_view path);
 // escapes them, without quotes: nothing in it can move the cursor or start a terminal escape.
 std::string printable_text(std::string_view text);
 
-// `text` in at most `width` columns (code points; text reports): when longer, its middle gives
-// way to one "…", so that both ends of a long path or kernel name stay readable.
+// `text` in at most `width` columns (code points; text reports on a terminal): when longer, its
+// middle gives way to one "…", the tail keeping two thirds of the room: the end of a name is what
+// tells kernels apart (the key, the counter, the directory's random suffix).
 std::string shorten_middle(std::string_view text, std::size_t width);
+
+// The width of a text report that does not go to a terminal: no line reaches it, so that no name
+// is shortened and every printed path can be pasted into `explain` or a shell (as ripgrep and git
+// do when piped). Small enough that adding to it cannot overflow.
+inline constexpr std::size_t unlimited_width = static_cast<std::size_t>(-1) / 4;
 
 // "path:line:col", or "path" for a problem without a position, the path as quote_path() gives it.
 std::string quoted_location(std::string_view path, TextPosition pos);

@@ -1,22 +1,39 @@
 // `profile --annotate-trace OUT`: a copy of the trace in which every paired kernel event gains
-// `args.sdscprov` (its source lines, ATen ops, kernels, kernel directories and handle ids), so
-// that Perfetto or chrome://tracing shows the model line when a kernel is hovered. Every other
-// byte is the trace's own: the member is inserted as args' first member (or an `args` object is
-// added as the event's last member). The copy is written to a temporary file beside OUT and
-// renamed over it only when it is complete; OUT is never the trace itself, a symbolic link or a
-// read-only file. OUT ending in `.gz` is written gzip-compressed.
+// `args.sdscprov`, a reference to its bundle (`{"bundle": "<provenance key>"}`), and one metadata
+// event at the end of traceEvents, `sdscprov_bundles`, describes each bundle once (its source
+// lines, ATen ops, kernels, kernel directories and handle ids): the copy stays within a few
+// percent of the trace's size however many events a bundle has, and Perfetto or chrome://tracing
+// load it as they load the trace. Every other byte is the trace's own: the member is inserted as
+// args' first member (or an `args` object is added as the event's last member).
+//
+// The copy is written to a temporary file beside OUT (named and locked as replace.hpp's, so that
+// a later run sweeps what a killed one left) and renamed over it only when it is complete; an
+// existing OUT keeps its owner, group, mode and extended attributes, or is not replaced. OUT is
+// never an input of the run (the trace, a sidecar, a file of a cache given: by device and inode),
+// a symbolic link or a read-only file. OUT "-" is standard output; OUT ending in `.gz` is written
+// gzip-compressed.
 #pragma once
 
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
+#include "sdscprov/walk/discover.hpp"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace sdscprov {
+
+// What the run reads: OUT may be none of these.
+struct AnnotateTraceInputs {
+    std::string trace; // "-": standard input
+    std::vector<std::string> sidecars;
+    std::vector<std::string> caches; // their SDSC files and bundle.mlir, as discover() finds them
+    DiscoverOptions discover;
+};
 
 class AnnotatedTrace final : public TraceHandler {
 public:
@@ -26,15 +43,21 @@ public:
     AnnotatedTrace(const AnnotatedTrace&) = delete;
     AnnotatedTrace& operator=(const AnnotatedTrace&) = delete;
 
-    // Checks OUT against the trace at `input` and creates the temporary file; a problem
-    // (bad-argument, write-failed) when OUT may not be written.
-    std::optional<Problem> open(const std::string& input);
+    // Checks OUT against the inputs, removes the temporaries of OUT that killed runs left (see
+    // notes()) and creates the temporary file; a problem (bad-argument, write-failed) when OUT
+    // may not be written.
+    std::optional<Problem> open(const AnnotateTraceInputs& inputs);
+    // What open() found beside OUT: leftover-temp warnings.
+    const std::vector<Problem>& notes() const;
+    // OUT is "-": the copy goes to standard output.
+    bool to_stdout() const;
 
     void event(const TraceEvent& e) override;
     void bytes(std::string_view text) override;
+    void events_end(std::uint64_t offset) override;
 
-    // Flushes and syncs the copy and renames it over OUT; a write-failed problem otherwise (the
-    // temporary file is removed, OUT is as it was).
+    // Flushes and syncs the copy, gives it OUT's owner, mode and attributes and renames it over
+    // OUT; a write-failed problem otherwise (the temporary file is removed, OUT is as it was).
     std::optional<Problem> commit();
 
     std::uint64_t annotated_events() const;

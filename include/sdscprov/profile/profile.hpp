@@ -1,7 +1,7 @@
 // Profile: a profiler trace's device kernel events paired with their provenance, and their device
 // time ranked by model source line, by ATen op and by kernel. The pairing and the aggregation
-// live here; the printers (report/profile_printers.hpp) only render a ProfileReport, which holds every figure they
-// show. docs/profile.md describes the rules.
+// live here; the printers (report/profile_printers.hpp) only render a ProfileReport, which holds
+// every figure they show. docs/profile.md describes the rules.
 //
 // Pairing of a kernel event `spyre_kernel_v1_<summary>_<key>#<step>`:
 //  - with torch-spyre's spyre_provenance.json: kernelIdentities[key] -> its direct handles (their
@@ -14,8 +14,8 @@
 // and per-op totals can exceed the total device time.
 #pragma once
 
-#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/core/problem.hpp"
+#include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
@@ -129,11 +129,18 @@ struct ProfileBundle {
     std::string root_label;
     std::string aten_label;
     std::string kernel_label;
+    // Its row of the kernel ranking, the same in every format, and what `sdscprov explain`
+    // takes: KERNEL@DIRECTORY-NAME when it is in one kernel directory, else KERNEL@KEY (in no
+    // directory, or in several: the row lists them); KERNEL is kernel_label. Also KERNEL@KEY when
+    // another bundle has the same KERNEL@DIRECTORY-NAME. Without a kernel name KERNEL is the event
+    // name, which ends with the key: KERNEL alone instead of KERNEL@KEY. An unpaired group's is
+    // its kernel_label (with " [reason]" when another group has that name).
+    std::string label;
 };
 
-// One row of a ranking.
+// One row of a ranking (a kernel row is one bundle: its label, its time, `bundles` its index).
 struct ProfileRow {
-    std::string label;               // "file:line", an ATen op, a kernel, or "[...]"
+    std::string label;               // "file:line", an ATen op, a bundle's label, or "[...]"
     std::optional<SourceLine> line;  // by line, unless a "[...]" row
     std::optional<std::string> text; // the source line's text, when readable here
     DeviceTime time;
@@ -148,6 +155,12 @@ struct ProfileCoverage {
     std::uint64_t resolved_ns = 0;
     std::uint64_t unmeasured_events = 0;      // kernel events without a usable dur
     std::uint64_t counters_failed_events = 0; // kernel events whose cycles_ts are all 0
+    // Paired bundles, and those of them found in no kernel directory of the caches (explain
+    // cannot show them): their count, events and device time.
+    std::uint64_t paired_bundles = 0;
+    std::uint64_t dirless_bundles = 0;
+    std::uint64_t dirless_events = 0;
+    std::uint64_t dirless_ns = 0;
 };
 
 struct ProfileReport {
@@ -163,8 +176,8 @@ struct ProfileReport {
     std::vector<ProfileBundle> bundles;
     std::vector<ProfileRow> by_line;
     std::vector<ProfileRow> by_aten;
-    std::vector<ProfileRow> by_kernel;
-    std::vector<DebugHandle> handles; // the bundles' direct handles (fused_from nested), by id
+    std::vector<ProfileRow> by_kernel; // one row per bundle, labelled with its label
+    std::vector<DebugHandle> handles;  // the bundles' direct handles (fused_from nested), by id
     std::vector<ProfileDiagnostic> diagnostics; // by first event
     std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
 };
@@ -177,13 +190,15 @@ struct PairingSources {
 };
 
 // Receives a trace's events (as the TraceReader's handler) and aggregates them. Memory grows
-// with the number of distinct kernels (event names and argument sets), never with the trace:
-// distinct unresolved names beyond max_unresolved_groups share one group.
+// with the number of distinct paired kernels, never with the trace nor with the number of
+// distinct unpaired names: at most max_unresolved_groups unresolved groups are kept apart (the
+// largest by device time: when the table is full, the least one leaves it for one overflow group,
+// which takes every later event of that name), and at most 1,000 distinct diagnostics per code.
 class ProfileBuilder final : public TraceHandler {
 public:
-    static constexpr std::size_t max_unresolved_groups = 100000;
+    static constexpr std::size_t max_unresolved_groups = 10000;
 
-    // `reader` gives the positions of diagnostics; `annotate` makes annotation() available.
+    // `reader` gives the positions of diagnostics; `annotate` makes annotated_bundle() available.
     ProfileBuilder(const PairingSources& sources, std::string trace_path, TraceReader& reader,
                    bool annotate = false);
     ~ProfileBuilder() override;
@@ -192,9 +207,10 @@ public:
 
     void event(const TraceEvent& e) override;
 
-    // With `annotate`: the `args.sdscprov` value (JSON text) for the event last given to event(),
-    // or nullptr when it is not a paired kernel event (or was annotated before).
-    const std::string* annotation() const;
+    // With `annotate`: the bundle of the event last given to event() when the annotated copy
+    // describes it (valid until the next event()), or nullptr when it is not a paired kernel event
+    // (or was annotated before).
+    const ProfileBundle* annotated_bundle() const;
 
     // The report, once the whole trace was read: rankings sorted, source line texts read.
     ProfileReport finish(const TraceReadResult& read);

@@ -71,6 +71,10 @@ public:
     // Every byte of the trace's text, in order, each exactly once; bytes holding an event are
     // passed only after event() was called for it.
     virtual void bytes(std::string_view text) { (void)text; }
+    // The byte offset of traceEvents' closing ']', once every event was given to event() and
+    // before the bytes holding it are passed to bytes(). Not called when the array is not read
+    // to its end.
+    virtual void events_end(std::uint64_t offset) { (void)offset; }
 };
 
 struct TraceStats {

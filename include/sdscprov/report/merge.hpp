@@ -11,6 +11,9 @@
 // every report. docs/report-json.md, "Shards", has the format.
 #pragma once
 
+#include "sdscprov/core/problem.hpp"
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +35,10 @@ struct MergeResult {
 };
 
 MergeResult merge_reports(const std::vector<ShardReport>& reports);
+
+// Reads the report at `path` as every other input is read: opened without blocking (a fifo
+// with no writer must not hang the merge), regular files only. nullopt with `problem`
+// (not-a-regular-file, io-error) when it cannot be read.
+std::optional<ShardReport> read_shard_report(const std::string& path, Problem& problem);
 
 } // namespace sdscprov

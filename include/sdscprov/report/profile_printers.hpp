@@ -20,6 +20,7 @@ struct ProfileTextOptions {
                                          ProfileRanking::kernel};
     bool stages = false;     // the DMI / PREP / CMPT / DMO columns
     std::size_t width = 100; // columns the table fits in (labels are shortened)
+    bool shorten = true;     // false: labels and paths whole, whatever the width (not a terminal)
     bool color = false;
 };
 

@@ -67,6 +67,21 @@ struct FileStamp {
 // The stamp of what fstat/lstat gave.
 FileStamp file_stamp(const struct stat& st);
 
+// A debug_handle_ member below the op object's own members (in one of their values, at any
+// depth). It is not the op's handle (handle_state, check and annotate know only that one; the
+// profile's handle index pairs events with nested ones too), but it holds what a handle holds
+// (source paths), the coverage column counts it, and strip must leave none behind. Only the
+// outermost ones are listed: a handle inside one goes with it.
+struct NestedHandle {
+    ByteSpan member;             // its key's opening quote to the end of its value
+    std::size_t value = 0;       // its value's first byte
+    std::size_t object_open = 0; // the '{' of the object that holds it
+    TextPosition pos;            // line:col of its key
+    bool null = false;           // its value is null
+    bool populated = false;      // its value is populated (as the coverage column counts)
+    std::string op_member;       // the op's member it is in (as written, between the quotes)
+};
+
 struct ScanResult {
     SdscFile file;
     FileStatus status = FileStatus::unreadable;
@@ -88,6 +103,7 @@ struct ScanResult {
     std::size_t handle_member_index = 0;   // 0 when the handle is the first member
     TextPosition op_key_pos;               // line:col of the op key
     TextPosition handle_pos;               // line:col of the handle's key (when present)
+    std::vector<NestedHandle> nested_handles; // in text order; each also a nested-handle problem
 
     std::vector<Problem> problems;
 

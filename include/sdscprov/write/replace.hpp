@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <vector>
 
@@ -151,6 +152,12 @@ std::optional<PendingReplace> write_temp(const std::string& path,
                                          std::span<const std::string_view> pieces,
                                          const FileStamp& original, Durability durability,
                                          Problem& problem, const TempSource& source = {});
+
+// Gives the temporary `fd` what the file at `path` (whose lstat is `original`) has besides its
+// bytes, as write_temp() does: owner and group, extended attributes, then mode, read back and
+// checked. Empty on success, else what cannot be given exactly (then the file must not be
+// replaced): for writers that stream into a temporary of create_temp_beside().
+std::string give_metadata_of(int fd, const std::string& path, const struct stat& original);
 
 // Renames each temp over its file if the file still is the one we read (same device, inode, size,
 // modification and change time), else removes the temp and reports `changed-on-disk`: someone (a

@@ -55,6 +55,15 @@ Splice handle_splice(std::string_view bytes, const ScanResult& scan, const Debug
 Splice null_splice(std::string_view bytes, const ScanResult& scan);
 Splice remove_splice(std::string_view bytes, const ScanResult& scan);
 
+// strip's edit: the op's handle as null_splice (or, `remove`, remove_splice) edits it, and every
+// nested handle (ScanResult::nested_handles) set to null likewise (or removed with one adjoining
+// separator; an object left with no member becomes `{}`, as json.dump writes it): what a
+// json.load, the handles changed, then json.dump in the file's style would give, every other
+// byte kept. One Splice from the first change to the last, the bytes between them as they were;
+// when there is no nested handle, exactly null_splice's or remove_splice's edit, and an empty
+// edit at 0 when nothing would change.
+Splice strip_splice(std::string_view bytes, const ScanResult& scan, bool remove);
+
 // The file's bytes with the op object's `debug_handle_` set to `handle`: inserted as the op
 // object's first member when absent, its value replaced when present (null, populated or
 // malformed). Every byte outside the member (or its value) is kept. Throws

@@ -156,6 +156,15 @@ TEST_CASE("explain: a kernel name is looked up under the search roots") {
         CHECK(problems[0].message == "no kernel directory named 'sdsc_fused_relu_7' under '" +
                                          roots[0] + "', '" + roots[1] + "'");
     }
+    SUBCASE("not found, with the nearest names") {
+        dirs = resolve("sdsc_fused_add_mul_2", roots, problems);
+        CHECK(dirs.empty());
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].message == "no kernel directory named 'sdsc_fused_add_mul_2' under '" +
+                                         roots[0] + "', '" + roots[1] +
+                                         "'; the nearest names: sdsc_fused_add_mul_0, "
+                                         "sdsc_fused_add_mul_1");
+    }
     SUBCASE("a missing search root is reported, the others are searched") {
         dirs =
             resolve("sdsc_fused_add_mul_1", {(f.tmp.root / "nope").string(), roots[1]}, problems);
@@ -374,4 +383,79 @@ TEST_CASE("explain: text printer") {
     print_explain_text(colored, kernels, true);
     CHECK(colored.str().find("\x1b[1mkernel sdsc_fused_add_mul_0\x1b[0m") == 0);
     CHECK(colored.str().find("pre-grad nodes:  linear\n") != std::string::npos);
+}
+
+TEST_CASE("explain: a kernel row of profile is its bundle's directory") {
+    Fixture f;
+    // Another compile whose kernel has the same name, with other handles.
+    test::TempDir other("sdscprov-explain-other");
+    other.file("inductor-spyre/0123abcd_sdsc_fused_add_mul_0_zz99yy88/sdsc_0.json",
+               sdsc_doc("0_add", R"("debug_handle_": )" +
+                                     handle_json("99", "null", "aten.add.Tensor", R"(["add"])")));
+    std::vector<std::string> roots = {f.tmp.root.string(), other.root.string()};
+    std::vector<Problem> problems;
+    const std::string key = "mlpfcaddbbbbbbb3";
+
+    SUBCASE("KERNEL@DIRECTORY-NAME") {
+        auto dirs =
+            resolve("sdsc_fused_add_mul_0@0123abcd_sdsc_fused_add_mul_0_zz99yy88", roots, problems);
+        CHECK(problems.empty());
+        REQUIRE(dirs.size() == 1);
+        CHECK(dirs[0].path.ends_with("/0123abcd_sdsc_fused_add_mul_0_zz99yy88"));
+        dirs = resolve("sdsc_fused_add_mul_0@sdsc_fused_add_mul_0_abcd1234", roots, problems);
+        REQUIRE(dirs.size() == 1);
+        CHECK(dirs[0].path == f.dir());
+    }
+    SUBCASE("KERNEL@KEY without a sidecar: the kernel's one directory, else which they are") {
+        auto dirs = resolve("sdsc_fused_add_mul_0@" + key, {roots[1]}, problems);
+        CHECK(problems.empty());
+        REQUIRE(dirs.size() == 1);
+        dirs = resolve("sdsc_fused_add_mul_0@" + key, roots, problems);
+        CHECK(dirs.empty());
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].message.find(key + " is a provenance key: only torch-spyre's "
+                                             "spyre_provenance.json (--origins) says which") == 0);
+        CHECK(problems[0].message.find(f.dir()) != std::string::npos);
+        CHECK(problems[0].message.find("0123abcd_sdsc_fused_add_mul_0_zz99yy88") !=
+              std::string::npos);
+    }
+    SUBCASE("KERNEL@KEY, the key alone and the event name with a sidecar: the directory that "
+            "holds the key's handles") {
+        SpyreProvenance doc;
+        doc.path = "spyre_provenance.json";
+        doc.identities[key].direct_handle_ids = {"99"};
+        doc.occurrences["o"].identity_key = key;
+        doc.occurrences["o"].kernel_name = "sdsc_fused_add_mul_0";
+        for (const std::string target :
+             {"sdsc_fused_add_mul_0@" + key, key, "spyre_kernel_v1_fused_add_" + key}) {
+            CAPTURE(target);
+            auto dirs = resolve_explain_target(target, roots, problems, {}, {doc});
+            CHECK(problems.empty());
+            REQUIRE(dirs.size() == 1);
+            CHECK(dirs[0].path.ends_with("/0123abcd_sdsc_fused_add_mul_0_zz99yy88"));
+        }
+    }
+}
+
+TEST_CASE("explain: the nearest names by edit distance") {
+    const std::vector<std::string> names = {"sdsc_fused_add_0", "sdsc_fused_add_1",
+                                            "sdsc_fused_mul_0", "sdsc_fused_addmm_linear_relu_0",
+                                            "abc"};
+    struct Case {
+        std::string target;
+        std::vector<std::string> nearest;
+    };
+    const std::vector<Case> cases = {
+        {"sdsc_fused_add_2", {"sdsc_fused_add_0", "sdsc_fused_add_1", "sdsc_fused_mul_0"}},
+        {"sdsc_fusd_add_0", {"sdsc_fused_add_0", "sdsc_fused_add_1", "sdsc_fused_mul_0"}},
+        {"sdsc_fused_add_0", {"sdsc_fused_add_1", "sdsc_fused_mul_0"}}, // itself left out
+        {"abd", {"abc"}},
+        {"xyz_unrelated_name", {}},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.target);
+        CHECK(nearest_names(c.target, names) == c.nearest);
+    }
+    CHECK(nearest_names("sdsc_fused_add_2", names, 1) ==
+          std::vector<std::string>{"sdsc_fused_add_0"});
 }

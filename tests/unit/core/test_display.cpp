@@ -43,6 +43,20 @@ TEST_CASE("display: quote_path quotes as git does, keeping valid UTF-8") {
     CHECK(quoted_location("c/a", {}) == "c/a");
 }
 
+TEST_CASE("display: shorten_middle keeps the tail that tells kernels apart") {
+    const std::string name = "sdsc_fused__softmax_clone_mul_split_with_sizes_view_11";
+    CHECK(shorten_middle(name, name.size()) == name);
+    CHECK(shorten_middle(name, unlimited_width) == name);
+    // 30 columns: 9 of the head, the ellipsis, 20 of the tail.
+    std::string short_name = shorten_middle(name, 30);
+    CHECK(short_name == "sdsc_fuse\xE2\x80\xA6t_with_sizes_view_11");
+    const std::string dir = "old/inductor-spyre/029fa1b2_sdsc_fused_unsqueeze_2_3_fnecka0b";
+    CHECK(shorten_middle(dir, 40) == "old/inductor-\xE2\x80\xA6sed_unsqueeze_2_3_fnecka0b");
+    // Code points, not bytes: a multi-byte name is cut between characters.
+    CHECK(shorten_middle("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 5) ==
+          "\xC3\xA9\xE2\x80\xA6\xC3\xA9\xC3\xA9\xC3\xA9");
+}
+
 TEST_CASE("display: valid_utf8 and base64") {
     CHECK(valid_utf8("ok \xC3\xA9") == "ok \xC3\xA9");
     CHECK(valid_utf8("a\xFF"

@@ -3,9 +3,9 @@
 // printers' formats.
 #include "../temp_dir.hpp"
 #include "sdscprov/profile/handle_index.hpp"
-#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include <doctest/doctest.h>
@@ -145,10 +145,15 @@ TEST_CASE("a bundle counts fully for each of its lines and ops, once in the kern
                                   {"aten.permute.default", {10002, 2}},
                                   {"aten.relu.default", {10002, 2}},
                                   {"[no aten op]", {1000, 1}}});
+    // No cache: each bundle is told apart by its key.
     CHECK(table(r.by_kernel) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
-                                    {"sdsc_fused_addmm_linear_relu_0", {10002, 2}},
-                                    {"sdsc_fused_addmm_1", {3250, 1}},
-                                    {"sdsc_fused_unknown_2", {1000, 1}}});
+                                    {"sdsc_fused_addmm_linear_relu_0@mlpfcreluaaaaaa2", {10002, 2}},
+                                    {"sdsc_fused_addmm_1@mlpfcaddbbbbbbb3", {3250, 1}},
+                                    {"sdsc_fused_unknown_2@mlpemptycccccc47", {1000, 1}}});
+    CHECK(r.coverage.paired_bundles == 3);
+    CHECK(r.coverage.dirless_bundles == 3);
+    CHECK(r.coverage.dirless_events == 4);
+    CHECK(r.coverage.dirless_ns == 14252);
     // Ranked by time, largest first.
     REQUIRE(r.by_line.size() == 4);
     CHECK(r.by_line[0].label == "/home/user/simple_mlp.py:13");
@@ -161,12 +166,13 @@ TEST_CASE("a bundle counts fully for each of its lines and ops, once in the kern
     CHECK(r.handles.size() == 5);
     CHECK(codes(r).empty());
     // The folded stacks.
-    CHECK(render_profile_folded(r) ==
-          "/home/user/simple_mlp.py:11+/home/user/simple_mlp.py:12+/home/user/simple_mlp.py:13;"
-          "aten.addmm.default+aten.permute.default+aten.relu.default;"
-          "sdsc_fused_addmm_linear_relu_0 10002\n"
-          "/home/user/simple_mlp.py:13;aten.addmm.default;sdsc_fused_addmm_1 3250\n"
-          "[no source];[no aten op];sdsc_fused_unknown_2 1000\n");
+    CHECK(
+        render_profile_folded(r) ==
+        "/home/user/simple_mlp.py:11+/home/user/simple_mlp.py:12+/home/user/simple_mlp.py:13;"
+        "aten.addmm.default+aten.permute.default+aten.relu.default;"
+        "sdsc_fused_addmm_linear_relu_0@mlpfcreluaaaaaa2 10002\n"
+        "/home/user/simple_mlp.py:13;aten.addmm.default;sdsc_fused_addmm_1@mlpfcaddbbbbbbb3 3250\n"
+        "[no source];[no aten op];sdsc_fused_unknown_2@mlpemptycccccc47 1000\n");
     // The same whatever the chunking of the trace.
     ProfileReport small =
         profile(sources,
@@ -264,10 +270,12 @@ TEST_CASE("the caches' handles pair events without a sidecar, at any depth of a 
           std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
               {"/m.py:1", {1000, 1}}, {"/m.py:3", {2000, 1}}, {"[unresolved]", {12000, 2}}});
     CHECK(table(r.by_kernel) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
-                                    {"sdsc_fused_add_0", {1000, 1}},
-                                    {"sdsc_fused_mul_1", {2000, 1}},
+                                    {"sdsc_fused_add_0@sdsc_fused_add_0_aaaaaaaa", {1000, 1}},
+                                    {"sdsc_fused_mul_1@sdsc_fused_mul_1_bbbbbbbb", {2000, 1}},
                                     {a, {8000, 1}},
                                     {b, {4000, 1}}});
+    CHECK(r.coverage.paired_bundles == 2);
+    CHECK(r.coverage.dirless_bundles == 0);
     CHECK(codes(r) == std::vector<std::string>{"no-handles", "unknown-handle"});
     for (const auto& bundle : r.bundles) {
         if (bundle.resolution == Resolution::caches) {
@@ -318,10 +326,90 @@ TEST_CASE("folded frames cannot break the format") {
     b.root_label = "/a;b.py:1";
     b.aten_label = "aten.x";
     b.kernel_label = "k\nname";
+    b.label = b.kernel_label;
     b.time.ns = 5;
     r.bundles.push_back(b);
     b.root_label = "/z.py:1";
     b.time.ns = 0; // nothing to draw
     r.bundles.push_back(b);
     CHECK(render_profile_folded(r) == "/a,b.py:1;aten.x;k?name 5\n");
+}
+
+TEST_CASE("one kernel row per compiled bundle: a name of two compiles is two rows") {
+    test::TempDir tmp("sdscprov-profile");
+    auto handle = [](const std::string& id, int line) {
+        return "{\"id\": \"" + id +
+               "\", \"source\": {\"file\": \"/m.py\", \"start_line\": " + std::to_string(line) +
+               ", \"start_col\": 0, \"end_line\": null, \"end_col\": null}, \"aten_op\": "
+               "\"aten.add.Tensor\", \"ir_chain\": [\"x\"], \"fused_from\": [], "
+               "\"transform_history\": []}";
+    };
+    auto op = [&](const std::string& id, int line) {
+        return "{\"0_add\": {\"debug_handle_\": " + handle(id, line) + "}}";
+    };
+    // Two compiles that both named a kernel sdsc_fused_add_0, and a third bundle whose
+    // directory the cache kept twice (the same handle in both).
+    tmp.file("inductor-spyre/sdsc_fused_add_0_aaaaaaaa/sdsc_0.json", op("11", 1));
+    tmp.file("inductor-spyre/sdsc_fused_add_0_cccccccc/sdsc_0.json", op("12", 2));
+    tmp.file("inductor-spyre/sdsc_fused_mul_1_dddddddd/sdsc_0.json", op("13", 3));
+    tmp.file("inductor-spyre/sdsc_fused_mul_1_eeeeeeee/sdsc_0.json", op("13", 3));
+    auto indexed = index_handles({tmp.root.string()});
+    REQUIRE(indexed.problems.empty());
+    PairingSources sources;
+    sources.caches = std::move(indexed.index);
+    const std::string a = "spyre_kernel_v1_fused_add_aaaaaaaaaaaaaaaa";
+    const std::string c = "spyre_kernel_v1_fused_add_cccccccccccccccc";
+    const std::string d = "spyre_kernel_v1_fused_mul_dddddddddddddddd";
+    ProfileReport r =
+        profile(sources, kernel(a + "#1", "1", "\"debug_handles\": [\"11\"]") + ",\n" +
+                             kernel(c + "#1", "2", "\"debug_handles\": [\"12\"]") + ",\n" +
+                             kernel(c + "#2", "4", "\"debug_handles\": [\"12\"]") + ",\n" +
+                             kernel(d + "#1", "8", "\"debug_handles\": [\"13\"]"));
+    CHECK(table(r.by_kernel) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
+                                    {"sdsc_fused_add_0@sdsc_fused_add_0_aaaaaaaa", {1000, 1}},
+                                    {"sdsc_fused_add_0@sdsc_fused_add_0_cccccccc", {6000, 2}},
+                                    {"sdsc_fused_mul_1@dddddddddddddddd", {8000, 1}}});
+    REQUIRE(r.by_kernel.size() == 3);
+    for (const auto& row : r.by_kernel) {
+        REQUIRE(row.bundles.size() == 1);
+        CHECK(r.bundles[row.bundles[0]].label == row.label);
+    }
+    // The bundle found in two directories is one row that lists both.
+    const auto& twice = r.bundles[r.by_kernel[0].bundles[0]];
+    CHECK(twice.key == "dddddddddddddddd");
+    CHECK(twice.kernel_dirs.size() == 2);
+    CHECK(render_profile_folded(r) ==
+          "/m.py:1;aten.add.Tensor;sdsc_fused_add_0@sdsc_fused_add_0_aaaaaaaa 1000\n"
+          "/m.py:2;aten.add.Tensor;sdsc_fused_add_0@sdsc_fused_add_0_cccccccc 6000\n"
+          "/m.py:3;aten.add.Tensor;sdsc_fused_mul_1@dddddddddddddddd 8000\n");
+    ProfileTextOptions options;
+    options.rankings = {ProfileRanking::kernel};
+    options.shorten = false;
+    std::string text = render_profile_text(r, options);
+    CHECK(text.find("sdsc_fused_mul_1@dddddddddddddddd\n") != std::string::npos);
+    CHECK(text.find("sdsc_fused_mul_1_dddddddd\n") != std::string::npos);
+    CHECK(text.find("sdsc_fused_mul_1_eeeeeeee\n") != std::string::npos);
+    std::string json = render_profile_json(r);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    REQUIRE_FALSE(parser.parse(json).get(doc));
+    std::string_view label;
+    REQUIRE_FALSE(doc["by_kernel"].at(0)["label"].get(label));
+    CHECK(label == "sdsc_fused_mul_1@dddddddddddddddd");
+    simdjson::dom::array dirs;
+    REQUIRE_FALSE(doc["by_kernel"].at(0)["kernel_dirs"].get(dirs));
+    CHECK(dirs.size() == 2);
+}
+
+TEST_CASE("a trace without device kernel events says where torch-spyre writes them") {
+    PairingSources sources;
+    ProfileReport r = profile(sources, "{\"ph\": \"X\", \"name\": \"aten::mm\", \"dur\": 50}");
+    CHECK(r.coverage.kernel_events == 0);
+    ProfileTextOptions options;
+    options.width = 60;
+    std::string text = render_profile_text(r, options);
+    CHECK(text.find("no device kernel event found in the trace") != std::string::npos);
+    CHECK(text.find("ProfilerActivity.PrivateUse1") != std::string::npos);
+    ProfileReport some = profile(sources, kernel("spyre_kernel_v1_fused_x_aaaaaaaaaaaaaaaa", "1"));
+    CHECK(render_profile_text(some, options).find("no device kernel event") == std::string::npos);
 }

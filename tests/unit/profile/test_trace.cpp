@@ -73,12 +73,24 @@ struct Collect final : TraceHandler {
         events.push_back(std::move(s));
     }
     void bytes(std::string_view t) override { text.append(t); }
+    // events_end(): the offset given, the events and bytes had by then.
+    void events_end(std::uint64_t offset) override {
+        ends.push_back({offset, events.size(), text.size()});
+    }
+    struct End {
+        std::uint64_t offset;
+        std::size_t events;
+        std::size_t bytes;
+        bool operator==(const End&) const = default;
+    };
+    std::vector<End> ends;
 };
 
 struct Read {
     TraceReadResult result;
     std::vector<SeenEvent> events;
     std::string text;
+    std::vector<Collect::End> ends;
 };
 
 Read read(std::string_view bytes, std::size_t chunk = 1 << 20, std::size_t max_value = 32 << 20,
@@ -93,6 +105,7 @@ Read read(std::string_view bytes, std::size_t chunk = 1 << 20, std::size_t max_v
     r.result = reader.read_bytes(bytes, c);
     r.events = std::move(c.events);
     r.text = std::move(c.text);
+    r.ends = std::move(c.ends);
     return r;
 }
 
@@ -247,6 +260,40 @@ TEST_CASE("events and bytes are the same whatever the chunk size") {
         REQUIRE_FALSE(r.result.error);
         CHECK(r.events == whole.events);
         CHECK(r.text == sample);
+    }
+}
+
+TEST_CASE(
+    "the end of traceEvents is told once, at its bracket, after every event and before its bytes") {
+    // The bracket that closes traceEvents in the sample: the first "]" of the line "  ],".
+    const std::uint64_t close = sample.find("\n  ],\n") + 3;
+    REQUIRE(sample[close] == ']');
+    const std::size_t sample_events = read(sample).events.size();
+    for (std::size_t chunk : {1, 7, 64, 4096, 1 << 20}) {
+        for (unsigned threads : {1U, 3U}) {
+            Read r = read(sample, chunk, 32 << 20, threads);
+            REQUIRE_FALSE(r.result.error);
+            REQUIRE(r.ends.size() == 1);
+            CHECK(r.ends[0].offset == close);
+            CHECK(r.ends[0].events == sample_events);
+            CHECK(r.ends[0].bytes <= close);
+        }
+    }
+    std::string bare = "[{\"ph\": \"X\"}, {}]  ";
+    Read b = read(bare, 3);
+    REQUIRE(b.ends.size() == 1);
+    CHECK(b.ends[0].offset == bare.find(']'));
+    std::string empty = "{\"traceEvents\": [ ], \"x\": 1}";
+    Read e = read(empty);
+    REQUIRE(e.ends.size() == 1);
+    CHECK(e.ends[0].offset == empty.find(']'));
+    CHECK(e.ends[0].events == 0);
+    // Not read to its end: never told.
+    for (std::string cut : {std::string("{\"traceEvents\": [{}, {\"a\": 1}"),
+                            std::string("{\"traceEvents\": [{}, tru]}")}) {
+        Read c = read(cut, 4);
+        CHECK(c.result.error);
+        CHECK(c.ends.empty());
     }
 }
 

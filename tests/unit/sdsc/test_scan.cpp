@@ -427,3 +427,101 @@ TEST_CASE("scan: without stamps, files the walk saw as regular are read without 
     CHECK(r.stamp.inode == static_cast<std::uint64_t>(st.st_ino));
     CHECK(r.stamp.size == small.size());
 }
+
+TEST_CASE("scan: a debug_handle_ nested below the op's members is listed, with a nested-handle "
+          "problem at its line:col") {
+    struct Case {
+        std::string what;
+        std::string doc;
+        std::vector<TextPosition> at; // the outermost nested handles' keys
+        std::vector<bool> populated;
+        std::string op_member; // of the first one
+    };
+    const std::string nested_secret =
+        "{\n  \"0_add\": {\n    \"debug_handle_\": null,\n    \"sub_\": {\n      "
+        "\"debug_handle_\": {\n        \"source\": {\"file\": \"/home/secret/other.py\"}\n"
+        "      }\n    }\n  }\n}";
+    const Case cases[] = {
+        {"in a member object, the op's own handle null", nested_secret, {{5, 7}}, {true}, "sub_"},
+        {"in an array element",
+         R"({"0_add": {"dscs_": [{"add": {"x": 1, "debug_handle_": "/p.py"}}]}})", {{1, 39}},
+         {true}, "dscs_"},
+        {"its key written with an escape",
+         R"({"0_add": {"s": {"debug\u005fhandle_": null}}})", {{1, 18}}, {false}, "s"},
+        {"two in one object, one in an object between them, each empty or not",
+         R"({"0_add": {"a": {"debug_handle_": {}, "b": {"debug_handle_": [1]}, "debug_handle_": 0}}})",
+         {{1, 18}, {1, 45}, {1, 68}}, {false, true, true}, "a"},
+        {"only the outer of two, one inside the other",
+         R"({"0_add": {"a": {"debug_handle_": {"debug_handle_": "/x.py"}}}})", {{1, 18}}, {true},
+         "a"},
+        {"beside another provenance member (the tape's structural pass)",
+         R"({"0_add": {"origins": ["n"], "a": [{"debug_handle_": "/x.py"}]}})", {{1, 37}}, {true},
+         "a"},
+        {"after a byte order mark, CRLF and a two-byte character",
+         "\xEF\xBB\xBF{\r\n\"0_add\": {\"\xC3\xA9\": 1, \"a\": {\"debug_handle_\": 1}}}", {{2, 25}},
+         {true}, "a"},
+        {"on the line of a byte order mark, which is no column",
+         "\xEF\xBB\xBF{\"0_add\": {\"a\": {\"debug_handle_\": 1}}}", {{1, 18}}, {true}, "a"},
+        {"inside the op's own handle: part of that handle, not nested",
+         R"({"0_add": {"debug_handle_": {"debug_handle_": "/x.py"}, "x": 1}})", {}, {}, ""},
+        {"a string value of that name is no member",
+         R"({"0_add": {"debug_handle_": null, "x": ["debug_handle_"]}})", {}, {}, ""},
+        {"none at all", doc_with_handle("\"debug_handle_\": " + handle_json), {}, {}, ""},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.what);
+        ScanResult r = scan(c.doc);
+        REQUIRE(r.status == FileStatus::ok);
+        REQUIRE(r.nested_handles.size() == c.at.size());
+        std::size_t problems = 0;
+        for (std::size_t k = 0; k < c.at.size(); ++k) {
+            const NestedHandle& h = r.nested_handles[k];
+            CAPTURE(k);
+            CHECK(h.pos.line == c.at[k].line);
+            CHECK(h.pos.col == c.at[k].col);
+            CHECK(h.populated == c.populated[k]);
+            CHECK(c.doc[h.member.begin] == '"');
+            CHECK(c.doc[h.object_open] == '{');
+            CHECK(h.null == (c.doc.compare(h.value, 4, "null") == 0));
+            // The span is the whole member: what follows it is ',' or '}' (after whitespace).
+            char after = c.doc[c.doc.find_first_not_of(" \r\n\t", h.member.end)];
+            CHECK((after == ',' || after == '}'));
+        }
+        for (const Problem& p : r.problems) {
+            if (p.code == ProblemCode::nested_handle) {
+                CHECK(p.severity == Severity::warning);
+                REQUIRE(problems < c.at.size());
+                CHECK(p.pos.line == c.at[problems].line);
+                CHECK(p.pos.col == c.at[problems].col);
+                CHECK(p.message.find("'" + c.op_member + "'") != std::string::npos);
+                ++problems;
+            }
+        }
+        CHECK(problems == c.at.size());
+        // The position agrees with the one every other problem is given.
+        for (const NestedHandle& h : r.nested_handles) {
+            TextPosition p = position_at(c.doc, h.member.begin);
+            CHECK(p.line == h.pos.line);
+            CHECK(p.col == h.pos.col);
+        }
+    }
+}
+
+TEST_CASE("scan: past 16 nested handles one problem counts the rest") {
+    std::string doc = R"({"0_add": {"debug_handle_": null, "a": [)";
+    for (int i = 0; i < 40; ++i) {
+        doc += std::string(i ? "," : "") + R"({"debug_handle_": "/home/secret/x.py"})";
+    }
+    doc += "]}}";
+    ScanResult r = scan(doc);
+    CHECK(r.nested_handles.size() == 40);
+    std::vector<const Problem*> nested;
+    for (const Problem& p : r.problems) {
+        if (p.code == ProblemCode::nested_handle) {
+            nested.push_back(&p);
+        }
+    }
+    REQUIRE(nested.size() == 17);
+    CHECK(nested.back()->message.find("24 more") != std::string::npos);
+    CHECK(nested.back()->pos.col == r.nested_handles[16].pos.col);
+}

@@ -1184,3 +1184,99 @@ TEST_CASE("writer: max_handle_nesting is the depth the parser really takes") {
         }
     }
 }
+
+// ---- 5. Handles nested below the op's members (strip) -------------------------------------------
+
+TEST_CASE("writer: strip_splice sets every nested handle to null, or removes it, as json.dump "
+          "would write the object") {
+    struct Case {
+        std::string what;
+        std::string with;
+        std::string nulled;
+        std::string removed;
+    };
+    // The pretty texts are json.dumps(obj, indent=2) of the documents before and after.
+    const Case cases[] = {
+        {"the secret below an op member, the op's own handle populated",
+         "{\n  \"0_add\": {\n    \"debug_handle_\": {\n      \"id\": \"1\"\n    },\n    \"sub_\": "
+         "{\n      \"debug_handle_\": {\n        \"source\": {\n          \"file\": "
+         "\"/home/secret/other.py\"\n        }\n      },\n      \"x\": 1\n    }\n  }\n}",
+         "{\n  \"0_add\": {\n    \"debug_handle_\": null,\n    \"sub_\": {\n      "
+         "\"debug_handle_\": null,\n      \"x\": 1\n    }\n  }\n}",
+         "{\n  \"0_add\": {\n    \"sub_\": {\n      \"x\": 1\n    }\n  }\n}"},
+        {"the only member of its object, the op's own handle absent",
+         "{\n  \"0_add\": {\n    \"dscs_\": [\n      {\n        \"add\": {\n          "
+         "\"debug_handle_\": \"/home/secret/x.py\"\n        }\n      }\n    ]\n  }\n}",
+         "{\n  \"0_add\": {\n    \"dscs_\": [\n      {\n        \"add\": {\n          "
+         "\"debug_handle_\": null\n        }\n      }\n    ]\n  }\n}",
+         "{\n  \"0_add\": {\n    \"dscs_\": [\n      {\n        \"add\": {}\n      }\n    ]\n  "
+         "}\n}"},
+        {"last of its object",
+         "{\n  \"0_add\": {\n    \"a\": {\n      \"x\": 1,\n      \"debug_handle_\": 2\n    }\n  "
+         "}\n}",
+         "{\n  \"0_add\": {\n    \"a\": {\n      \"x\": 1,\n      \"debug_handle_\": null\n    "
+         "}\n  }\n}",
+         "{\n  \"0_add\": {\n    \"a\": {\n      \"x\": 1\n    }\n  }\n}"},
+        {"first, middle and last of one object, another object's between them (compact)",
+         R"({"0_add":{"a":{"debug_handle_":1,"x":{"debug_handle_":2},"debug_handle_":3,"y":4,"debug_handle_":{"z":[5]}}}})",
+         R"({"0_add":{"a":{"debug_handle_":null,"x":{"debug_handle_":null},"debug_handle_":null,"y":4,"debug_handle_":null}}})",
+         R"({"0_add":{"a":{"x":{},"y":4}}})"},
+        {"the last two of an object, CRLF and tabs",
+         "{\r\n\t\"0_add\": {\r\n\t\t\"a\": {\r\n\t\t\t\"x\": 1,\r\n\t\t\t\"debug_handle_\": 2,"
+         "\r\n\t\t\t\"debug\\u005fhandle_\": 3\r\n\t\t}\r\n\t}\r\n}",
+         "{\r\n\t\"0_add\": {\r\n\t\t\"a\": {\r\n\t\t\t\"x\": 1,\r\n\t\t\t\"debug_handle_\": null,"
+         "\r\n\t\t\t\"debug\\u005fhandle_\": null\r\n\t\t}\r\n\t}\r\n}",
+         "{\r\n\t\"0_add\": {\r\n\t\t\"a\": {\r\n\t\t\t\"x\": 1\r\n\t\t}\r\n\t}\r\n}"},
+        {"already null: only --remove changes it",
+         R"({"0_add": {"debug_handle_": null, "a": {"debug_handle_": null, "b": 1}}})",
+         R"({"0_add": {"debug_handle_": null, "a": {"debug_handle_": null, "b": 1}}})",
+         R"({"0_add": {"a": {"b": 1}}})"},
+    };
+    Scanner scanner;
+    for (const Case& c : cases) {
+        CAPTURE(c.what);
+        ScanResult s = scan(c.with);
+        REQUIRE(s.status == FileStatus::ok);
+        REQUIRE_FALSE(s.nested_handles.empty());
+        for (bool remove : {false, true}) {
+            CAPTURE(remove);
+            const Splice edit = strip_splice(c.with, s, remove);
+            const std::string out = apply_splice(c.with, edit);
+            CHECK(out == (remove ? c.removed : c.nulled));
+            CHECK(changes(c.with, edit) == (out != c.with));
+            // What strip leaves: nothing nested but nulls (or nothing), no secret path.
+            ScanResult after = scanner.scan_bytes(SdscFile{"test.json", {}}, out);
+            REQUIRE(after.status == FileStatus::ok);
+            CHECK(after.op_key == s.op_key);
+            for (const NestedHandle& h : after.nested_handles) {
+                CHECK_FALSE(remove);
+                CHECK(h.null);
+            }
+            CHECK(out.find("secret") == std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("writer: without nested handles strip_splice is the op's own edit") {
+    for (const std::string& doc : {std::string(kWithAdd), std::string(kNull), std::string(kAbsent),
+                                   std::string(kTightEmptyWithAdd)}) {
+        CAPTURE(doc);
+        ScanResult s = scan(doc);
+        REQUIRE(s.nested_handles.empty());
+        for (bool remove : {false, true}) {
+            const Splice mine = strip_splice(doc, s, remove);
+            const Splice op = remove ? remove_splice(doc, s) : null_splice(doc, s);
+            CHECK(mine.begin == op.begin);
+            CHECK(mine.end == op.end);
+            CHECK(mine.text == op.text);
+        }
+    }
+}
+
+TEST_CASE("writer: strip_splice refuses a scan of other bytes") {
+    const std::string doc = R"({"0_add": {"a": {"debug_handle_": 1}}})";
+    ScanResult s = scan(doc);
+    REQUIRE(s.nested_handles.size() == 1);
+    const std::string other = R"({"0_add": {"b": 1, "c": 2, "d": 3, "e": 4}})";
+    CHECK_THROWS_AS(strip_splice(other, s, false), std::invalid_argument);
+}
