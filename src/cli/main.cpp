@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
     }
     // Ctrl-C, kill, a closed terminal or a closed report pipe: our temporaries go with us.
     sdscprov::remove_temps_on_signals();
+    // A file size limit (ulimit -f) fails a write with EFBIG, reported, instead of killing us.
+    sdscprov::ignore_file_size_signal();
     CLI::App app{"provenance for torch-spyre SuperDSC kernel files", "sdscprov"};
     app.set_version_flag("--version", std::string("sdscprov ") + SDSCPROV_VERSION);
     app.require_subcommand(1);

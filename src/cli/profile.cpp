@@ -15,7 +15,6 @@
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -27,8 +26,7 @@ namespace sdscprov::cli {
 
 namespace {
 
-// How many diagnostics of one code are printed on standard error (the JSON report has them all).
-constexpr std::size_t printed_per_code = 10;
+constexpr std::size_t printed_per_code = 10; // of one code on stderr (JSON has them all)
 
 void print_line(const std::string& path, TextPosition pos, Severity severity,
                 const std::string& message, std::string_view code) {
@@ -237,9 +235,6 @@ int run_profile(const ProfileCli& o) {
     ProfileBuilder builder(sources, o.trace, reader, annotate);
     std::optional<AnnotatedTrace> annotated;
     if (annotate) {
-        // Over a file size limit (ulimit -f), a write fails with EFBIG, reported, instead of the
-        // process dying of SIGXFSZ with the temporary left.
-        std::signal(SIGXFSZ, SIG_IGN);
         annotated.emplace(builder, o.annotate_trace);
         AnnotateTraceInputs inputs;
         inputs.trace = o.trace;

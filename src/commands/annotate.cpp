@@ -107,7 +107,7 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
         Problem problem;
         std::optional<PendingReplace> pending;
         // The attributes are the read file's, from the descriptor it was read through.
-        const TempSource source{scanner.descriptor(), &directories};
+        const TempSource source{scanner.descriptor(), &directories, scan.file.dir};
         if (assembled) {
             std::string_view whole[] = {after};
             pending =
@@ -119,6 +119,14 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
                                  source);
         }
         if (pending) {
+            if (scan.stamp.links > 1) {
+                report.problems.push_back(make_problem(
+                    scan.file.path, {}, ProblemCode::hard_links,
+                    "has " + std::to_string(scan.stamp.links) +
+                        " names (hard links): this name gets a new file of its own; the other "
+                        "names keep the old bytes, unless they are in the paths given too (each "
+                        "is then written alike)"));
+            }
             annotation.pending.push_back(std::move(*pending));
         } else {
             report.problems.push_back(std::move(problem));
@@ -174,8 +182,16 @@ void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems)
         if (!beside_its_file) {
             continue;
         }
+        // Looked at and removed in the directory held open for its file, when there is one.
+        int dir_fd = -1;
+        for (const auto& f : dir.files) {
+            if (f.dir && std::string_view(f.path).substr(0, f.path.size() -
+                                                             base_name(f.path).size()) == parent) {
+                dir_fd = f.dir->get();
+            }
+        }
         std::string detail;
-        switch (remove_if_abandoned(temp, detail)) {
+        switch (remove_if_abandoned(temp, detail, dir_fd)) {
         case TempFate::removed:
             problems.push_back(make_problem(temp, {}, ProblemCode::leftover_temp,
                                             "removed a temporary file left by an interrupted "
@@ -206,7 +222,8 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
 
     std::optional<BundleOrder> bundle;
     if (dir.has_bundle) {
-        auto read = read_bundle(dir.path + "/bundle.mlir", scanner.options().max_file_size);
+        auto read = read_bundle(dir.path + "/bundle.mlir", scanner.options().max_file_size,
+                                dir.fd ? dir.fd->get() : -1);
         report.problems.insert(report.problems.end(), read.problems.begin(), read.problems.end());
         bundle = std::move(read.order);
     }

@@ -147,6 +147,8 @@ private:
             files.reserve(item.second.files);
             for (std::size_t i = 0; i < reports.size(); ++i) {
                 reports[i].dir = std::move(item.second.dirs[i]);
+                // Opened again from the root the walk holds, through no link put in its place.
+                open_kernel_dir(reports[i].dir);
                 for (const auto& f : reports[i].dir.files) {
                     files.push_back(&f);
                 }
@@ -158,6 +160,14 @@ private:
                 }
                 if (batch_work_) {
                     batch_work_(reports);
+                }
+                // Nothing more is read or written in them: a run holds only the directories of
+                // the batches under way.
+                for (auto& report : reports) {
+                    release_directories(report.dir);
+                    for (auto& f : report.files) {
+                        f.file.dir.reset();
+                    }
                 }
             } catch (...) {
                 stop(std::current_exception());

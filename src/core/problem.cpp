@@ -151,6 +151,8 @@ std::string_view to_string(ProblemCode c) {
         return "no-sdsc-files";
     case ProblemCode::symlink_not_followed:
         return "symlink-not-followed";
+    case ProblemCode::hard_links:
+        return "hard-links";
     case ProblemCode::nested_handle:
         return "nested-handle";
     }
@@ -174,6 +176,7 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::leftover_temp:
     case ProblemCode::kernel_without_dir:
     case ProblemCode::symlink_not_followed:
+    case ProblemCode::hard_links:
         return Severity::note;
     default:
         return Severity::error;

@@ -37,13 +37,18 @@ const char* not_regular_message(mode_t mode) {
 
 std::optional<simdjson::padded_string> read_whole_file(const std::string& path,
                                                        std::uint64_t max_size,
-                                                       std::string_view what, Problem& problem) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+                                                       std::string_view what, Problem& problem,
+                                                       int dir_fd) {
+    const auto slash = path.rfind('/');
+    const char* name = dir_fd >= 0 && slash != std::string::npos ? path.c_str() + slash + 1
+                                                                 : path.c_str();
+    const int at = dir_fd >= 0 ? dir_fd : AT_FDCWD;
+    int fd = ::openat(at, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int err = errno;
         struct stat st {};
         // A unix socket cannot be opened at all (ENXIO): say what it is.
-        if (err == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (err == ENXIO && ::fstatat(at, name, &st, 0) == 0 && !S_ISREG(st.st_mode)) {
             problem = make_problem(path, {}, ProblemCode::not_regular_file,
                                    not_regular_message(st.st_mode));
             return std::nullopt;

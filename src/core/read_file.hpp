@@ -20,9 +20,11 @@ const char* not_regular_message(mode_t mode);
 // Reads `path` (links followed) into a buffer followed by simdjson::SIMDJSON_PADDING readable
 // bytes. On failure nullopt and `problem`: io-error ("cannot read <what>: ..."),
 // not-a-regular-file, or file-too-large when it has more than `max_size` bytes (--max-file-size).
+// With `dir_fd` (a directory held open), the file is opened there by the path's last name.
 std::optional<simdjson::padded_string> read_whole_file(const std::string& path,
                                                        std::uint64_t max_size,
-                                                       std::string_view what, Problem& problem);
+                                                       std::string_view what, Problem& problem,
+                                                       int dir_fd = -1);
 
 // The same for a file already opened (O_NONBLOCK, so that a fifo did not block the open), `path`
 // naming it in the problem; `fd` is closed in every case.

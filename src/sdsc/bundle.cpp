@@ -109,9 +109,9 @@ BundleReadResult parse_bundle(const std::string& path, std::string_view text) {
     return result;
 }
 
-BundleReadResult read_bundle(const std::string& path, std::uint64_t max_size) {
+BundleReadResult read_bundle(const std::string& path, std::uint64_t max_size, int dir_fd) {
     Problem problem;
-    auto text = detail::read_whole_file(path, max_size, "bundle.mlir", problem);
+    auto text = detail::read_whole_file(path, max_size, "bundle.mlir", problem, dir_fd);
     if (!text) {
         BundleReadResult result;
         result.problems.push_back(std::move(problem));

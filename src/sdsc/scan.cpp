@@ -407,7 +407,24 @@ FileStamp file_stamp(const struct stat& st) {
                      static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
                      static_cast<std::uint32_t>(st.st_mode),
                      static_cast<std::uint32_t>(st.st_uid),
-                     static_cast<std::uint32_t>(st.st_gid)};
+                     static_cast<std::uint32_t>(st.st_gid),
+                     static_cast<std::uint32_t>(st.st_nlink)};
+}
+
+// Where a file is opened: by its name in the directory the walk held for it (never through a
+// link put in its place since, when it was none), else by its path.
+struct OpenPlace {
+    int dir_fd;
+    const char* name;
+    int flags;
+};
+
+OpenPlace open_place(const SdscFile& file) {
+    if (!file.dir) {
+        return {AT_FDCWD, file.path.c_str(), 0};
+    }
+    return {file.dir->get(), file.path.c_str() + (file.path.size() - file_name_of(file.path).size()),
+            file.symlink ? 0 : O_NOFOLLOW};
 }
 
 struct Scanner::Impl {
@@ -453,14 +470,18 @@ struct Scanner::Impl {
         if (ahead_next >= group_end) {
             group_begin = ahead_next;
             group_end = std::min(ahead.size(), group_begin + BatchOpener::slots);
-            std::array<const char*, BatchOpener::slots> paths{};
+            std::array<BatchOpener::Request, BatchOpener::slots> requests{};
             for (std::size_t i = group_begin; i < group_end; ++i) {
                 // Whatever the walk saw: opened with the ordinary open's flags, a fifo or a
                 // device is then found out by the same fstat (read() stats what the walk did
                 // not see as regular).
-                paths[i - group_begin] = ahead[i]->path.c_str();
+                const OpenPlace place = open_place(*ahead[i]);
+                requests[i - group_begin] = {place.dir_fd,
+                                             ahead[i]->unreachable.empty() ? place.name : nullptr,
+                                             place.flags};
             }
-            opener->open({paths.data(), group_end - group_begin});
+            opener->open(std::span<const BatchOpener::Request>(requests.data(),
+                                                               group_end - group_begin));
         }
         return opener->fd(ahead_next++ - group_begin);
     }
@@ -485,14 +506,28 @@ struct Scanner::Impl {
     // open), else opening it. Returns false with a problem on failure.
     bool read(const SdscFile& file, int opened, FileStamp& stamp, Problem& problem) {
         const std::string& path = file.path;
+        if (!file.unreachable.empty()) {
+            problem = make_problem(path, {}, ProblemCode::io_error, file.unreachable);
+            return false;
+        }
+        const OpenPlace place = open_place(file);
         // O_NONBLOCK: opening a fifo named sdsc_0.json must not hang the scan.
         int fd = opened >= 0 ? opened
-                             : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+                             : ::openat(place.dir_fd, place.name,
+                                        O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | place.flags);
         if (fd < 0) {
             int err = errno;
+            if (err == ELOOP && (place.flags & O_NOFOLLOW) != 0) {
+                problem = make_problem(path, {}, ProblemCode::io_error,
+                                       "not read: a symbolic link now stands where the walk found "
+                                       "a file (put in its place during the run): not followed, "
+                                       "skipped");
+                return false;
+            }
             // A unix socket cannot be opened at all (ENXIO): say what it is, as for a fifo.
             struct stat st {};
-            if (err == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+            if (err == ENXIO && ::fstatat(place.dir_fd, place.name, &st, 0) == 0 &&
+                !S_ISREG(st.st_mode)) {
                 problem = make_problem(path, {}, ProblemCode::not_regular_file,
                                        detail::not_regular_message(st.st_mode));
                 return false;

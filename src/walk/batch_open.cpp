@@ -1,5 +1,6 @@
 #include "walk/batch_open.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdint>
@@ -127,13 +128,22 @@ bool BatchOpener::available() const {
 }
 
 void BatchOpener::open(std::span<const char* const> paths) {
+    std::array<Request, slots> requests{};
+    for (std::size_t i = 0; i < paths.size() && i < slots; ++i) {
+        requests[i].dir_fd = AT_FDCWD;
+        requests[i].name = paths[i];
+    }
+    open(std::span<const Request>(requests.data(), std::min(paths.size(), slots)));
+}
+
+void BatchOpener::open(std::span<const Request> requests) {
     if (!impl_->ready) {
         return;
     }
     impl_->queue_closes();
     std::size_t opens = 0;
-    for (std::size_t i = 0; i < paths.size() && i < slots; ++i) {
-        if (paths[i] == nullptr) {
+    for (std::size_t i = 0; i < requests.size() && i < slots; ++i) {
+        if (requests[i].name == nullptr) {
             continue;
         }
         // The flags of the scan's own open: a fifo put in place since the walk does not block.
@@ -141,8 +151,8 @@ void BatchOpener::open(std::span<const char* const> paths) {
         if (sqe == nullptr) {
             break; // cannot happen: the ring holds a group's closes and opens
         }
-        io_uring_prep_openat(sqe, AT_FDCWD, paths[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
-                             0);
+        io_uring_prep_openat(sqe, requests[i].dir_fd, requests[i].name,
+                             O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | requests[i].flags, 0);
         io_uring_sqe_set_data64(sqe, i);
         ++opens;
     }

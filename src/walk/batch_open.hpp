@@ -34,6 +34,15 @@ public:
     // fd(i) is the descriptor of paths[i], or -1 when the caller must open it itself (which
     // reports why, in the usual words).
     void open(std::span<const char* const> paths);
+
+    // One file to open: `name` in the directory `dir_fd` (AT_FDCWD: a path), with `flags` added to
+    // the scan's own (O_NOFOLLOW for a file that was no link when its directory was read).
+    struct Request {
+        int dir_fd = -100; // AT_FDCWD
+        const char* name = nullptr; // nullptr: leave the slot closed
+        int flags = 0;
+    };
+    void open(std::span<const Request> requests);
     int fd(std::size_t slot) const;
 
     // Closes the current group's descriptors now rather than with the next group.

@@ -13,7 +13,9 @@
 #include <optional>
 #include <pwd.h>
 #include <set>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <utility>
 
@@ -112,28 +114,71 @@ struct Entry {
 
 // An open directory descriptor, shared by the subdirectories still to be walked (they are opened
 // relative to it: no path lookup from the root per directory) and closed with its last user.
-class DirFd {
-public:
-    explicit DirFd(int fd) : fd_(fd) {}
-    ~DirFd() { ::close(fd_); }
-    DirFd(const DirFd&) = delete;
-    DirFd& operator=(const DirFd&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
+using DirFd = DirectoryFd;
 
 struct PendingDir {
     std::string path;              // as reached from the root
     std::shared_ptr<DirFd> parent; // null for a root: opened by path
     bool outside_roots = false;    // reached through a link to a directory outside every root
+    HeldDirectory root{};          // the root it lies below (null for a root)
+    std::string relative{};        // its names below the root
 };
 
 // The path with every symlink resolved; empty when it cannot be resolved.
 std::string real_path(const std::string& path) {
     std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
     return real ? std::string(real.get()) : std::string();
+}
+
+// Whether the real path `real` is one of `roots` (real paths) or lies below one.
+bool real_path_inside(const std::string& real, const std::vector<std::string>& roots) {
+    return !real.empty() && std::any_of(roots.begin(), roots.end(), [&](const std::string& root) {
+        return root == "/" || real == root || (real.starts_with(root) && real[root.size()] == '/');
+    });
+}
+
+// Opens the directory `relative` below `base` without following any symbolic link on the way:
+// openat2 confined beneath `base`, else (kernels before 5.6, or a filter that refuses it) one
+// openat with O_NOFOLLOW per name. With `follow`, links are followed (one openat). -1 with errno.
+int open_directory_beneath(int base, const std::string& relative, bool follow) {
+    constexpr int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+    if (follow) {
+        return ::openat(base, relative.c_str(), flags);
+    }
+    open_how how{};
+    how.flags = flags;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    int fd = static_cast<int>(::syscall(SYS_openat2, base, relative.c_str(), &how, sizeof how));
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EINVAL)) {
+        return fd;
+    }
+    int at = base;
+    std::size_t begin = 0;
+    while (begin <= relative.size()) {
+        std::size_t end = relative.find('/', begin);
+        end = end == std::string::npos ? relative.size() : end;
+        std::string name = relative.substr(begin, end - begin);
+        begin = end + 1;
+        if (name.empty() || name == ".") {
+            continue;
+        }
+        int next = name == ".." ? (errno = EXDEV, -1) : ::openat(at, name.c_str(), flags | O_NOFOLLOW);
+        int err = errno;
+        if (at != base) {
+            ::close(at);
+        }
+        if (next < 0) {
+            errno = err;
+            return -1;
+        }
+        at = next;
+    }
+    return at == base ? ::fcntl(base, F_DUPFD_CLOEXEC, 0) : at;
+}
+
+// The real path of an open directory (through /proc), empty when it cannot be read.
+std::string real_path_of(int fd) {
+    return real_path("/proc/self/fd/" + std::to_string(fd));
 }
 
 // Entry kind from getdents' d_type, resolving what it leaves open (DT_UNKNOWN on some file
@@ -177,7 +222,13 @@ public:
     Walker(const DiscoverOptions& options, const std::function<void(KernelDir&&)>& on_kernel_dir,
            const std::function<void(Problem&&)>& on_problem, std::vector<std::string> real_roots)
         : options_(options), on_kernel_dir_(on_kernel_dir), on_problem_(on_problem),
-          dirents_(dirents_buffer_size), real_roots_(std::move(real_roots)) {}
+          dirents_(dirents_buffer_size),
+          real_roots_(std::make_shared<const std::vector<std::string>>(std::move(real_roots))) {}
+
+    // How a kernel directory below `root` (held open) at `relative` is reached again.
+    KernelReach reach(HeldDirectory root, std::string relative) const {
+        return {std::move(root), std::move(relative), options_.follow_symlinks, real_roots_};
+    }
 
     // Walks a directory root. A root that is (or lies inside) a directory walked before is
     // walked no further: a directory is one directory however it is named (`c c`, `c ./c`,
@@ -223,6 +274,7 @@ public:
         }
         KernelDir kd;
         kd.path = dir;
+        kd.reach = reach(fd, {});
         collect(dir, entries, false, kd);
         for (auto& f : kd.files) {
             f.context = true;
@@ -261,8 +313,17 @@ private:
                       ? ::openat(dir.parent->get(), std::string(base_name(dir.path)).c_str(), flags)
                       : ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (raw < 0) {
+            int err = errno;
+            // Listed as a directory a moment ago: what stands there now is not followed.
+            if (dir.parent && !options_.follow_symlinks && (err == ELOOP || err == ENOTDIR)) {
+                on_problem_(make_problem(dir.path, {}, ProblemCode::io_error,
+                                         "not read: a symbolic link or another file now stands "
+                                         "where the walk found a directory (put in its place "
+                                         "during the run): not followed, skipped"));
+                return nullptr;
+            }
             on_problem_(make_problem(dir.path, {}, ProblemCode::io_error,
-                                     "cannot read directory: " + errno_message(errno)));
+                                     "cannot read directory: " + errno_message(err)));
             return nullptr;
         }
         auto fd = std::make_shared<DirFd>(raw);
@@ -314,11 +375,7 @@ private:
     // the directory roots. The writing commands never write outside them.
     bool inside_roots(const std::string& path) const {
         std::string real = real_path(path);
-        return !real.empty() &&
-               std::any_of(real_roots_.begin(), real_roots_.end(), [&](const std::string& root) {
-                   return root == "/" || real == root ||
-                          (real.starts_with(root) && real[root.size()] == '/');
-               });
+        return real_path_inside(real, *real_roots_);
     }
 
     // The SDSC files, bundle.mlir and our temporaries among a directory's entries.
@@ -336,6 +393,7 @@ private:
             } else if (auto name = match_sdsc_file_name(e.name)) {
                 kd.files.push_back({join_path(dir, e.name), std::move(*name),
                                     e.kind == EntryKind::regular_file, outside_roots});
+                kd.files.back().symlink = e.is_symlink;
             }
         }
         kd.kernel = kernel_name_from_dir(base_name(dir));
@@ -347,6 +405,8 @@ private:
         FileId id = current_;
         KernelDir kd;
         kd.path = dir;
+        HeldDirectory root = pending.root ? pending.root : fd;
+        kd.reach = reach(root, pending.relative);
         std::string dir_name(base_name(dir));
         bool has_execute = false;
         for (const auto& e : entries) {
@@ -386,7 +446,8 @@ private:
             }
             std::string path = join_path(dir, it->name);
             bool outside = pending.outside_roots || (it->is_symlink && !inside_roots(path));
-            stack.push_back({std::move(path), fd, outside});
+            stack.push_back(
+                {std::move(path), fd, outside, root, join_path(pending.relative, it->name)});
         }
     }
 
@@ -431,7 +492,9 @@ private:
         for (const auto& e : entries) {
             std::string relative = join_path(e.name, "sdsc.json");
             struct stat st {};
+            struct stat link {};
             if (e.kind == EntryKind::directory &&
+                ::fstatat(execute->get(), relative.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 &&
                 ::fstatat(execute->get(), relative.c_str(), &st, 0) == 0 && !S_ISDIR(st.st_mode)) {
                 // With links followed, execute/ or execute/<kernel>/ may be one.
                 bool outside =
@@ -440,6 +503,7 @@ private:
                 kd.files.push_back({join_path(dir, "execute/" + relative),
                                     SdscName{FileNaming::execute, std::nullopt, {}},
                                     S_ISREG(st.st_mode), outside});
+                kd.files.back().symlink = S_ISLNK(link.st_mode);
                 if (options_.find_temps) {
                     collect_temps(join_path(dir, "execute/" + e.name), execute, kd);
                 }
@@ -473,13 +537,106 @@ private:
         unfollowed_; // directory links leading to SDSC files
     DiscoverStats stats_;
     std::vector<char> dirents_;
-    std::vector<std::string> real_roots_;
+    std::shared_ptr<const std::vector<std::string>> real_roots_;
 };
 
 } // namespace
 
 void drop_context_files(KernelDir& dir) {
     std::erase_if(dir.files, [](const SdscFile& f) { return f.context; });
+}
+
+DirectoryFd::~DirectoryFd() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+    }
+}
+
+std::string_view file_name_of(std::string_view path) {
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+void release_directories(KernelDir& dir) {
+    dir.fd.reset();
+    for (auto& f : dir.files) {
+        f.dir.reset();
+    }
+}
+
+namespace {
+
+// Why the files of a directory that cannot be opened again are not read.
+std::string unreachable_because(const std::string& dir, int err) {
+    if (err == ELOOP || err == ENOTDIR || err == EXDEV) {
+        return "not read: " + dir +
+               " is not the directory the walk read (a symbolic link or another file was put in "
+               "its place during the run): not followed, skipped";
+    }
+    return "not read: cannot open its directory " + dir + " again: " + errno_message(err);
+}
+
+} // namespace
+
+void open_kernel_dir(KernelDir& dir) {
+    const KernelReach& reach = dir.reach;
+    if (!reach.root) {
+        return;
+    }
+    auto unreachable = [&](const std::string& where, int err) {
+        std::string why = unreachable_because(where, err);
+        for (auto& f : dir.files) {
+            f.unreachable = why;
+        }
+        dir.has_bundle = false;
+    };
+    if (reach.relative.empty()) {
+        dir.fd = reach.root;
+    } else {
+        int fd = open_directory_beneath(reach.root->get(), reach.relative, reach.follow_symlinks);
+        if (fd < 0) {
+            unreachable(dir.path, errno);
+            return;
+        }
+        dir.fd = std::make_shared<const DirectoryFd>(fd);
+    }
+    bool outside = false;
+    if (reach.follow_symlinks && reach.real_roots) {
+        outside = !real_path_inside(real_path_of(dir.fd->get()), *reach.real_roots);
+    }
+    // A file directly in the kernel directory is opened there; execute/<kernel>/sdsc.json in its
+    // own directory, opened from the kernel directory the same way.
+    std::string prefix = dir.path;
+    if (!prefix.empty() && prefix.back() != '/') {
+        prefix.push_back('/');
+    }
+    for (auto& f : dir.files) {
+        f.outside_roots |= outside;
+        std::string_view name = file_name_of(f.path);
+        std::string_view parent = std::string_view(f.path).substr(0, f.path.size() - name.size());
+        if (parent.empty() || parent == prefix || !f.path.starts_with(prefix)) {
+            f.dir = dir.fd;
+            continue;
+        }
+        std::string below(parent.substr(prefix.size()));
+        while (!below.empty() && below.front() == '/') {
+            below.erase(below.begin());
+        }
+        if (below.empty()) {
+            f.dir = dir.fd;
+            continue;
+        }
+        int fd = open_directory_beneath(dir.fd->get(), below, reach.follow_symlinks);
+        if (fd < 0) {
+            f.unreachable = unreachable_because(std::string(parent.substr(0, parent.size() - 1)),
+                                                errno);
+            continue;
+        }
+        f.dir = std::make_shared<const DirectoryFd>(fd);
+        if (reach.follow_symlinks && reach.real_roots && !f.outside_roots) {
+            f.outside_roots = !real_path_inside(real_path_of(fd), *reach.real_roots);
+        }
+    }
 }
 
 namespace {
@@ -643,6 +800,11 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
                 kernel_name_from_dir(base_name(parent == "." ? std::string_view{} : parent));
             struct stat bundle {};
             kd.has_bundle = ::stat(join_path(parent, "bundle.mlir").c_str(), &bundle) == 0;
+            // The directory of the files named, held open: they are opened there for their work.
+            int parent_fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (parent_fd >= 0) {
+                kd.reach = walker.reach(std::make_shared<const DirectoryFd>(parent_fd), {});
+            }
             file_groups.push_back({parent_id, std::move(kd), {}});
             group = std::prev(file_groups.end());
         }
@@ -659,6 +821,9 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
             name.naming = FileNaming::execute;
         }
         group->kernel.files.push_back({root, std::move(name), S_ISREG(st.st_mode)});
+        struct stat link {};
+        group->kernel.files.back().symlink =
+            ::lstat(root.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
     }
     for (auto& group : file_groups) {
         KernelDir& named = group.kernel;

@@ -1,6 +1,7 @@
 #include "sdscprov/write/replace.hpp"
 
 #include "sdscprov/walk/discover.hpp"
+#include "write/temp_registry.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -10,16 +11,20 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <map>
 #include <mutex>
+#include <pthread.h>
 #include <set>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -108,65 +113,6 @@ struct ProcessFacts {
 const ProcessFacts& process_facts() {
     static const ProcessFacts facts;
     return facts;
-}
-
-// ---- Temporaries the signal handlers remove ----------------------------------------------------
-
-// The library's one piece of global state: a signal handler can reach nothing else. A slot holds
-// the name of a temporary that may exist, or null; slots are never freed (there are as many as
-// temporaries ever open at once) and reused through a free list. The handler only loads and
-// unlinks. A name taken out of its slot while the handler may run is leaked, not freed, so the
-// handler never reads freed memory; `dying` says so.
-struct SignalSlot {
-    std::atomic<char*> name{nullptr};
-    SignalSlot* next = nullptr; // set before the slot is published, never changed
-};
-std::atomic<SignalSlot*> signal_slots{nullptr};
-std::atomic<bool> dying{false};
-std::mutex free_slots_mutex;
-std::vector<SignalSlot*>* free_slots = nullptr; // under free_slots_mutex
-
-SignalSlot* register_temp(const std::string& name) {
-    char* copy = new char[name.size() + 1];
-    std::memcpy(copy, name.c_str(), name.size() + 1);
-    SignalSlot* slot = nullptr;
-    {
-        std::lock_guard<std::mutex> lock(free_slots_mutex);
-        if (free_slots != nullptr && !free_slots->empty()) {
-            slot = free_slots->back();
-            free_slots->pop_back();
-        } else {
-            slot = new SignalSlot;
-            slot->next = signal_slots.load();
-            signal_slots.store(slot);
-        }
-    }
-    slot->name.store(copy);
-    return slot;
-}
-
-void unregister_temp(void* registration) {
-    auto* slot = static_cast<SignalSlot*>(registration);
-    char* name = slot->name.exchange(nullptr);
-    if (!dying.load()) {
-        delete[] name;
-    }
-    std::lock_guard<std::mutex> lock(free_slots_mutex);
-    if (free_slots == nullptr) {
-        free_slots = new std::vector<SignalSlot*>;
-    }
-    free_slots->push_back(slot);
-}
-
-extern "C" void remove_temps_and_die(int sig) {
-    dying.store(true);
-    for (SignalSlot* slot = signal_slots.load(); slot != nullptr; slot = slot->next) {
-        if (char* name = slot->name.load()) {
-            ::unlink(name);
-        }
-    }
-    // SA_RESETHAND made the action the default one: delivered when the handler returns.
-    ::raise(sig);
 }
 
 // ---- Metadata ----------------------------------------------------------------------------------
@@ -319,6 +265,21 @@ bool write_all(int fd, std::span<const std::string_view> pieces) {
     return true;
 }
 
+// Whether the file found at commit is the one read. One exception to an exact match: a file of
+// several names whose only change is fewer names (another of its names was replaced since, by us
+// or anyone: that moves the change time too) is still the file read, not changed on disk.
+bool still_as_read(FileStamp now, const FileStamp& read) {
+    if (now == read) {
+        return true;
+    }
+    if (now.links >= read.links) {
+        return false;
+    }
+    now.links = read.links;
+    now.ctime_ns = read.ctime_ns;
+    return now == read;
+}
+
 int flock_retrying(int fd, int operation) {
     int rc = 0;
     while ((rc = ::flock(fd, operation)) != 0 && errno == EINTR) {
@@ -339,7 +300,8 @@ PendingReplace::PendingReplace(PendingReplace&& other) noexcept
       done(other.done), fd_(std::exchange(other.fd_, -1)),
       registration_(std::exchange(other.registration_, nullptr)),
       directory_(std::move(other.directory_)), created_mode_(other.created_mode_),
-      created_uid_(other.created_uid_), created_gid_(other.created_gid_) {}
+      created_uid_(other.created_uid_), created_gid_(other.created_gid_),
+      remove_error_(other.remove_error_) {}
 
 PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
     if (this != &other) {
@@ -354,6 +316,7 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
         created_mode_ = other.created_mode_;
         created_uid_ = other.created_uid_;
         created_gid_ = other.created_gid_;
+        remove_error_ = other.remove_error_;
     }
     return *this;
 }
@@ -361,14 +324,12 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
 void PendingReplace::release() {
     // Removed while still locked; the name leaves the signal handlers' list only once it is gone.
     if (fd_ >= 0 && !done) {
-        if (directory_fd() >= 0) {
-            ::unlinkat(directory_fd(), name_of(temp).c_str(), 0);
-        } else {
-            ::unlink(temp.c_str());
-        }
+        int rc = directory_fd() >= 0 ? ::unlinkat(directory_fd(), name_of(temp).c_str(), 0)
+                                     : ::unlink(temp.c_str());
+        remove_error_ = rc == 0 || errno == ENOENT ? 0 : errno;
     }
     if (registration_ != nullptr) {
-        unregister_temp(registration_);
+        detail::unregister_temp(registration_);
         registration_ = nullptr;
     }
     if (fd_ >= 0) {
@@ -383,15 +344,20 @@ void PendingReplace::release() {
 OpenDirectory::OpenDirectory(std::string parent)
     : path(std::move(parent)), fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
 
+OpenDirectory::OpenDirectory(std::string parent, HeldDirectory directory)
+    : path(std::move(parent)), held(std::move(directory)), fd(held ? held->get() : -1) {}
+
 OpenDirectory::~OpenDirectory() {
-    if (fd >= 0) {
+    if (fd >= 0 && !held) {
         ::close(fd);
     }
 }
 
-std::shared_ptr<const OpenDirectory> TempDirectories::of(const std::string& parent) {
-    if (last_ == nullptr || last_->path != parent) {
-        last_ = std::make_shared<const OpenDirectory>(parent);
+std::shared_ptr<const OpenDirectory> TempDirectories::of(const std::string& parent,
+                                                         const HeldDirectory& held) {
+    if (last_ == nullptr || last_->path != parent || (held && last_->held != held)) {
+        last_ = held ? std::make_shared<const OpenDirectory>(parent, held)
+                     : std::make_shared<const OpenDirectory>(parent);
     }
     return last_;
 }
@@ -399,7 +365,8 @@ std::shared_ptr<const OpenDirectory> TempDirectories::of(const std::string& pare
 // ---- Writing -----------------------------------------------------------------------------------
 
 std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem,
-                                                 mode_t mode, TempDirectories* directories) {
+                                                 mode_t mode, TempDirectories* directories,
+                                                 const HeldDirectory& held) {
     static std::atomic<unsigned long> counter{0};
     const ProcessFacts& facts = process_facts();
     auto refuse = [&](const std::string& why) {
@@ -413,7 +380,7 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
     // it alone, not walked to from the top again.
     std::shared_ptr<const OpenDirectory> directory;
     if (directories != nullptr) {
-        directory = directories->of(parent);
+        directory = directories->of(parent, held);
     }
     const int dir_fd = directory ? directory->fd : -1;
     const std::string prefix = parent + "/." + temp_embedded_name(name_of(path)) + ".sdscprov-b" +
@@ -424,31 +391,39 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
     struct stat st {};
     for (int attempt = 0; pending.fd_ < 0; ++attempt) {
         pending.temp = prefix + std::to_string(counter++) + ".tmp";
-        pending.registration_ = register_temp(pending.temp);
+        const char* const name = pending.temp.c_str() + name_at;
         const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
-        int fd = dir_fd >= 0 ? ::openat(dir_fd, pending.temp.c_str() + name_at, flags, mode)
+        int fd = -1;
+        int err = 0;
+        {
+            detail::CreationWindow window;
+            if (window.interrupted()) {
+                return refuse("interrupted by a signal");
+            }
+            pending.registration_ = dir_fd >= 0 ? detail::register_temp(name, dir_fd)
+                                                : detail::register_temp(pending.temp.c_str(), -1);
+            fd = dir_fd >= 0 ? ::openat(dir_fd, name, flags, mode)
                              : ::open(pending.temp.c_str(), flags, mode);
+            err = errno;
+            if (fd >= 0) {
+                pending.fd_ = fd;
+                if (dir_fd >= 0) {
+                    pending.directory_ = directory;
+                }
+            }
+        }
         if (fd < 0) {
-            int err = errno;
             pending.release();
             if (err == EEXIST && attempt < 3) {
                 continue;
             }
             return refuse("cannot create a temporary file beside it: " + errno_text(err));
         }
-        pending.fd_ = fd;
-        if (dir_fd >= 0) {
-            pending.directory_ = directory;
-        }
-        if (dying.load()) { // a signal handler ran since the name was registered
-            pending.release();
-            return refuse("interrupted by a signal");
-        }
         // Without flock (some FUSE file systems) no sweep can take the lock either, so none
         // removes the file: it is written unlocked.
         (void)flock_retrying(fd, LOCK_EX);
         if (::fstat(fd, &st) != 0) {
-            int err = errno;
+            err = errno;
             pending.release();
             return refuse("cannot stat the temporary file: " + errno_text(err));
         }
@@ -496,11 +471,23 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         return refuse("cannot read its extended attributes: " + errno_text());
     }
 
+    // A directory (or file) marked append-only or immutable lets a temporary be created but
+    // neither renamed over the file nor removed: refused before anything is made there.
+    if (source.directory) {
+        int flags = 0;
+        if (::ioctl(source.directory->get(), FS_IOC_GETFLAGS, &flags) == 0 &&
+            (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0) {
+            return refuse(std::string("its directory is ") +
+                          ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)"
+                                                          : "append-only (chattr +a)") +
+                          ": a file there cannot be replaced, not written");
+        }
+    }
     // Created with the file's permission bits where nobody else could write to it meanwhile:
     // then, most of the time, it has the file's mode from the start and needs no fchmod.
     const mode_t create_mode = mode & 0777 & ~static_cast<mode_t>(S_IWGRP | S_IWOTH);
     std::optional<PendingReplace> created =
-        create_temp_beside(path, problem, create_mode, source.directories);
+        create_temp_beside(path, problem, create_mode, source.directories, source.directory);
     if (!created) {
         problem.message += " (the file is unchanged)";
         return std::nullopt;
@@ -516,7 +503,7 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     auto fail = [&](const std::string& what, const char* tail = "") {
         int err = errno;
         pending.release();
-        return refuse(what + ": " + errno_text(err) + tail);
+        return refuse(what + ": " + write_error_text(err) + tail);
     };
     // The group and other bits it was created with are the file's, for the file's group: a
     // temporary of another group (the writer's, or a setgid directory's) would show the bytes
@@ -641,7 +628,7 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
                                             "target are unchanged)"));
             continue;
         }
-        if (!exists || !S_ISREG(st.st_mode) || file_stamp(st) != p.original) {
+        if (!exists || !S_ISREG(st.st_mode) || !still_as_read(file_stamp(st), p.original)) {
             p.release();
             problems.push_back(make_problem(
                 p.path, {}, ProblemCode::changed_on_disk,
@@ -650,10 +637,18 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
         }
         if ((dir_fd >= 0 ? ::renameat(dir_fd, name_of(p.temp).c_str(), dir_fd, name.c_str())
                          : ::rename(p.temp.c_str(), p.path.c_str())) != 0) {
-            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
-                                            "cannot rename the temporary file over it: " +
-                                                errno_text() + " (the file is unchanged)"));
+            const std::string why = errno_text();
             p.release();
+            // Said either way: a temporary that stays (an append-only directory refuses its
+            // removal as it refused the rename) is named, for whoever may remove it.
+            const std::string fate =
+                p.remove_error() == 0
+                    ? "its temporary file was removed"
+                    : "its temporary file " + p.temp +
+                          " could not be removed either: " + errno_text(p.remove_error());
+            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                            "cannot rename the temporary file over it: " + why +
+                                                " (the file is unchanged; " + fate + ")"));
             continue;
         }
         p.done = true;
@@ -728,8 +723,11 @@ std::string give_metadata_of(int fd, const std::string& path, const struct stat&
 
 // ---- Sweeping ----------------------------------------------------------------------------------
 
-TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
+TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int dir_fd) {
     const std::string name = name_of(temp);
+    // In the directory held open by its name, else by its path.
+    const int at = dir_fd >= 0 ? dir_fd : AT_FDCWD;
+    const char* where = dir_fd >= 0 ? name.c_str() : temp.c_str();
     auto parsed = parse_temp_file_name(name);
     if (!parsed) {
         detail = "not named like a temporary file of sdscprov";
@@ -739,7 +737,7 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
     if (parsed->run == facts.run && parsed->boot == facts.boot) {
         return TempFate::ours;
     }
-    int fd = ::open(temp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = ::openat(at, where, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         detail = "cannot open: " + errno_text(); // gone meanwhile, most likely: renamed
         return TempFate::kept;
@@ -763,33 +761,37 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail) {
     // Still the file we hold (names are never made twice, but the tree is not ours), removed
     // while the lock is ours: a writer that created it just now waits for it, then sees it gone.
     struct stat now {};
-    if (::lstat(temp.c_str(), &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+    if (::fstatat(at, where, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_dev != st.st_dev ||
+        now.st_ino != st.st_ino) {
         return keep(TempFate::kept, "replaced meanwhile");
     }
-    if (::unlink(temp.c_str()) != 0) {
+    if (::unlinkat(at, where, 0) != 0) {
         return keep(TempFate::kept, "cannot remove: " + errno_text());
     }
     ::close(fd);
     return TempFate::removed;
 }
 
+void ignore_file_size_signal() {
+    struct sigaction action {};
+    action.sa_handler = SIG_IGN;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGXFSZ, &action, nullptr);
+}
+
+std::string write_error_text(int err) {
+    std::string text = errno_text(err);
+    rlimit limit{};
+    if (err == EFBIG && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        text += " (the file size limit of this process, RLIMIT_FSIZE or ulimit -f, is " +
+                std::to_string(limit.rlim_cur) + " bytes)";
+    }
+    return text;
+}
+
 void remove_temps_on_signals() {
     process_facts(); // nothing of it is read in a handler, but it may raise the files limit once
-    struct sigaction action {};
-    action.sa_handler = remove_temps_and_die;
-    action.sa_flags = SA_RESETHAND | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    for (int sig : signals) {
-        sigaddset(&action.sa_mask, sig);
-    }
-    for (int sig : signals) {
-        struct sigaction old {};
-        // A signal ignored when we start (nohup, a caller's choice) stays ignored.
-        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) {
-            ::sigaction(sig, &action, nullptr);
-        }
-    }
+    detail::install_temp_removal();
 }
 
 } // namespace sdscprov

@@ -76,6 +76,7 @@ enum class ProblemCode {
     empty_sidecar,        // a sidecar of a known kind that holds no kernel (a warning)
     no_sdsc_files,        // a directory given on the command line holds no SDSC file
     symlink_not_followed, // a kernel directory reached only through a symbolic link (a note)
+    hard_links,           // a file written has other names, which keep the old bytes (a note)
     nested_handle,        // a debug_handle_ below the op's members, not the op's own (a warning)
 };
 

@@ -29,8 +29,9 @@ struct BundleReadResult {
 
 BundleReadResult parse_bundle(const std::string& path, std::string_view text);
 // Reads a regular file of at most `max_size` bytes (--max-file-size): a fifo, a device or a huge
-// sparse file named bundle.mlir is refused before a byte of it is read.
+// sparse file named bundle.mlir is refused before a byte of it is read. With `dir_fd` (the kernel
+// directory held open), opened there by the path's last name instead of by the path.
 BundleReadResult read_bundle(const std::string& path,
-                             std::uint64_t max_size = default_max_file_size);
+                             std::uint64_t max_size = default_max_file_size, int dir_fd = -1);
 
 } // namespace sdscprov

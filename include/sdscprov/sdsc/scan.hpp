@@ -60,6 +60,7 @@ struct FileStamp {
     std::uint32_t mode = 0;
     std::uint32_t uid = 0;
     std::uint32_t gid = 0;
+    std::uint32_t links = 0; // names of the file (hard links)
     bool operator==(const FileStamp&) const = default;
 };
 

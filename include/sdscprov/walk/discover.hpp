@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,25 @@ std::optional<SdscName> match_sdsc_file_name(std::string_view file_name);
 // starting with `sdsc_`; nullopt for other names (e.g. inductor-spyre-cache/<sha256 key>/).
 std::optional<std::string> kernel_name_from_dir(std::string_view dir_name);
 
+// A directory the walk opened, held open (read-only) for everything done in it later: its files
+// are opened, and the temporaries created, checked, renamed and synced, through this descriptor,
+// never by a path walked again from the top. Should the directory's name meanwhile lead
+// elsewhere (the directory moved, exchanged for a symbolic link), all of it still happens in the
+// directory the walk read. Closed with its last holder.
+class DirectoryFd {
+public:
+    explicit DirectoryFd(int fd) : fd_(fd) {}
+    ~DirectoryFd();
+    DirectoryFd(const DirectoryFd&) = delete;
+    DirectoryFd& operator=(const DirectoryFd&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+using HeldDirectory = std::shared_ptr<const DirectoryFd>;
+
 struct SdscFile {
     std::string path; // as reached from the command-line argument
     SdscName name;
@@ -48,10 +68,33 @@ struct SdscFile {
     // passes): read where the kernel's join needs it (bundle.mlir positions, ambiguous kernels),
     // never written, and not in any report (drop_context_files).
     bool context = false;
+    // The directory holding it, as the walk opened it: the file is opened there by its name
+    // (path's last component). Null: opened by path (files made up by tests and tools).
+    HeldDirectory dir{};
+    // Seen as a symbolic link when its directory was read: read through it (never written).
+    // A file that was not a link then is opened without following one (O_NOFOLLOW): a link
+    // put in its place since is reported and skipped.
+    bool symlink = false;
+    // Why it cannot be opened, found before any open (its directory was replaced by a symbolic
+    // link during the run: open_kernel_dir()); empty when it can be.
+    std::string unreachable{};
+};
+
+// How a kernel directory is reached again for its work: from the directory given on the command
+// line (held open by the walk) by the names the walk went down, none of them a symbolic link
+// unless links are followed.
+struct KernelReach {
+    HeldDirectory root;    // the directory root (or a named file's directory), held open
+    std::string relative;  // the kernel directory below it; empty: the root itself
+    bool follow_symlinks = false;
+    // With links followed: the roots' real paths, to tell a directory outside them.
+    std::shared_ptr<const std::vector<std::string>> real_roots;
 };
 
 struct KernelDir {
     std::string path;                  // the directory, as reached from the argument
+    KernelReach reach;                 // set by discover(); empty: opened by path
+    HeldDirectory fd;                  // the directory opened by open_kernel_dir(), else null
     std::optional<std::string> kernel; // from the directory's name
     bool has_bundle = false;           // bundle.mlir beside the files
     std::vector<SdscFile> files;       // by N, then by name
@@ -64,6 +107,23 @@ struct KernelDir {
 
 // Removes the context files from `dir.files` (the named files keep their order).
 void drop_context_files(KernelDir& dir);
+
+// Opens the kernel directory for its work, from its reach's root and never through a symbolic
+// link (openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, else one openat with O_NOFOLLOW per
+// name), and the directory of each of its files (execute/<kernel>/ of the oldest layout) from
+// it: the files are then opened, and written, there. A directory that is no longer one (a
+// symbolic link put in its place since the walk read it) is not followed: each of its files gets
+// `unreachable`, saying so, and bundle.mlir is not read. With links followed, a directory that
+// turns out to lie outside the roots has its files marked `outside_roots` (never written).
+// Without a reach (a kernel made up by hand), nothing is opened: files are opened by path.
+void open_kernel_dir(KernelDir& dir);
+
+// Closes what `dir` holds open (its directory descriptors), once nothing more is read or written
+// in it: a run holds only the directories of the kernels under way.
+void release_directories(KernelDir& dir);
+
+// The last component of a path: the name a file is opened by in its held directory.
+std::string_view file_name_of(std::string_view path);
 
 // Where Inductor keeps its cache when no path is given: $TORCHINDUCTOR_CACHE_DIR, else its
 // default /tmp/torchinductor_<user>.

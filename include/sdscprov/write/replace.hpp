@@ -15,6 +15,7 @@
 
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/sdsc/scan.hpp"
+#include "sdscprov/walk/discover.hpp"
 
 #include <memory>
 #include <optional>
@@ -39,11 +40,14 @@ enum class Durability {
 // fd is -1 when the directory could not be opened; then paths are used, as without one.
 struct OpenDirectory {
     explicit OpenDirectory(std::string path);
+    // The directory the walk holds open (never opened again by path).
+    OpenDirectory(std::string path, HeldDirectory held);
     ~OpenDirectory();
     OpenDirectory(const OpenDirectory&) = delete;
     OpenDirectory& operator=(const OpenDirectory&) = delete;
 
     const std::string path;
+    const HeldDirectory held; // kept open as long as this is
     const int fd;
 };
 
@@ -52,8 +56,10 @@ struct OpenDirectory {
 // be replaced under their names in between: one kernel's files, not a whole run's.
 class TempDirectories {
 public:
-    // `parent` held open: the one asked for last when it is the same path, else newly opened.
-    std::shared_ptr<const OpenDirectory> of(const std::string& parent);
+    // `parent` held open: the one asked for last when it is the same path, else newly opened
+    // (with `held`, the walk's descriptor of it, used as it is).
+    std::shared_ptr<const OpenDirectory> of(const std::string& parent,
+                                            const HeldDirectory& held = nullptr);
 
 private:
     std::shared_ptr<const OpenDirectory> last_;
@@ -66,6 +72,9 @@ struct TempSource {
     int fd = -1;
     // The directories to create the temporaries in, held open until their commit; nullptr: by path.
     TempDirectories* directories = nullptr;
+    // The file's directory as the walk held it (SdscFile::dir): the temporary is created, and the
+    // file checked and renamed over, there, never in a directory found again by its path.
+    HeldDirectory directory;
 };
 
 // One file's new content in a temporary file beside it, written and locked, not yet renamed.
@@ -92,10 +101,14 @@ public:
     // Renamed (done) or not: removes the temporary unless it was renamed, then closes it (the lock
     // goes with it). Safe to call more than once.
     void release();
+    // errno of release()'s removal of the temporary when it failed (an append-only directory),
+    // else 0.
+    int remove_error() const { return remove_error_; }
 
 private:
     friend std::optional<PendingReplace> create_temp_beside(const std::string&, Problem&, mode_t,
-                                                            TempDirectories*);
+                                                            TempDirectories*,
+                                                            const HeldDirectory&);
     friend std::optional<PendingReplace> write_temp(const std::string&,
                                                     std::span<const std::string_view>,
                                                     const FileStamp&, Durability, Problem&,
@@ -108,15 +121,18 @@ private:
     mode_t created_mode_ = 0;
     uid_t created_uid_ = 0;
     gid_t created_gid_ = 0;
+    int remove_error_ = 0;
 };
 
 // A new, empty temporary file beside `path` (created with `mode`, less the umask), ours by its
 // name, created with O_EXCL, locked and known to the signal handlers for its whole life: for
 // writers that stream into it (profile --annotate-trace) and for write_temp. nullopt with a
-// write-failed problem. With `directories`, created in the directory held open there.
+// write-failed problem. With `directories`, created in the directory held open there (`held`: the
+// walk's descriptor of it).
 std::optional<PendingReplace> create_temp_beside(const std::string& path, Problem& problem,
                                                  mode_t mode = 0600,
-                                                 TempDirectories* directories = nullptr);
+                                                 TempDirectories* directories = nullptr,
+                                                 const HeldDirectory& held = nullptr);
 
 // Writes `bytes` to a new temporary file beside `path` and gives it everything the original has
 // besides its bytes: mode (setuid, setgid and sticky bits included), owner and group, and extended
@@ -166,12 +182,22 @@ enum class TempFate {
 // Removes the temporary file `temp` (whose name parse_temp_file_name() accepts) if its writer is
 // provably gone: its lock is free, and it was written on this kernel or lies on a local file
 // system. Never follows a link; `detail` says why a file was kept.
-TempFate remove_if_abandoned(const std::string& temp, std::string& detail);
+// With `dir_fd` (its directory held open), looked at and removed there by its name.
+TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int dir_fd = -1);
 
 // Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored) that remove this
 // process's temporary files, then end it by the same signal with its default action, so that the
 // exit status is the signal's. Files already renamed stay new, the others old: as after SIGKILL,
 // without the temporaries. Call once, before any write; the handlers are async-signal-safe.
 void remove_temps_on_signals();
+
+// A write past the process's file size limit (RLIMIT_FSIZE, `ulimit -f`) kills the process by
+// SIGXFSZ, a temporary left half-written. With the signal ignored the write fails with EFBIG
+// instead, an error like any other: every writer (annotate, strip, profile --annotate-trace)
+// then removes its temporary, leaves the file as it is and says why. Call once, at start.
+void ignore_file_size_signal();
+
+// errno's text for a failed write; for EFBIG, with the file size limit that made it fail.
+std::string write_error_text(int err);
 
 } // namespace sdscprov

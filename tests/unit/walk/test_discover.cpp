@@ -3,6 +3,7 @@
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
@@ -265,4 +266,64 @@ TEST_CASE("discover: an unreadable directory is a problem and the walk goes on")
     ::chmod((t.root / "a").c_str(), 0755);
     CHECK(w.problems.size() == 1);
     CHECK(w.dirs.size() == 1);
+}
+
+TEST_CASE("discover: a kernel directory replaced by a symbolic link after the walk is opened "
+          "through no link, and one opened before stays the tree's") {
+    TempTree t;
+    const std::string kernel = "sdsc_fused_a_0_aaaaaaaa";
+    t.file("cache/" + kernel + "/sdsc_0.json", "inside");
+    t.file("elsewhere/" + kernel + "/sdsc_0.json", "outside");
+    const fs::path inner = t.root / "cache" / kernel;
+    auto swap = [&] {
+        fs::rename(inner, t.root / "cache" / "moved");
+        fs::create_directory_symlink(t.root / "elsewhere" / kernel, inner);
+    };
+    auto unswap = [&] {
+        fs::remove(inner);
+        fs::rename(t.root / "cache" / "moved", inner);
+    };
+    auto read_through = [](const SdscFile& f) {
+        REQUIRE(f.dir != nullptr);
+        int fd = ::openat(f.dir->get(), std::string(file_name_of(f.path)).c_str(),
+                          O_RDONLY | O_NOFOLLOW);
+        REQUIRE(fd >= 0);
+        char text[16] = {};
+        ssize_t n = ::read(fd, text, sizeof text);
+        ::close(fd);
+        return std::string(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+    };
+
+    // Replaced between the walk and the work: not opened, every file says why.
+    auto walked = walk({(t.root / "cache").string()});
+    REQUIRE(walked.dirs.size() == 1);
+    swap();
+    open_kernel_dir(walked.dirs[0]);
+    CHECK(walked.dirs[0].fd == nullptr);
+    REQUIRE(walked.dirs[0].files.size() == 1);
+    CHECK(walked.dirs[0].files[0].dir == nullptr);
+    CHECK(walked.dirs[0].files[0].unreachable.find("is not the directory the walk read") !=
+          std::string::npos);
+    unswap();
+
+    // Replaced once the work has it open: its files are still the tree's.
+    walked = walk({(t.root / "cache").string()});
+    REQUIRE(walked.dirs.size() == 1);
+    open_kernel_dir(walked.dirs[0]);
+    swap();
+    CHECK(walked.dirs[0].files[0].unreachable.empty());
+    CHECK(read_through(walked.dirs[0].files[0]) == "inside");
+    release_directories(walked.dirs[0]);
+    CHECK(walked.dirs[0].files[0].dir == nullptr);
+    unswap();
+
+    // With links followed, the link is followed on purpose, and the directory it leads to is
+    // found outside the root by the descriptor opened: its files are never to be written.
+    walked = walk({(t.root / "cache").string()}, DiscoverOptions{false, true});
+    REQUIRE(walked.dirs.size() == 1);
+    CHECK_FALSE(walked.dirs[0].files[0].outside_roots);
+    swap();
+    open_kernel_dir(walked.dirs[0]);
+    CHECK(walked.dirs[0].files[0].outside_roots);
+    unswap();
 }
