@@ -7,6 +7,7 @@
 #include "sdscprov/commands/check.hpp"
 
 #include <ostream>
+#include <set>
 
 namespace sdscprov {
 
@@ -69,6 +70,8 @@ public:
           model_(options_.command, "sdscprov " + options_.command) {}
 
     void kernel(const KernelReport& k) override {
+        // A kernel is a kernel name, a directory without one a kernel of its own (docs/formats.md).
+        names_.insert(k.dir.kernel ? *k.dir.kernel : std::string(report_parts::base_name(k.dir.path)));
         HtmlKernel row;
         row.name = k.dir.kernel.value_or(k.dir.path);
         row.dir = k.dir.path;
@@ -100,6 +103,7 @@ public:
     void finish(const Totals& totals, const std::vector<Problem>& problems) override {
         const HandleCounts& c = totals.counts;
         const bool after = options_.command == "annotate";
+        model_.summary("kernels", std::to_string(names_.size()));
         model_.summary("kernel directories", std::to_string(totals.kernels));
         model_.summary("SDSC files", std::to_string(c.sdsc_documents()));
         model_.summary(after ? "populated (after)" : "populated", std::to_string(after_.populated));
@@ -198,6 +202,7 @@ private:
     std::ostream& out_;
     PrinterOptions options_;
     HtmlModel model_;
+    std::set<std::string> names_; // the kernels: kernel names (a directory without one by its own)
     HandleBar after_;
     std::uint64_t findings_ = 0;
     std::uint64_t dirs_with_findings_ = 0;

@@ -344,6 +344,14 @@ def test_demo_pages_scan_annotate_check_explain():
                 assert raw == write_page(path, *args, rc=rc, cwd=tmp), f'{page}: not the same bytes twice'
             b.open(path)
             assert_clean(b, page)
+            if page != 'explain':  # the page counts kernels and directories as the text report does
+                text = subprocess.run([BIN, 'scan', args[-1]], capture_output=True, text=True, cwd=tmp,
+                                      timeout=300).stdout
+                m = re.search(r'^(?:total|read): (\d+) kernels? \((\d+) director', text, re.M)
+                figures = b.eval("[...document.querySelectorAll('#summary .fig')].map((f) => "
+                                 "[f.querySelector('.fig-l').textContent, f.querySelector('.fig-v').textContent])")
+                assert m and ['kernels', m.group(1)] in figures and ['kernel directories', m.group(2)] in figures, \
+                    f'{page}: page {figures}, text {text[:300]}'
             copy = args[-1]
             if copy != 'cache':  # the directories of the copy the page is about
                 shown = b.eval("[...document.querySelectorAll('.kernel-row .dir')].map((e) => e.textContent)")
