@@ -71,7 +71,8 @@ public:
 
     void kernel(const KernelReport& k) override {
         // A kernel is a kernel name, a directory without one a kernel of its own (docs/formats.md).
-        names_.insert(k.dir.kernel ? *k.dir.kernel : std::string(report_parts::base_name(k.dir.path)));
+        names_.insert(k.dir.kernel ? *k.dir.kernel
+                                   : std::string(report_parts::base_name(k.dir.path)));
         HtmlKernel row;
         row.name = k.dir.kernel.value_or(k.dir.path);
         row.dir = k.dir.path;
