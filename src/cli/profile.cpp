@@ -186,46 +186,9 @@ int run_profile(const ProfileCli& o) {
     quiet_mode = o.quiet;
     std::vector<Problem> problems;
     PairingSources sources;
-    if (!read_sidecars(o.origins, o.max_file_size, sources, problems)) {
-        print_problems(problems);
-        std::cerr << "sdscprov profile: fix the --origins file first: the trace was not read\n";
+    std::vector<std::string> roots;
+    if (!pairing_sources(o, false, sources, roots, problems)) {
         return exit_bad_input;
-    }
-
-    std::vector<std::string> roots = o.caches;
-    if (roots.empty()) {
-        struct stat st {};
-        for (auto& root : default_cache_roots()) {
-            if (::stat(root.c_str(), &st) == 0) {
-                roots.push_back(root);
-            } else if (sources.sidecars.empty()) {
-                std::cerr << "sdscprov profile: no --origins sidecar and no kernel cache at "
-                          << root << " (give the caches on the command line): nothing to pair "
-                          << "the trace with\n";
-                return exit_bad_input;
-            }
-        }
-    } else {
-        for (const auto& root : roots) {
-            struct stat st {};
-            if (::stat(root.c_str(), &st) != 0) {
-                std::cerr << root << ": error: cannot access: " << std::strerror(errno)
-                          << " [bad-argument]\n";
-                return exit_bad_input;
-            }
-        }
-    }
-    sources.utilization.core_mhz = o.core_mhz; // checked by parse_core_mhz with the options
-    sources.utilization.read = IdealReadOptions{o.max_file_size, o.follow_symlinks};
-    if (!roots.empty()) {
-        HandleIndexOptions index_options;
-        index_options.discover.include_incomplete = o.include_incomplete;
-        index_options.discover.follow_symlinks = o.follow_symlinks;
-        index_options.max_file_size = o.max_file_size;
-        index_options.jobs = o.jobs;
-        auto indexed = index_handles(roots, index_options);
-        sources.caches = std::move(indexed.index);
-        problems.insert(problems.end(), indexed.problems.begin(), indexed.problems.end());
     }
 
     TraceReaderOptions reader_options;

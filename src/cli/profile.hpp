@@ -44,6 +44,10 @@ int run_profile(const ProfileCli& options);
 bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
                    PairingSources& sources, std::vector<Problem>& problems);
 bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool quiet);
+// The sidecars read and the caches indexed for pairing (false, said on stderr, when a sidecar is
+// refused or a cache cannot be reached); `several`: the messages speak of the traces.
+bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
+                     std::vector<std::string>& roots, std::vector<Problem>& problems);
 bool write_stdout(std::string_view bytes);
 
 // `profile --baseline BASE TRACE` and its gate (--fail-over): profile_baseline.cpp.

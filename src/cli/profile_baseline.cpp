@@ -76,7 +76,8 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
 // The table --by names first (line, aten or kernel; source lines when none is named).
 std::string compared_table(const std::vector<std::string>& by) {
     for (const auto& name : by) {
-        if (name == "line" || name == "aten" || name == "kernel") return name;
+        if (name == "line" || name == "aten" || name == "kernel")
+            return name;
     }
     return {};
 }
@@ -124,42 +125,9 @@ int run_profile_baseline(const ProfileCli& o) {
     quiet_mode = o.quiet;
     std::vector<Problem> problems;
     PairingSources sources;
-    if (!read_sidecars(o.origins, o.max_file_size, sources, problems)) {
-        print_problems(problems);
-        std::cerr << "sdscprov profile: fix the --origins file first: the traces were not read\n";
+    std::vector<std::string> roots;
+    if (!pairing_sources(o, true, sources, roots, problems)) {
         return exit_bad_input;
-    }
-    std::vector<std::string> roots = o.caches;
-    if (roots.empty()) {
-        struct stat st {};
-        for (auto& root : default_cache_roots()) {
-            if (::stat(root.c_str(), &st) == 0) {
-                roots.push_back(root);
-            } else if (sources.sidecars.empty()) {
-                std::cerr << "sdscprov profile: no --origins sidecar and no kernel cache at "
-                          << root << " (give the caches on the command line): nothing to pair "
-                          << "the traces with\n";
-                return exit_bad_input;
-            }
-        }
-    }
-    for (const auto& root : o.caches) {
-        struct stat st {};
-        if (::stat(root.c_str(), &st) != 0) {
-            std::cerr << root << ": error: cannot access: " << std::strerror(errno)
-                      << " [bad-argument]\n";
-            return exit_bad_input;
-        }
-    }
-    if (!roots.empty()) {
-        HandleIndexOptions index_options;
-        index_options.discover.include_incomplete = o.include_incomplete;
-        index_options.discover.follow_symlinks = o.follow_symlinks;
-        index_options.max_file_size = o.max_file_size;
-        index_options.jobs = o.jobs;
-        auto indexed = index_handles(roots, index_options);
-        sources.caches = std::move(indexed.index);
-        problems.insert(problems.end(), indexed.problems.begin(), indexed.problems.end());
     }
 
     // The caches' problems are reported once, with the new run.
@@ -202,7 +170,8 @@ int run_profile_baseline(const ProfileCli& o) {
         failed |= !write_stdout(out);
     }
     // Each run's problems and diagnostics (the base run's first).
-    failed |= any_error(comparison.base.problems) | any_error(comparison.now.problems);
+    failed |= any_error(comparison.base.problems);
+    failed |= any_error(comparison.now.problems);
     print_problems(comparison.base.problems);
     print_problems(comparison.now.problems);
     failed |= print_diagnostics(comparison.base.diagnostics, o.quiet);

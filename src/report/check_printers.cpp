@@ -1,7 +1,6 @@
 #include "sdscprov/report/check_printers.hpp"
 
 #include "report/ci_encoding.hpp"
-
 #include "sdsc/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 
@@ -136,41 +135,7 @@ void write_check_sarif(std::ostream& out, const CheckResult& result) {
     }
     rapidjson::StringBuffer buffer;
     Pretty w(buffer);
-    w.SetIndent(' ', 2);
-    w.StartObject();
-    json_out::key(w, "$schema");
-    json_out::string(w, "https://json.schemastore.org/sarif-2.1.0.json");
-    json_out::key(w, "version");
-    json_out::string(w, "2.1.0");
-    json_out::key(w, "runs");
-    w.StartArray();
-    w.StartObject();
-    json_out::key(w, "tool");
-    w.StartObject();
-    json_out::key(w, "driver");
-    w.StartObject();
-    json_out::key(w, "name");
-    json_out::string(w, "sdscprov");
-    json_out::key(w, "version");
-    json_out::string(w, SDSCPROV_VERSION);
-    json_out::key(w, "rules");
-    w.StartArray();
-    for (const auto& [id, text] : rules) {
-        w.StartObject();
-        json_out::key(w, "id");
-        json_out::string(w, id);
-        json_out::key(w, "shortDescription");
-        w.StartObject();
-        json_out::key(w, "text");
-        json_out::string(w, text);
-        w.EndObject();
-        w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-    w.EndObject();
-    json_out::key(w, "results");
-    w.StartArray();
+    ci_encoding::sarif_open(w, rules);
     for (const auto& k : result.kernels) {
         for (const auto& f : k.findings) {
             std::string rule(to_string(f.rule));
@@ -182,10 +147,7 @@ void write_check_sarif(std::ostream& out, const CheckResult& result) {
         sarif_result(w, code, index[code], p.severity == Severity::error ? "error" : "warning",
                      p.message, p.path, p.pos);
     }
-    w.EndArray();
-    w.EndObject();
-    w.EndArray();
-    w.EndObject();
+    ci_encoding::sarif_close(w);
     out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
     out << '\n';
 }
@@ -383,9 +345,9 @@ void CheckTextPrinter::finish() {
     // attention.
     std::string title = std::to_string(rows.size()) + " kernel" + (rows.size() == 1 ? "" : "s") +
                         " (" + std::to_string(dirs) + (dirs == 1 ? " directory" : " directories") +
-                        ") " + (rows.size() == 1 ? "needs" : "need") + " attention: " +
-                        std::to_string(findings) + " finding" + (findings == 1 ? "" : "s") +
-                        ", the most first";
+                        ") " + (rows.size() == 1 ? "needs" : "need") +
+                        " attention: " + std::to_string(findings) + " finding" +
+                        (findings == 1 ? "" : "s") + ", the most first";
     out_ << (color_ ? "\x1b[1m" + title + "\x1b[0m" : title) << '\n';
     const std::string header = "findings   dirs  missing   null  malformed  stale  kernel";
     out_ << (color_ ? "\x1b[1m" + header + "\x1b[0m" : header) << '\n';

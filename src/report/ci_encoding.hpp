@@ -13,6 +13,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sdscprov::ci_encoding {
 
@@ -33,6 +35,55 @@ inline std::string uri_of(std::string_view path) {
         }
     }
     return out;
+}
+
+// A SARIF 2.1.0 log of one run opened up to its results, with the tool's `rules` (id, text): the
+// caller writes each result (sarif_result), then sarif_close.
+inline void sarif_open(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
+                       const std::vector<std::pair<std::string, std::string>>& rules) {
+    w.SetIndent(' ', 2);
+    w.StartObject();
+    json_out::key(w, "$schema");
+    json_out::string(w, "https://json.schemastore.org/sarif-2.1.0.json");
+    json_out::key(w, "version");
+    json_out::string(w, "2.1.0");
+    json_out::key(w, "runs");
+    w.StartArray();
+    w.StartObject();
+    json_out::key(w, "tool");
+    w.StartObject();
+    json_out::key(w, "driver");
+    w.StartObject();
+    json_out::key(w, "name");
+    json_out::string(w, "sdscprov");
+    json_out::key(w, "version");
+    json_out::string(w, SDSCPROV_VERSION);
+    json_out::key(w, "rules");
+    w.StartArray();
+    for (const auto& [id, text] : rules) {
+        w.StartObject();
+        json_out::key(w, "id");
+        json_out::string(w, id);
+        json_out::key(w, "shortDescription");
+        w.StartObject();
+        json_out::key(w, "text");
+        json_out::string(w, text);
+        w.EndObject();
+        w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+    json_out::key(w, "results");
+    w.StartArray();
+}
+
+// Closes what sarif_open opened, after the results.
+inline void sarif_close(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w) {
+    w.EndArray();
+    w.EndObject();
+    w.EndArray();
+    w.EndObject();
 }
 
 inline void sarif_result(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, std::string_view rule,

@@ -256,47 +256,12 @@ std::pair<std::string, TextPosition> place_of(const GateFinding& f, const std::s
 std::string gate_sarif(const std::vector<GateFinding>& findings, const std::string& trace) {
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
-    w.SetIndent(' ', 2);
-    w.StartObject();
-    json_out::key(w, "$schema");
-    json_out::string(w, "https://json.schemastore.org/sarif-2.1.0.json");
-    json_out::key(w, "version");
-    json_out::string(w, "2.1.0");
-    json_out::key(w, "runs");
-    w.StartArray();
-    w.StartObject();
-    json_out::key(w, "tool");
-    w.StartObject();
-    json_out::key(w, "driver");
-    w.StartObject();
-    json_out::key(w, "name");
-    json_out::string(w, "sdscprov");
-    json_out::key(w, "version");
-    json_out::string(w, SDSCPROV_VERSION);
-    json_out::key(w, "rules");
-    w.StartArray();
-    w.StartObject();
-    json_out::key(w, "id");
-    json_out::string(w, gate_rule);
-    json_out::key(w, "shortDescription");
-    w.StartObject();
-    json_out::key(w, "text");
-    json_out::string(w, gate_rule_text);
-    w.EndObject();
-    w.EndObject();
-    w.EndArray();
-    w.EndObject();
-    w.EndObject();
-    json_out::key(w, "results");
-    w.StartArray();
+    ci_encoding::sarif_open(w, {{std::string(gate_rule), std::string(gate_rule_text)}});
     for (const auto& f : findings) {
         auto [path, pos] = place_of(f, trace);
         ci_encoding::sarif_result(w, gate_rule, 0, "error", "device time " + f.message, path, pos);
     }
-    w.EndArray();
-    w.EndObject();
-    w.EndArray();
-    w.EndObject();
+    ci_encoding::sarif_close(w);
     buffer.Put('\n');
     return {buffer.GetString(), buffer.GetSize()};
 }

@@ -1,0 +1,63 @@
+// The sources profile pairs trace events with, for one trace and for --baseline's two: the
+// --origins sidecars and the kernel caches (given, else the default cache roots).
+#include "profile.hpp"
+
+#include "common.hpp"
+#include "sdscprov/profile/handle_index.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <sys/stat.h>
+
+namespace sdscprov::cli {
+
+bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
+                     std::vector<std::string>& roots, std::vector<Problem>& problems) {
+    const char* what = several ? "traces" : "trace";
+    if (!read_sidecars(o.origins, o.max_file_size, sources, problems)) {
+        print_problems(problems);
+        std::cerr << "sdscprov profile: fix the --origins file first: the " << what
+                  << (several ? " were" : " was") << " not read\n";
+        return false;
+    }
+
+    roots = o.caches;
+    if (roots.empty()) {
+        struct stat st {};
+        for (auto& root : default_cache_roots()) {
+            if (::stat(root.c_str(), &st) == 0) {
+                roots.push_back(root);
+            } else if (sources.sidecars.empty()) {
+                std::cerr << "sdscprov profile: no --origins sidecar and no kernel cache at "
+                          << root << " (give the caches on the command line): nothing to pair "
+                          << "the " << what << " with\n";
+                return false;
+            }
+        }
+    } else {
+        for (const auto& root : roots) {
+            struct stat st {};
+            if (::stat(root.c_str(), &st) != 0) {
+                std::cerr << root << ": error: cannot access: " << std::strerror(errno)
+                          << " [bad-argument]\n";
+                return false;
+            }
+        }
+    }
+    sources.utilization.core_mhz = o.core_mhz; // checked by parse_core_mhz with the options
+    sources.utilization.read = IdealReadOptions{o.max_file_size, o.follow_symlinks};
+    if (!roots.empty()) {
+        HandleIndexOptions index_options;
+        index_options.discover.include_incomplete = o.include_incomplete;
+        index_options.discover.follow_symlinks = o.follow_symlinks;
+        index_options.max_file_size = o.max_file_size;
+        index_options.jobs = o.jobs;
+        auto indexed = index_handles(roots, index_options);
+        sources.caches = std::move(indexed.index);
+        problems.insert(problems.end(), indexed.problems.begin(), indexed.problems.end());
+    }
+    return true;
+}
+
+} // namespace sdscprov::cli
