@@ -1,6 +1,7 @@
 #include "sdscprov/report/compare_printers.hpp"
 
 #include "report/ci_encoding.hpp"
+#include "report/profile_format.hpp"
 #include "sdsc/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 
@@ -70,24 +71,6 @@ std::string_view title_of(ProfileRanking r) {
 
 std::string_view status_of(const RowChange& r) {
     return r.is_new() ? "new" : r.is_gone() ? "gone" : r.change_ns() == 0 ? "same" : "changed";
-}
-
-std::string folded_frame(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == ';') {
-            c = ',';
-        } else if (u < 0x20 || u == 0x7F) {
-            c = '?';
-        }
-    }
-    return out;
-}
-
-std::string folded_stack(const ProfileBundle& b) {
-    return folded_frame(b.root_label) + ";" + folded_frame(b.aten_label) + ";" +
-           folded_frame(b.label);
 }
 
 template <class W> void run_summary(W& w, const ProfileReport& r) {
@@ -222,13 +205,13 @@ std::string render_comparison_folded(const ProfileComparison& c) {
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> stacks;
     for (const auto& b : c.base.bundles) {
         if (b.time.ns > 0) {
-            auto& v = stacks[folded_stack(b)].first;
+            auto& v = stacks[profile_format::folded_stack(b)].first;
             v = saturating_add(v, b.time.ns);
         }
     }
     for (const auto& b : c.now.bundles) {
         if (b.time.ns > 0) {
-            auto& v = stacks[folded_stack(b)].second;
+            auto& v = stacks[profile_format::folded_stack(b)].second;
             v = saturating_add(v, b.time.ns);
         }
     }

@@ -2,6 +2,8 @@
 // utilization_printers.cpp).
 #pragma once
 
+#include "sdscprov/profile/profile.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +12,28 @@
 #include <string_view>
 
 namespace sdscprov::profile_format {
+
+// ---- folded stacks -----------------------------------------------------------------------------
+
+// A frame of a folded stack: ';' (the frame separator) becomes ',', control bytes '?'.
+inline std::string folded_frame(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) {
+        auto u = static_cast<unsigned char>(c);
+        if (c == ';') {
+            c = ',';
+        } else if (u < 0x20 || u == 0x7F) {
+            c = '?';
+        }
+    }
+    return out;
+}
+
+// A bundle's stack: its source line, its ATen op, its kernel row.
+inline std::string folded_stack(const ProfileBundle& b) {
+    return folded_frame(b.root_label) + ";" + folded_frame(b.aten_label) + ";" +
+           folded_frame(b.label);
+}
 
 // ---- numbers ------------------------------------------------------------------------------------
 

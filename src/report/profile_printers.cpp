@@ -335,24 +335,6 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
     w.EndArray();
 }
 
-std::string folded_frame(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == ';') {
-            c = ',';
-        } else if (u < 0x20 || u == 0x7F) {
-            c = '?';
-        }
-    }
-    return out;
-}
-
-std::string folded_stack(const ProfileBundle& b) {
-    return folded_frame(b.root_label) + ";" + folded_frame(b.aten_label) + ";" +
-           folded_frame(b.label);
-}
-
 } // namespace
 
 std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options) {
