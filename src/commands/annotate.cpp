@@ -1,5 +1,6 @@
 #include "sdscprov/commands/annotate.hpp"
 
+#include "sdscprov/commands/pipeline.hpp"
 #include "sdscprov/handle/handle_id.hpp"
 #include "sdscprov/sdsc/bundle.hpp"
 #include "sdscprov/write/diff.hpp"
@@ -355,7 +356,7 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
     if (options.write.mode == AnnotateMode::write) {
         remove_leftover_temps(dir, report.problems);
     }
-    drop_context_files(report.dir); // each file is stripped on its own: no join
+    drop_context_files(report.dir, scanner); // each file is stripped on its own: no join
     TempDirectories directories;
     report.files.reserve(dir.files.size());
     for (const auto& file : dir.files) {

@@ -9,8 +9,23 @@
 
 namespace sdscprov {
 
+void drop_context_files(KernelDir& dir, Scanner& scanner) {
+    const std::size_t listed = dir.files.size();
+    drop_context_files(dir);
+    if (dir.files.size() != listed) {
+        // The files opened ahead were the ones listed, context included, and dropping some moved
+        // the rest: what is opened ahead is what is left.
+        std::vector<const SdscFile*> left;
+        left.reserve(dir.files.size());
+        for (const auto& file : dir.files) {
+            left.push_back(&file);
+        }
+        scanner.prefetch(std::move(left));
+    }
+}
+
 void scan_kernel(KernelReport& report, Scanner& scanner) {
-    drop_context_files(report.dir); // scanning needs no join: the siblings are not read
+    drop_context_files(report.dir, scanner); // scanning needs no join: the siblings are not read
     report.files.reserve(report.dir.files.size());
     for (const auto& file : report.dir.files) {
         report.files.push_back(scanner.scan_file(file));

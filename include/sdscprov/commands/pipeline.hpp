@@ -28,6 +28,10 @@ struct PipelineOptions {
 using KernelWork = std::function<void(KernelReport& report, Scanner& scanner)>;
 
 // The work of `sdscprov scan`: scan every file of the kernel directory.
+// Drops the directory's context files (siblings of the files named on the command line) while
+// `scanner` may be opening its files ahead: what it opens ahead is then the files left.
+void drop_context_files(KernelDir& dir, Scanner& scanner);
+
 void scan_kernel(KernelReport& report, Scanner& scanner);
 
 // Runs once per batch of kernel directories on the worker that processed them, after `KernelWork`
