@@ -41,26 +41,26 @@ std::vector<RowChange> join(const ProfileReport& base, const std::vector<Profile
     std::map<std::string, std::size_t> at; // label -> index in out
     std::vector<RowChange> out;
     out.reserve(std::max(base_rows.size(), now_rows.size()));
-    for (const auto& r : now_rows) {
-        at.emplace(r.label, out.size());
+    // A row of one run, its time not yet set: the source line a finding points at is its own, else
+    // the heaviest of its bundles in that run.
+    auto change_of = [](const ProfileReport& run, const ProfileRow& r) {
         RowChange c;
         c.label = r.label;
         c.line = r.line;
         c.text = r.text;
-        c.now = r.time;
-        c.where = r.line ? r.line : heaviest_line(now, r);
-        out.push_back(std::move(c));
+        c.where = r.line ? r.line : heaviest_line(run, r);
+        return c;
+    };
+    for (const auto& r : now_rows) {
+        at.emplace(r.label, out.size());
+        out.push_back(change_of(now, r));
+        out.back().now = r.time;
     }
     for (const auto& r : base_rows) {
         auto it = at.find(r.label);
         if (it == at.end()) {
-            RowChange c;
-            c.label = r.label;
-            c.line = r.line;
-            c.text = r.text;
-            c.base = r.time;
-            c.where = r.line ? r.line : heaviest_line(base, r);
-            out.push_back(std::move(c));
+            out.push_back(change_of(base, r));
+            out.back().base = r.time;
             continue;
         }
         auto& c = out[it->second];
