@@ -19,10 +19,10 @@ struct TraceEvent;
 
 // A trace's steps and what of its device time they hold.
 struct StepSummary {
-    bool recorded = false;       // the builder was asked to attribute kernels to steps
-    std::uint64_t spans = 0;     // the ProfilerStep# spans
-    std::uint64_t events = 0;    // kernel events that start in a step
-    std::uint64_t ns = 0;        // their device time
+    bool recorded = false;            // the builder was asked to attribute kernels to steps
+    std::uint64_t spans = 0;          // the ProfilerStep# spans
+    std::uint64_t events = 0;         // kernel events that start in a step
+    std::uint64_t ns = 0;             // their device time
     std::uint64_t outside_events = 0; // kernel events in no step (or without a usable ts)
     std::uint64_t outside_ns = 0;
 };

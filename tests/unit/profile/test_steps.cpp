@@ -42,8 +42,8 @@ TEST_CASE("steps: ProfilerStep spans of the host are steps, nothing else") {
     CHECK(start == 10500);
     CHECK(end == 12750);
     CHECK(is_step_span(complete("ProfilerStep#4", "cpu_op", "1", "1"), start, end));
-    CHECK_FALSE(is_step_span(complete("ProfilerStep#4", "gpu_user_annotation", "1", "1"), start,
-                             end));
+    CHECK_FALSE(
+        is_step_span(complete("ProfilerStep#4", "gpu_user_annotation", "1", "1"), start, end));
     CHECK_FALSE(is_step_span(complete("ProfilerStepX", "user_annotation", "1", "1"), start, end));
     CHECK_FALSE(is_step_span(complete("ProfilerStep#4", "user_annotation", "-1", "1"), start, end));
     auto no_ts = complete("ProfilerStep#4", "user_annotation", "1", "1");
@@ -56,8 +56,8 @@ TEST_CASE("steps: ProfilerStep spans of the host are steps, nothing else") {
 
 TEST_CASE("steps: kernels attributed by their start, spans in any order") {
     StepLog log;
-    log.kernel(0, kernel_at("5"), 100);   // before the first step
-    log.kernel(0, kernel_at("10"), 7);    // at the first step's start: in it
+    log.kernel(0, kernel_at("5"), 100); // before the first step
+    log.kernel(0, kernel_at("10"), 7);  // at the first step's start: in it
     log.event(complete("ProfilerStep#2", "user_annotation", "20", "10")); // [20, 30) us
     log.kernel(1, kernel_at("19.999"), 11); // after the first step ended: in none
     log.kernel(1, kernel_at("29.999"), 13); // starts in the second, runs past its end: in it
@@ -91,9 +91,9 @@ TEST_CASE("steps: a slot's time moved to the overflow group goes with it, later 
 }
 
 TEST_CASE("steps: per-step figures rounded half up to the ns") {
-    CHECK(per_step(10, 4) == 3);  // 2.5
-    CHECK(per_step(9, 4) == 2);   // 2.25
-    CHECK(per_step(11, 4) == 3);  // 2.75
+    CHECK(per_step(10, 4) == 3); // 2.5
+    CHECK(per_step(9, 4) == 2);  // 2.25
+    CHECK(per_step(11, 4) == 3); // 2.75
     CHECK(per_step(12, 4) == 3);
     CHECK(per_step(5, 0) == 0);
     CHECK(per_step(~std::uint64_t{0}, 2) == std::uint64_t{1} << 63);
