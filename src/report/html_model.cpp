@@ -35,6 +35,19 @@ void strings(Writer& w, const std::vector<std::string>& list) {
 // Source files longer than this show their first lines and the lines handles name past them.
 constexpr std::int64_t max_shown_lines = 20000;
 
+// `name`: [[line, ns]] of one source file's heat.
+void heat_json(Writer& w, std::string_view name, const std::map<std::int64_t, std::uint64_t>& ns) {
+    json_out::key(w, name);
+    w.StartArray();
+    for (const auto& [n, v] : ns) {
+        w.StartArray();
+        w.Int64(n);
+        w.Uint64(v);
+        w.EndArray();
+    }
+    w.EndArray();
+}
+
 } // namespace
 
 struct HtmlModel::Buffers {
@@ -46,6 +59,7 @@ struct HtmlModel::Buffers {
     JsonArray problems;
     std::string verdict = "null";
     std::string profile = "null";
+    std::string compare; // profile --baseline only: the member is left out when empty
     JsonArray rankings;
     std::size_t kernel_count = 0;
     std::size_t op_count = 0;
@@ -65,6 +79,7 @@ std::size_t HtmlModel::source_index(const std::string& file) {
         source_lines_.emplace_back();
         heat_.emplace_back();
         lost_.emplace_back();
+        base_.emplace_back();
     }
     return it->second;
 }
@@ -235,6 +250,13 @@ void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
         }
         w.EndArray();
     }
+    if (k.base) {
+        json_out::key(w, "b");
+        w.StartArray();
+        w.Uint64(k.base->first);
+        w.Uint64(k.base->second);
+        w.EndArray();
+    }
     w.EndObject();
 
     Writer& o = b_->ops.w;
@@ -379,6 +401,81 @@ void HtmlModel::line_lost(const std::string& file, std::int64_t line, std::uint6
     any_lost_ = true;
 }
 
+void HtmlModel::line_base(const std::string& file, std::int64_t line, std::uint64_t ns) {
+    std::size_t i = source_index(file);
+    source_lines_[i].insert(line);
+    base_[i][line] += ns;
+    any_base_ = true;
+}
+
+void HtmlModel::baseline_totals(const ProfileCoverage& c, std::size_t bundles,
+                                std::string_view basis) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartObject();
+    auto number = [&w](std::string_view name, std::uint64_t n) {
+        json_out::key(w, name);
+        w.Uint64(n);
+    };
+    number("trace_events", c.trace_events);
+    number("events", c.kernel_events);
+    number("paired_events", c.resolved_events);
+    number("ns", c.kernel_ns);
+    number("paired_ns", c.resolved_ns);
+    number("bundles", bundles);
+    json_out::key(w, "basis");
+    json_out::string(w, basis);
+    w.EndObject();
+    b_->compare.assign(buffer.GetString(), buffer.GetSize());
+}
+
+void HtmlModel::change_ranking(std::string_view id, std::string_view title, std::string_view what,
+                               std::string_view note, const std::vector<HtmlChangeRow>& rows) {
+    Writer& w = b_->rankings.w;
+    w.StartObject();
+    json_out::key(w, "id");
+    json_out::string(w, id);
+    json_out::key(w, "title");
+    json_out::string(w, title);
+    json_out::key(w, "what");
+    json_out::string(w, what);
+    json_out::key(w, "note");
+    json_out::string(w, note);
+    json_out::key(w, "cmp");
+    w.Bool(true);
+    // [label, new ns, new events, [kernel], source index or -1, line, text, base ns, base events,
+    // 0 | 1 (new) | 2 (gone)]: a run without the row counts 0.
+    json_out::key(w, "rows");
+    w.StartArray();
+    for (const auto& [r, kernels] : rows) {
+        w.StartArray();
+        json_out::string(w, r->label);
+        w.Uint64(r->new_ns());
+        w.Uint64(r->now ? r->now->events : 0);
+        w.StartArray();
+        for (auto k : kernels) {
+            w.Uint(k);
+        }
+        w.EndArray();
+        if (r->line) {
+            std::size_t i = source_index(r->line->file);
+            source_lines_[i].insert(r->line->line);
+            w.Int64(static_cast<std::int64_t>(i));
+            w.Int64(r->line->line);
+        } else {
+            w.Int64(-1);
+            w.Int64(0);
+        }
+        json_out::optional_string(w, r->text);
+        w.Uint64(r->base_ns());
+        w.Uint64(r->base ? r->base->events : 0);
+        w.Uint(r->is_new() ? 1 : r->is_gone() ? 2 : 0);
+        w.EndArray();
+    }
+    w.EndArray();
+    w.EndObject();
+}
+
 std::string HtmlModel::sources_json() const {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
@@ -417,25 +514,12 @@ std::string HtmlModel::sources_json() const {
             }
         }
         w.EndArray();
-        json_out::key(w, "heat");
-        w.StartArray();
-        for (const auto& [n, ns] : heat_[i]) {
-            w.StartArray();
-            w.Int64(n);
-            w.Uint64(ns);
-            w.EndArray();
-        }
-        w.EndArray();
+        heat_json(w, "heat", heat_[i]);
         if (any_lost_) {
-            json_out::key(w, "lost");
-            w.StartArray();
-            for (const auto& [n, ns] : lost_[i]) {
-                w.StartArray();
-                w.Int64(n);
-                w.Uint64(ns);
-                w.EndArray();
-            }
-            w.EndArray();
+            heat_json(w, "lost", lost_[i]);
+        }
+        if (any_base_) {
+            heat_json(w, "base", base_[i]);
         }
         w.EndObject();
     }
@@ -468,6 +552,9 @@ std::string HtmlModel::json() {
     member("problems", b_->problems.close());
     member("verdict", b_->verdict);
     member("profile", b_->profile);
+    if (!b_->compare.empty()) {
+        member("compare", b_->compare);
+    }
     member("rankings", b_->rankings.close());
     out += '}';
     return out;
