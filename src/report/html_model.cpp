@@ -160,6 +160,79 @@ void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
     w.EndObject();
 }
 
+// A kernel's stack traces: [[trace, [source, line] | null]].
+template <class SourceIndex>
+void kernel_traces(Writer& w, const HtmlKernel& k, SourceIndex&& index) {
+    if (!k.stack_traces.empty()) {
+        json_out::key(w, "traces");
+        w.StartArray();
+        for (const auto& [trace, source] : k.stack_traces) {
+            w.StartArray();
+            json_out::string(w, trace);
+            if (source) {
+                w.StartArray();
+                w.Uint64(index(*source));
+                w.Int64(source->start_line);
+                w.EndArray();
+            } else {
+                w.Null();
+            }
+            w.EndArray();
+        }
+        w.EndArray();
+    }
+}
+
+// A kernel's device time and events, stage ticks, and (compared runs) its base time.
+void kernel_times(Writer& w, const HtmlKernel& k) {
+    if (k.ns) {
+        json_out::key(w, "ns");
+        w.Uint64(*k.ns);
+        json_out::key(w, "ev");
+        w.Uint64(k.events);
+    }
+    if (k.stage_ticks) {
+        json_out::key(w, "st");
+        w.StartArray();
+        for (auto t : *k.stage_ticks) {
+            w.Uint64(t);
+        }
+        w.EndArray();
+    }
+    if (k.base) {
+        json_out::key(w, "b");
+        w.StartArray();
+        w.Uint64(k.base->first);
+        w.Uint64(k.base->second);
+        w.EndArray();
+    }
+}
+
+// {"k": kernel, "f", "key", "st", "h": handle | null, "notes"}.
+template <class SourceIndex>
+void op_json(Writer& o, const HtmlOp& op, std::uint64_t kernel, SourceIndex&& index) {
+    o.StartObject();
+    json_out::key(o, "k");
+    o.Uint64(kernel);
+    json_out::key(o, "f");
+    json_out::string(o, op.file);
+    json_out::key(o, "key");
+    json_out::string(o, op.key);
+    json_out::key(o, "st");
+    json_out::string(o, op.state);
+    json_out::key(o, "h");
+    if (op.handle) {
+        handle_json(o, *op.handle, index);
+    } else {
+        o.Null();
+    }
+    if (!op.notes.empty()) {
+        json_out::key(o, "notes");
+        strings(o, op.notes);
+    }
+    o.EndObject();
+}
+
 } // namespace
 
 void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
@@ -218,69 +291,12 @@ void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
         json_out::key(w, "post");
         strings(w, k.post_grad_nodes);
     }
-    if (!k.stack_traces.empty()) {
-        json_out::key(w, "traces");
-        w.StartArray();
-        for (const auto& [trace, source] : k.stack_traces) {
-            w.StartArray();
-            json_out::string(w, trace);
-            if (source) {
-                w.StartArray();
-                w.Uint64(index(*source));
-                w.Int64(source->start_line);
-                w.EndArray();
-            } else {
-                w.Null();
-            }
-            w.EndArray();
-        }
-        w.EndArray();
-    }
-    if (k.ns) {
-        json_out::key(w, "ns");
-        w.Uint64(*k.ns);
-        json_out::key(w, "ev");
-        w.Uint64(k.events);
-    }
-    if (k.stage_ticks) {
-        json_out::key(w, "st");
-        w.StartArray();
-        for (auto t : *k.stage_ticks) {
-            w.Uint64(t);
-        }
-        w.EndArray();
-    }
-    if (k.base) {
-        json_out::key(w, "b");
-        w.StartArray();
-        w.Uint64(k.base->first);
-        w.Uint64(k.base->second);
-        w.EndArray();
-    }
+    kernel_traces(w, k, index);
+    kernel_times(w, k);
     w.EndObject();
 
-    Writer& o = b_->ops.w;
     for (const auto& op : ops) {
-        o.StartObject();
-        json_out::key(o, "k");
-        o.Uint64(b_->kernel_count);
-        json_out::key(o, "f");
-        json_out::string(o, op.file);
-        json_out::key(o, "key");
-        json_out::string(o, op.key);
-        json_out::key(o, "st");
-        json_out::string(o, op.state);
-        json_out::key(o, "h");
-        if (op.handle) {
-            handle_json(o, *op.handle, index);
-        } else {
-            o.Null();
-        }
-        if (!op.notes.empty()) {
-            json_out::key(o, "notes");
-            strings(o, op.notes);
-        }
-        o.EndObject();
+        op_json(b_->ops.w, op, b_->kernel_count, index);
     }
     b_->op_count += ops.size();
     ++b_->kernel_count;
