@@ -1,6 +1,6 @@
 #include "sdscprov/report/explain_printers.hpp"
 
-#include "sdsc/json_out.hpp"
+#include "handle/handle_json.hpp"
 #include "sdscprov/core/display.hpp"
 
 #include <map>

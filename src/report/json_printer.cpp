@@ -1,7 +1,8 @@
 // The JSON report (docs/report-json.md): for tools, streamed kernel by kernel.
+#include "handle/handle_json.hpp"
 #include "report/printer_parts.hpp"
-#include "sdsc/json_out.hpp"
 #include "sdscprov/core/display.hpp"
+#include "walk/shard_json.hpp"
 
 #include <ostream>
 #include <rapidjson/prettywriter.h>
