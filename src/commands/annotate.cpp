@@ -1,5 +1,6 @@
 #include "sdscprov/commands/annotate.hpp"
 
+#include "sdscprov/commands/pending_writes.hpp"
 #include "sdscprov/commands/pipeline.hpp"
 #include "sdscprov/handle/handle_id.hpp"
 #include "sdscprov/sdsc/bundle.hpp"
@@ -128,7 +129,7 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
                         "names keep the old bytes, unless they are in the paths given too (each "
                         "is then written alike)"));
             }
-            annotation.pending.push_back(std::move(*pending));
+            add_pending(annotation, std::move(*pending));
         } else {
             report.problems.push_back(std::move(problem));
         }
@@ -340,10 +341,9 @@ void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& setting
     }
     std::vector<PendingReplace> all;
     for (auto& k : batch) {
-        for (auto& p : k.annotation->pending) {
+        for (auto& p : take_pending(*k.annotation)) {
             all.push_back(std::move(p));
         }
-        k.annotation->pending.clear();
     }
     auto problems = commit(all, settings.durability);
     // Map results back to each kernel's files; problems go to the kernel holding the file.
