@@ -2,6 +2,7 @@
 // directory: handles written, a dry run that writes nothing, the sidecars' problems in their own
 // field, notes on the map's kernels without a directory, unmatched directories left alone.
 #include "sdscprov/commands/annotate_run.hpp"
+#include "sdscprov/commands/pending_writes.hpp"
 #include "sdscprov/sidecars/origins.hpp"
 #include "temp_dir.hpp"
 
@@ -99,7 +100,7 @@ TEST_CASE("annotate run: a dry run writes nothing and says so") {
     };
     std::vector<Seen> seen;
     auto result = annotate(f.options(AnnotateMode::dry_run), {[&](const KernelReport& k) {
-                               seen.push_back({k.annotation->dry_run, k.annotation->pending.size(),
+                               seen.push_back({k.annotation->dry_run, pending_count(*k.annotation),
                                                k.annotation->files});
                            }});
     REQUIRE(result.run);
@@ -212,7 +213,7 @@ TEST_CASE("Annotator: a stale handle is warned about and kept, --refresh replace
                   (refresh ? FileAction::refresh : FileAction::differs));
             CHECK(count_code(k.problems, ProblemCode::stale_handle) ==
                   (!refresh && warnings ? 1U : 0U));
-            CHECK(k.annotation->pending.empty());
+            CHECK(pending_count(*k.annotation) == 0);
         }
     }
     CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == text);
