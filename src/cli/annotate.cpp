@@ -82,7 +82,7 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
                       std::vector<sdscprov::Problem>& map_problems, bool note_kernels_without_dir,
                       Progress* progress) {
     auto options = pipeline_options(common);
-    options.discover.find_temps = annotate_options.mode == sdscprov::AnnotateMode::write;
+    options.discover.find_temps = annotate_options.mode == sdscprov::WriteMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(common.paths),
                            std::cref(options.discover));
     sdscprov::Sidecars sidecars =
@@ -129,12 +129,12 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
         };
     sdscprov::Annotator annotator(index, std::move(found.kernel_names), annotate_options,
                                   std::move(sidecars.upstream));
-    bool dry = annotate_options.mode != sdscprov::AnnotateMode::write;
+    bool dry = annotate_options.mode != sdscprov::WriteMode::write;
     auto result = sdscprov::run_pipeline(
         replay, options,
         [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
             annotator.annotate_kernel(k, s);
-            k.annotation->dry_run = dry;
+            k.rewrite->dry_run = dry;
         },
         deliver,
         [&](std::vector<sdscprov::KernelReport>& batch) { annotator.commit_batch(batch); });
@@ -190,22 +190,22 @@ int run_annotate(const AnnotateCli& cli) {
     std::ostream& report_out = diffs_out ? std::cerr : std::cout;
     sdscprov::PrinterOptions printer_options =
         printer_options_for(cli.common, "annotate", diffs_out);
-    printer_options.dry_run = annotate_options.mode != sdscprov::AnnotateMode::write;
+    printer_options.dry_run = annotate_options.mode != sdscprov::WriteMode::write;
     auto printer = quiet_mode ? nullptr
                               : sdscprov::make_printer(report_format(cli.common.format), report_out,
                                                        printer_options);
     std::vector<sdscprov::Problem> map_problems;
     std::optional<sdscprov::PipelineResult> result;
     {
-        Progress progress(annotate_options.mode == sdscprov::AnnotateMode::write ? "annotated"
-                                                                                 : "checked",
+        Progress progress(annotate_options.mode == sdscprov::WriteMode::write ? "annotated"
+                                                                              : "checked",
                           cli.write.diff || cli.common.all || cli.common.format != "text");
         result = run_annotate_pipeline(
             cli.common, cli.origins, annotate_options,
             [&](const sdscprov::KernelReport& k) {
                 progress.kernel(k.files.size());
                 if (diffs_out) {
-                    for (const auto& f : k.annotation->files) {
+                    for (const auto& f : k.rewrite->files) {
                         std::cout << f.diff;
                     }
                 }
@@ -221,9 +221,9 @@ int run_annotate(const AnnotateCli& cli) {
     }
     finish_report(printer.get(), *result, map_problems.size());
     // --check: stale goldens fail the gate, whether or not --refresh would rewrite them.
-    return exit_status(result->problems, annotate_options.mode == sdscprov::AnnotateMode::check &&
-                                             (result->totals.annotate.changes() > 0 ||
-                                              result->totals.annotate.differs > 0));
+    return exit_status(result->problems, annotate_options.mode == sdscprov::WriteMode::check &&
+                                             (result->totals.rewrites.changes() > 0 ||
+                                              result->totals.rewrites.differs > 0));
 }
 
 } // namespace sdscprov::cli

@@ -82,13 +82,13 @@ int run_check(const CheckCli& cli) {
     std::optional<sdscprov::PipelineResult> result;
     if (cli.origins.empty()) {
         auto options = pipeline_options(cli.common);
-        options.scan.stamp = false;
+        options.scan.fstat_before_read = false;
         result = sdscprov::run_pipeline(
             progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)),
             options, sdscprov::scan_kernel, deliver);
     } else {
         sdscprov::AnnotateOptions annotate_options;
-        annotate_options.mode = sdscprov::AnnotateMode::check;
+        annotate_options.mode = sdscprov::WriteMode::check;
         annotate_options.stale_warnings = false; // each is a stale-handle finding
         result = run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver,
                                        map_problems, false, &progress);

@@ -1,5 +1,6 @@
 #include "sdscprov/join/join.hpp"
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/sidecars/derive.hpp"
 
 #include <algorithm>
@@ -96,14 +97,6 @@ std::vector<const IndexedKernel*> OriginsIndex::by_name(std::string_view name) c
 }
 
 namespace {
-
-std::string_view base_name(std::string_view path) {
-    while (path.size() > 1 && path.back() == '/') {
-        path.remove_suffix(1);
-    }
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 std::string describe(const std::vector<const IndexedKernel*>& entries) {
     std::string s;

@@ -209,8 +209,8 @@ void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& ker
 
 namespace {
 
-// The handle is written as in the scan report (src/report.cpp keeps its writer private):
-// docs/formats.md section 3's members, in its order.
+// The handle is written as in the scan report (json_out::handle, sdsc/json_out.hpp):
+// the members docs/formats.md gives a `debug_handle_`, in its order.
 class JsonExplainer {
 public:
     using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;

@@ -231,11 +231,11 @@ int provenance_member_of(std::string_view key) {
     }
 }
 
-// The coverage column asks about every member at any depth: a recursive walk over the DOM costs a
-// third of the parse itself (callgrind: 107k instructions for a 26 KB file against 312k for the
-// parse). A linear pass over simdjson's tape (layout: simdjson docs/tape.md, pinned by the Debian
-// package at 3.0.1) costs a few instructions per value. Its results are checked against a DOM walk
-// in tests/unit/test_scan.cpp, so a change of the tape layout fails the tests, not the reports.
+// The coverage column asks about every member at any depth. A recursive walk over the DOM would
+// cost a good part of the parse itself; a linear pass over simdjson's tape (layout: simdjson's
+// docs/tape.md, pinned by the Debian package at 3.0.1) costs a few instructions per value. Its
+// results are checked against a DOM walk in tests/unit/sdsc/test_scan.cpp, so a change of the
+// tape layout fails the tests, not the reports.
 //
 // `op_handles` is how many debug_handle_ members the op object itself has, `op_handle_populated`
 // whether its value is populated: late-2026 files all carry that one member, and when it is the
@@ -538,7 +538,7 @@ struct Scanner::Impl {
         }
         // A file the walk saw as regular needs no fstat unless its stamp is wanted; should it
         // have been replaced since, reading it (or a failed read) shows what it is now.
-        bool stat_first = options.stamp || !file.regular;
+        bool stat_first = options.fstat_before_read || !file.regular;
         bool ok = !stat_first || check_regular(fd, path, stamp, problem);
         if (ok && !read_all(fd, path, stat_first, stamp, problem)) {
             if (!stat_first && problem.code == ProblemCode::io_error) {

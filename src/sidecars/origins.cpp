@@ -368,8 +368,8 @@ namespace {
 // ---- Streaming: a valid map read piece by piece -------------------------------------------------
 //
 // A compile's map is tens of MB. Parsed whole, the text, simdjson's tape and strings, and the value
-// locations the error messages need were several times the map's size at once, on top of what is
-// kept. Read forward in chunks instead, the map is split at its members by a byte walk (the top
+// locations the error messages need would be several times the map's size at once, on top of what
+// is kept. Read forward in chunks instead, the map is split at its members by a byte walk (the top
 // level, each node, each kernel) and every piece parsed and read on its own: what is held at once
 // is a chunk, one piece and what the run keeps. The walk checks the bytes between the pieces, and
 // each piece is checked by the parser, so a map that passes is valid JSON as a whole. Anything

@@ -1,5 +1,6 @@
 #include "sdscprov/walk/discover.hpp"
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/walk/shard.hpp"
 
 #include <algorithm>
@@ -9,11 +10,11 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <memory>
 #include <optional>
 #include <pwd.h>
 #include <set>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -70,22 +71,6 @@ std::string join_path(std::string_view dir, std::string_view name) {
     }
     p.append(name);
     return p;
-}
-
-std::string_view base_name(std::string_view path) {
-    while (path.size() > 1 && path.back() == '/') {
-        path.remove_suffix(1);
-    }
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-std::string parent_path(std::string_view path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string_view::npos) {
-        return ".";
-    }
-    return slash == 0 ? std::string("/") : std::string(path.substr(0, slash));
 }
 
 std::string errno_message(int err) {
@@ -425,7 +410,7 @@ private:
         // directories: they are not walked. execute/<kernel>/sdsc.json was collected above.
         bool kernel_layout =
             kd.kernel.has_value() ||
-            (dir_name != "failed" && base_name(parent_path(dir)) == "inductor-spyre-cache");
+            (dir_name != "failed" && base_name(parent_dir(dir)) == "inductor-spyre-cache");
         if (!kd.files.empty()) {
             std::sort(kd.files.begin(), kd.files.end(), by_index_then_name);
             ++kernels_;
@@ -550,11 +535,6 @@ DirectoryFd::~DirectoryFd() {
     if (fd_ >= 0) {
         ::close(fd_);
     }
-}
-
-std::string_view file_name_of(std::string_view path) {
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 void release_directories(KernelDir& dir) {
@@ -784,7 +764,7 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
             walker.walk(root);
             continue;
         }
-        std::string parent = parent_path(root);
+        std::string parent = parent_dir(root);
         struct stat parent_st {};
         FileId parent_id{};
         if (::stat(parent.c_str(), &parent_st) == 0) {
@@ -817,7 +797,7 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
         SdscName name{FileNaming::named, std::nullopt, {}};
         if (auto m = match_sdsc_file_name(file_name)) {
             name = std::move(*m);
-        } else if (file_name == "sdsc.json" && base_name(parent_path(parent)) == "execute") {
+        } else if (file_name == "sdsc.json" && base_name(parent_dir(parent)) == "execute") {
             name.naming = FileNaming::execute;
         }
         group->kernel.files.push_back({root, std::move(name), S_ISREG(st.st_mode)});

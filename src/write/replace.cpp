@@ -1,5 +1,6 @@
 #include "sdscprov/write/replace.hpp"
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/walk/discover.hpp"
 #include "write/temp_registry.hpp"
 
@@ -32,19 +33,6 @@
 namespace sdscprov {
 
 namespace {
-
-std::string parent_of(const std::string& path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string::npos) {
-        return ".";
-    }
-    return slash == 0 ? std::string("/") : path.substr(0, slash);
-}
-
-std::string name_of(const std::string& path) {
-    auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 std::string errno_text(int err = errno) {
     return std::strerror(err);
@@ -324,8 +312,9 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
 void PendingReplace::release() {
     // Removed while still locked; the name leaves the signal handlers' list only once it is gone.
     if (fd_ >= 0 && !done) {
-        int rc = directory_fd() >= 0 ? ::unlinkat(directory_fd(), name_of(temp).c_str(), 0)
-                                     : ::unlink(temp.c_str());
+        int rc = directory_fd() >= 0
+                     ? ::unlinkat(directory_fd(), std::string(file_name_of(temp)).c_str(), 0)
+                     : ::unlink(temp.c_str());
         remove_error_ = rc == 0 || errno == ENOENT ? 0 : errno;
     }
     if (registration_ != nullptr) {
@@ -375,7 +364,7 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
     };
     PendingReplace pending;
     pending.path = path;
-    const std::string parent = parent_of(path);
+    const std::string parent = parent_dir(path);
     // Created through the directory held open when there is one: the name is then looked up in
     // it alone, not walked to from the top again.
     std::shared_ptr<const OpenDirectory> directory;
@@ -383,8 +372,8 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
         directory = directories->of(parent, held);
     }
     const int dir_fd = directory ? directory->fd : -1;
-    const std::string prefix = parent + "/." + temp_embedded_name(name_of(path)) + ".sdscprov-b" +
-                               facts.boot + "-" + facts.run + "-";
+    const std::string prefix = parent + "/." + temp_embedded_name(file_name_of(path)) +
+                               ".sdscprov-b" + facts.boot + "-" + facts.run + "-";
     const std::size_t name_at = parent.size() + 1;
     // A sweep of another run may remove a temporary between its creation and our lock (it saw a
     // free lock): then the file we hold has no name any more, and another name is tried.
@@ -534,7 +523,7 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         pending.release();
         return refuse(wrong + ": not written");
     }
-    // When nothing was changed since the fstat after the lock, which showed the file's owner and
+    // When nothing was changed since the fstat after the lock, which gave the file's owner and
     // mode, and the temporary's attributes were read and are the file's, all of it is known, not
     // assumed: no fchmod and no read-back.
     if (chown_needed || !xattrs_as_created || (temp_mode & 07777) != mode) {
@@ -604,7 +593,7 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
     }
     // The check and the rename go through a descriptor of the file's directory: the one the
     // temporary was created through, else one opened here once for the files of one directory
-    // (they come together). One path walk per directory instead of three per file, and the check,
+    // (they come together). A directory's path is walked once, not for each file, and the check,
     // the rename and the directory's fsync all see the directory the temporary is in. Without one
     // (it could not be opened), by path.
     TempDirectories opened;
@@ -612,9 +601,9 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
     std::set<const OpenDirectory*> listed;
     for (auto& p : pending) {
         const std::shared_ptr<const OpenDirectory> directory =
-            p.directory() ? p.directory() : opened.of(parent_of(p.path));
+            p.directory() ? p.directory() : opened.of(parent_dir(p.path));
         const int dir_fd = directory->fd;
-        const std::string name = name_of(p.path);
+        const std::string name(file_name_of(p.path));
         struct stat st {};
         // The file must still be the one we read: a compile that rewrote it in the meantime wins.
         bool exists = (dir_fd >= 0 ? ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW)
@@ -635,7 +624,8 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
                 "changed on disk after it was read: left as it is now, not annotated"));
             continue;
         }
-        if ((dir_fd >= 0 ? ::renameat(dir_fd, name_of(p.temp).c_str(), dir_fd, name.c_str())
+        if ((dir_fd >= 0 ? ::renameat(dir_fd, std::string(file_name_of(p.temp)).c_str(), dir_fd,
+                                      name.c_str())
                          : ::rename(p.temp.c_str(), p.path.c_str())) != 0) {
             const std::string why = errno_text();
             p.release();
@@ -724,7 +714,7 @@ std::string give_metadata_of(int fd, const std::string& path, const struct stat&
 // ---- Sweeping ----------------------------------------------------------------------------------
 
 TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int dir_fd) {
-    const std::string name = name_of(temp);
+    const std::string name(file_name_of(temp));
     // In the directory held open by its name, else by its path.
     const int at = dir_fd >= 0 ? dir_fd : AT_FDCWD;
     const char* where = dir_fd >= 0 ? name.c_str() : temp.c_str();
