@@ -147,7 +147,8 @@ inline simdjson::dom::array array_of(const simdjson::dom::element& e) {
     return a;
 }
 
-// FORMATS section 6's "populated": not null, not an empty string, array or object.
+// The coverage column's "populated" (docs/formats.md): not null, not an empty string, array or
+// object.
 inline bool populated(const simdjson::dom::element& e) {
     switch (e.type()) {
     case simdjson::dom::element_type::NULL_VALUE:
@@ -338,9 +339,9 @@ inline void require_fusion_acyclic(const SpyreProvenance& doc) {
     }
 }
 
-// The handles the reader may ask a caller to build for one id: src/spyre_provenance.cpp rejects
-// a document in which a handle expands to more (a fused_from DAG that shares constituents grows
-// exponentially when expanded into nested handles, as SDSC files hold them).
+// The handles the reader may ask a caller to build for one id: src/sidecars/spyre_provenance.cpp
+// rejects a document in which a handle expands to more (a fused_from DAG that shares constituents
+// grows exponentially when expanded into nested handles, as SDSC files hold them).
 constexpr std::uint64_t spyre_max_expanded_handles = 4096;
 
 // The number of handles expand_handle(doc, id) builds (the handle and its nested constituents),

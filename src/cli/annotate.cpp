@@ -49,7 +49,7 @@ int run_annotate(const AnnotateCli& cli) {
     options.annotate.join.refresh = cli.refresh;
     options.annotate.write = write_settings(cli.write);
     options.note_kernels_without_dir = true;
-    const sdscprov::AnnotateMode mode = options.annotate.write.mode;
+    const sdscprov::WriteMode mode = options.annotate.write.mode;
 
     // With --diff the diffs are the output (`annotate --diff ... | git apply`, as black does):
     // the text report goes to standard error.
@@ -57,18 +57,18 @@ int run_annotate(const AnnotateCli& cli) {
     std::ostream& report_out = diffs_out ? std::cerr : std::cout;
     sdscprov::PrinterOptions printer_options =
         printer_options_for(cli.common, "annotate", diffs_out);
-    printer_options.dry_run = mode != sdscprov::AnnotateMode::write;
+    printer_options.dry_run = mode != sdscprov::WriteMode::write;
     auto printer = quiet_mode ? nullptr
                               : sdscprov::make_printer(report_format(cli.common.format), report_out,
                                                        printer_options);
     sdscprov::AnnotateRunResult result;
     {
-        Progress progress(mode == sdscprov::AnnotateMode::write ? "annotated" : "checked",
+        Progress progress(mode == sdscprov::WriteMode::write ? "annotated" : "checked",
                           cli.write.diff || cli.common.all || cli.common.format != "text");
         auto deliver = [&](const sdscprov::KernelReport& k) {
             progress.kernel(k.files.size());
             if (diffs_out) {
-                for (const auto& f : k.annotation->files) {
+                for (const auto& f : k.rewrite->files) {
                     std::cout << f.diff;
                 }
             }
@@ -87,8 +87,8 @@ int run_annotate(const AnnotateCli& cli) {
     }
     finish_report(printer.get(), *result.run, result.sidecar_problems);
     // --check: stale goldens fail the gate, whether or not --refresh would rewrite them.
-    const auto& totals = result.run->totals.annotate;
-    return exit_status(result.run->problems, mode == sdscprov::AnnotateMode::check &&
+    const auto& totals = result.run->totals.rewrites;
+    return exit_status(result.run->problems, mode == sdscprov::WriteMode::check &&
                                                  (totals.changes() > 0 || totals.differs > 0));
 }
 

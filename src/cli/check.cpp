@@ -41,13 +41,13 @@ checked_run(const CheckCli& cli, Progress& progress,
             std::vector<sdscprov::Problem>& sidecar_problems) {
     if (cli.origins.empty()) {
         auto options = pipeline_options(cli.common);
-        options.scan.stamp = false;
+        options.scan.fstat_before_read = false;
         return sdscprov::run_pipeline(
             progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)),
             options, sdscprov::scan_kernel, deliver);
     }
     auto options = annotate_run_options(cli.common, cli.origins);
-    options.annotate.write.mode = sdscprov::AnnotateMode::check;
+    options.annotate.write.mode = sdscprov::WriteMode::check;
     options.annotate.stale_warnings = false; // each is a stale-handle finding
     auto run = sdscprov::annotate(options,
                                   {deliver, [&](std::uint64_t files) { progress.total(files); }});

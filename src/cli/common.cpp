@@ -93,9 +93,9 @@ void add_write_options(CLI::App& cmd, WriteCli& o, const std::string& check_help
 WriteSettings write_settings(const WriteCli& o) {
     WriteSettings w;
     // --diff previews: it never writes, so `strip --diff . > out.diff` leaves the tree alone.
-    w.mode = o.check                ? AnnotateMode::check
-             : o.dry_run || o.diff ? AnnotateMode::dry_run
-                                    : AnnotateMode::write;
+    w.mode = o.check               ? WriteMode::check
+             : o.dry_run || o.diff ? WriteMode::dry_run
+                                   : WriteMode::write;
     w.durability = o.durability == "none"   ? Durability::none
                    : o.durability == "full" ? Durability::full
                                             : Durability::batch;

@@ -83,7 +83,7 @@ int run_explain(const ExplainCli& cli) {
     auto roots = cli.roots.empty() ? sdscprov::default_cache_roots() : cli.roots;
     sdscprov::ScanOptions scan;
     scan.max_file_size = cli.max_file_size;
-    scan.stamp = false;
+    scan.fstat_before_read = false;
     auto dirs =
         sdscprov::resolve_explain_target(cli.target, roots, problems, discover, sidecars, scan);
     sdscprov::Scanner scanner(scan);

@@ -16,7 +16,8 @@ CLI::App* add_scan_command(CLI::App& app, CommonOptions& options) {
 
 int run_scan(const CommonOptions& o) {
     auto options = pipeline_options(o);
-    options.scan.stamp = false; // nothing is written: no change check, no fstat per file
+    // Nothing is written: no change check, no fstat per file.
+    options.scan.fstat_before_read = false;
     PrinterOptions printer_options = printer_options_for(o, "scan");
     auto printer =
         quiet_mode ? nullptr : make_printer(report_format(o.format), std::cout, printer_options);

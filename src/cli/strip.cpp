@@ -24,7 +24,7 @@ int run_strip(const StripCli& cli) {
     sdscprov::StripOptions strip_options;
     strip_options.remove = cli.remove;
     strip_options.write = write_settings(cli.write);
-    bool dry = strip_options.write.mode != sdscprov::AnnotateMode::write;
+    bool dry = strip_options.write.mode != sdscprov::WriteMode::write;
     bool json = cli.common.format == "json";
 
     sdscprov::PrinterOptions printer_options;
@@ -49,7 +49,7 @@ int run_strip(const StripCli& cli) {
                 }
                 return;
             }
-            for (const auto& f : k.annotation->files) {
+            for (const auto& f : k.rewrite->files) {
                 std::cout << f.diff; // with --diff, even with -q: the diffs are the output
             }
         },
@@ -64,7 +64,7 @@ int run_strip(const StripCli& cli) {
     } else if (!quiet_mode) {
         // With --diff the diffs are the output and the summary goes to standard error.
         std::ostream& out = cli.write.diff ? std::cerr : std::cout;
-        const auto& a = result.totals.annotate;
+        const auto& a = result.totals.rewrites;
         std::uint64_t done = dry ? a.stripped : a.written;
         out << (dry ? "would strip: " : "stripped: ") << done << " file" << (done == 1 ? "" : "s")
             << (cli.remove ? " (member removed)" : " (set to null)") << "; " << a.kept
@@ -76,8 +76,8 @@ int run_strip(const StripCli& cli) {
         out << '\n';
     }
     std::cout.flush();
-    return exit_status(result.problems, strip_options.write.mode == sdscprov::AnnotateMode::check &&
-                                            result.totals.annotate.stripped > 0);
+    return exit_status(result.problems, strip_options.write.mode == sdscprov::WriteMode::check &&
+                                            result.totals.rewrites.stripped > 0);
 }
 
 } // namespace sdscprov::cli

@@ -2,6 +2,7 @@
 
 #include "sdscprov/commands/pending_writes.hpp"
 #include "sdscprov/commands/pipeline.hpp"
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/handle/handle_id.hpp"
 #include "sdscprov/sdsc/bundle.hpp"
 #include "sdscprov/write/diff.hpp"
@@ -63,10 +64,9 @@ std::string verify(Scanner& scanner, const ScanResult& before, const std::string
 void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings& settings,
                    const std::function<Splice()>& edit, HandleState expected,
                    const DebugHandle* handle, NestedAfter nested, FileOutcome& outcome,
-                   KernelReport& report, KernelAnnotation& annotation,
-                   TempDirectories& directories) {
+                   KernelReport& report, KernelRewrite& annotation, TempDirectories& directories) {
     thread_local SpliceChecker checker;
-    thread_local std::string after; // reused: a file's worth of allocation per file showed
+    thread_local std::string after; // reused: no allocation of a file's size for each file
     std::string_view before = scanner.bytes();
     Splice splice;
     bool assembled = false;
@@ -98,7 +98,7 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
         outcome.diff.clear();
         return;
     }
-    if (outcome.changes && settings.mode == AnnotateMode::write) {
+    if (outcome.changes && settings.mode == WriteMode::write) {
         if (scan.file.outside_roots) {
             report.problems.push_back(make_problem(
                 scan.file.path, {}, ProblemCode::write_failed,
@@ -160,22 +160,17 @@ bool strips_something(const ScanResult& scan, bool remove) {
                              [&](const NestedHandle& h) { return remove || !h.null; });
 }
 
-std::string_view base_name(std::string_view path) {
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 } // namespace
 
 void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems) {
     for (const auto& temp : dir.temps) {
-        auto name = parse_temp_file_name(base_name(temp));
+        auto name = parse_temp_file_name(file_name_of(temp));
         std::string_view parent =
-            std::string_view(temp).substr(0, temp.size() - base_name(temp).size());
+            std::string_view(temp).substr(0, temp.size() - file_name_of(temp).size());
         // Named after a file of this directory that this run may write: nothing else is touched.
         bool beside_its_file =
             name && std::any_of(dir.files.begin(), dir.files.end(), [&](const SdscFile& f) {
-                std::string_view file_name = base_name(f.path);
+                std::string_view file_name = file_name_of(f.path);
                 return !f.outside_roots &&
                        std::string_view(f.path).substr(0, f.path.size() - file_name.size()) ==
                            parent &&
@@ -187,8 +182,8 @@ void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems)
         // Looked at and removed in the directory held open for its file, when there is one.
         int dir_fd = -1;
         for (const auto& f : dir.files) {
-            if (f.dir && std::string_view(f.path).substr(0, f.path.size() -
-                                                             base_name(f.path).size()) == parent) {
+            if (f.dir && std::string_view(f.path).substr(
+                             0, f.path.size() - file_name_of(f.path).size()) == parent) {
                 dir_fd = f.dir->get();
             }
         }
@@ -218,7 +213,7 @@ namespace {
 
 // What the report says of the join: the map entry, and the handles held only in the map (the
 // ops whose file is shared with an earlier op's).
-void describe_join(const KernelDir& dir, const KernelJoin& join, KernelAnnotation& annotation) {
+void describe_join(const KernelDir& dir, const KernelJoin& join, KernelRewrite& annotation) {
     annotation.match = join.match;
     annotation.detail = join.detail;
     annotation.lost_ops = join.lost_ops;
@@ -279,8 +274,8 @@ KernelJoin Annotator::join_dir(const KernelDir& dir, Scanner& scanner,
 
 void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
     const KernelDir& dir = report.dir;
-    KernelAnnotation annotation;
-    if (options_.write.mode == AnnotateMode::write) {
+    KernelRewrite annotation;
+    if (options_.write.mode == WriteMode::write) {
         remove_leftover_temps(dir, report.problems);
     }
     TempDirectories directories; // this kernel's, held open by its temporaries until their commit
@@ -326,8 +321,8 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         }
         annotation.files.push_back(std::move(outcome));
     }
-    annotation.dry_run = options_.write.mode != AnnotateMode::write;
-    report.annotation = std::move(annotation);
+    annotation.dry_run = options_.write.mode != WriteMode::write;
+    report.rewrite = std::move(annotation);
     drop_context_files(report.dir);
 }
 
@@ -336,12 +331,12 @@ void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
 }
 
 void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& settings) {
-    if (settings.mode != AnnotateMode::write) {
+    if (settings.mode != WriteMode::write) {
         return;
     }
     std::vector<PendingReplace> all;
     for (auto& k : batch) {
-        for (auto& p : take_pending(*k.annotation)) {
+        for (auto& p : take_pending(*k.rewrite)) {
             all.push_back(std::move(p));
         }
     }
@@ -350,7 +345,7 @@ void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& setting
     std::size_t next = 0;
     for (auto& k : batch) {
         for (std::size_t i = 0; i < k.files.size(); ++i) {
-            auto& outcome = k.annotation->files[i];
+            auto& outcome = k.rewrite->files[i];
             if (next < all.size() && all[next].path == k.files[i].file.path) {
                 outcome.written = all[next].done;
                 ++next;
@@ -367,10 +362,10 @@ void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& setting
 }
 
 void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& options) {
-    KernelAnnotation annotation;
+    KernelRewrite annotation;
     annotation.match = KernelMatch::matched; // strip needs no map: every directory is its own
     const KernelDir& dir = report.dir;
-    if (options.write.mode == AnnotateMode::write) {
+    if (options.write.mode == WriteMode::write) {
         remove_leftover_temps(dir, report.problems);
     }
     drop_context_files(report.dir, scanner); // each file is stripped on its own: no join
@@ -409,8 +404,8 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
         }
         annotation.files.push_back(std::move(outcome));
     }
-    annotation.dry_run = options.write.mode != AnnotateMode::write;
-    report.annotation = std::move(annotation);
+    annotation.dry_run = options.write.mode != WriteMode::write;
+    report.rewrite = std::move(annotation);
 }
 
 } // namespace sdscprov

@@ -111,7 +111,7 @@ std::uint64_t files_of(const Discovered& found) {
 AnnotateRunResult annotate(const AnnotateRunOptions& options,
                            const AnnotateRunCallbacks& callbacks) {
     PipelineOptions pipeline = options.pipeline;
-    pipeline.discover.find_temps = options.annotate.write.mode == AnnotateMode::write;
+    pipeline.discover.find_temps = options.annotate.write.mode == WriteMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(options.paths),
                            std::cref(pipeline.discover));
     AnnotateRunResult result;

@@ -42,8 +42,8 @@ std::vector<Finding> check_kernel(const KernelReport& report) {
         case HandleState::populated:
             break;
         }
-        if (report.annotation && i < report.annotation->files.size()) {
-            const FileOutcome& outcome = report.annotation->files[i];
+        if (report.rewrite && i < report.rewrite->files.size()) {
+            const FileOutcome& outcome = report.rewrite->files[i];
             if (outcome.action == FileAction::differs || outcome.action == FileAction::refresh) {
                 findings.push_back({f.file.path, f.handle_pos, CheckRule::stale_handle,
                                     op + ": debug_handle_ is not the origins map's (id " +

@@ -1,6 +1,7 @@
 #include "sdscprov/commands/explain.hpp"
 
 #include "sdscprov/core/display.hpp"
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/sidecars/derive.hpp"
 
@@ -21,15 +22,6 @@ namespace {
 
 std::string errno_text(int err) {
     return std::generic_category().message(err);
-}
-
-// The last path component, trailing slashes ignored.
-std::string_view base_name(std::string_view path) {
-    while (path.size() > 1 && path.back() == '/') {
-        path.remove_suffix(1);
-    }
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 // 16 lowercase base32 characters: a bundle's provenance key (docs/profile.md).

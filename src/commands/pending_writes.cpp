@@ -2,14 +2,14 @@
 
 namespace sdscprov {
 
-void add_pending(KernelAnnotation& annotation, PendingReplace&& replace) {
+void add_pending(KernelRewrite& annotation, PendingReplace&& replace) {
     if (!annotation.pending) {
         annotation.pending = std::make_shared<PendingWrites>();
     }
     annotation.pending->replaces.push_back(std::move(replace));
 }
 
-std::vector<PendingReplace> take_pending(KernelAnnotation& annotation) {
+std::vector<PendingReplace> take_pending(KernelRewrite& annotation) {
     if (!annotation.pending) {
         return {};
     }
@@ -18,7 +18,7 @@ std::vector<PendingReplace> take_pending(KernelAnnotation& annotation) {
     return taken;
 }
 
-std::size_t pending_count(const KernelAnnotation& annotation) {
+std::size_t pending_count(const KernelRewrite& annotation) {
     return annotation.pending ? annotation.pending->replaces.size() : 0;
 }
 

@@ -2,7 +2,7 @@
 
 namespace sdscprov {
 
-void HandleCounts::add(const ScanResult& r) {
+void FileStateCounts::add(const ScanResult& r) {
     ++files;
     switch (r.status) {
     case FileStatus::ok:
@@ -40,7 +40,7 @@ void HandleCounts::add(const ScanResult& r) {
     }
 }
 
-void HandleCounts::add(const HandleCounts& o) {
+void FileStateCounts::add(const FileStateCounts& o) {
     files += o.files;
     populated += o.populated;
     null += o.null;
@@ -56,11 +56,11 @@ void HandleCounts::add(const HandleCounts& o) {
     }
 }
 
-void AnnotateCounts::add(const KernelReport& k) {
-    if (!k.annotation) {
+void RewriteCounts::add(const KernelReport& k) {
+    if (!k.rewrite) {
         return;
     }
-    const auto& a = *k.annotation;
+    const auto& a = *k.rewrite;
     switch (a.match) {
     case KernelMatch::matched:
         ++kernels_matched;
@@ -103,12 +103,12 @@ std::uint64_t files_with_provenance(const KernelReport& k) {
         static_cast<std::uint8_t>(1U << static_cast<unsigned>(ProvenanceMember::debug_handle));
     for (std::size_t i = 0; i < k.files.size(); ++i) {
         const auto& r = k.files[i];
-        if (!k.annotation) {
+        if (!k.rewrite) {
             n += r.status == FileStatus::ok && r.provenance != 0 ? 1 : 0;
             continue;
         }
         bool others = r.status == FileStatus::ok && (r.provenance & ~handle_bit) != 0;
-        n += others || k.annotation->provided(i) ? 1 : 0;
+        n += others || k.rewrite->provided(i) ? 1 : 0;
     }
     return n;
 }
@@ -116,7 +116,7 @@ std::uint64_t files_with_provenance(const KernelReport& k) {
 void Totals::add(const KernelReport& k) {
     ++kernels;
     counts.add(k.counts);
-    annotate.add(k);
+    rewrites.add(k);
     with_provenance += files_with_provenance(k);
 }
 

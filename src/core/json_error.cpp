@@ -188,6 +188,16 @@ std::string render_token(std::string_view token) {
 // Saturates exponents far beyond any double's range, so huge exponents cannot overflow.
 constexpr std::int64_t exponent_cap = 1'000'000'000'000;
 
+// What the range check of a number needs of its token, once its grammar is checked.
+struct NumberToken {
+    bool negative = false;
+    std::string_view digits; // the integer part
+    std::size_t frac_begin = 0;
+    std::size_t frac_end = 0;
+    bool is_integer = true;
+    std::int64_t exponent = 0;
+};
+
 // One left-to-right pass with an explicit stack of open containers. Errors are reported in
 // document order. Offsets: the offending byte for structural errors; the start of the token for
 // invalid or out-of-range numbers and invalid literals; the backslash for bad escapes; the first
@@ -227,6 +237,11 @@ private:
     std::optional<JsonError> string();
     std::optional<JsonError> unicode_escape();
     std::optional<JsonError> number();
+    std::optional<JsonError> invalid_number(std::size_t start, const std::string& why) const;
+    std::optional<JsonError> incomplete_number(std::size_t start) const;
+    std::optional<JsonError> number_fraction(std::size_t start, NumberToken& t);
+    std::optional<JsonError> number_exponent(std::size_t start, NumberToken& t);
+    std::optional<JsonError> number_range(std::size_t start, const NumberToken& t) const;
     std::optional<JsonError> literal();
     std::string_view token_at(std::size_t start) const;
 };
@@ -557,89 +572,112 @@ std::optional<JsonError> Locator::unicode_escape() {
 // number with the whole token shown; so are range errors.
 std::optional<JsonError> Locator::number() {
     const std::size_t start = pos_;
-    const auto invalid = [this, start](const std::string& why) {
-        return error(start, "invalid number '" + render_token(token_at(start)) + "': " + why);
-    };
-    const auto incomplete = [this, start]() {
-        return end_error("incomplete number '" + render_token(b_.substr(start)) + "'");
-    };
-
-    const bool negative = peek() == '-';
-    if (negative) {
+    NumberToken t;
+    t.negative = peek() == '-';
+    if (t.negative) {
         ++pos_;
         if (at_end()) {
-            return incomplete();
+            return incomplete_number(start);
         }
         if (!is_digit(peek())) {
-            return invalid("expected a digit after '-'");
+            return invalid_number(start, "expected a digit after '-'");
         }
     }
     const std::size_t int_begin = pos_;
     if (peek() == '0') {
         ++pos_;
         if (!at_end() && is_digit(peek())) {
-            return invalid("leading zeros are not allowed");
+            return invalid_number(start, "leading zeros are not allowed");
         }
     } else {
         while (!at_end() && is_digit(peek())) {
             ++pos_;
         }
     }
-    const std::size_t int_end = pos_;
-    std::size_t frac_begin = pos_;
-    std::size_t frac_end = pos_;
-    bool is_integer = true;
-    if (!at_end() && peek() == '.') {
-        is_integer = false;
-        ++pos_;
-        if (at_end()) {
-            return incomplete();
-        }
-        if (!is_digit(peek())) {
-            return invalid("expected a digit after '.'");
-        }
-        frac_begin = pos_;
-        while (!at_end() && is_digit(peek())) {
-            ++pos_;
-        }
-        frac_end = pos_;
+    t.digits = b_.substr(int_begin, pos_ - int_begin);
+    t.frac_begin = pos_;
+    t.frac_end = pos_;
+    if (auto e = number_fraction(start, t)) {
+        return e;
     }
-    std::int64_t exponent = 0;
-    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
-        is_integer = false;
-        ++pos_;
-        bool exp_negative = false;
-        if (!at_end() && (peek() == '+' || peek() == '-')) {
-            exp_negative = peek() == '-';
-            ++pos_;
-        }
-        if (at_end()) {
-            return incomplete();
-        }
-        if (!is_digit(peek())) {
-            return invalid("expected a digit in the exponent");
-        }
-        while (!at_end() && is_digit(peek())) {
-            if (exponent < exponent_cap) {
-                exponent = exponent * 10 + (peek() - '0');
-            }
-            ++pos_;
-        }
-        if (exp_negative) {
-            exponent = -exponent;
-        }
+    if (auto e = number_exponent(start, t)) {
+        return e;
     }
     if (!at_end() && !ends_atom(peek())) {
-        return invalid("unexpected " + describe(pos_));
+        return invalid_number(start, "unexpected " + describe(pos_));
     }
+    return number_range(start, t);
+}
 
-    const std::string_view digits = b_.substr(int_begin, int_end - int_begin);
-    if (is_integer) {
+std::optional<JsonError> Locator::invalid_number(std::size_t start, const std::string& why) const {
+    return error(start, "invalid number '" + render_token(token_at(start)) + "': " + why);
+}
+
+std::optional<JsonError> Locator::incomplete_number(std::size_t start) const {
+    return end_error("incomplete number '" + render_token(b_.substr(start)) + "'");
+}
+
+// The fraction of the number that starts at `start`, if pos_ is at its '.'.
+std::optional<JsonError> Locator::number_fraction(std::size_t start, NumberToken& t) {
+    if (at_end() || peek() != '.') {
+        return std::nullopt;
+    }
+    t.is_integer = false;
+    ++pos_;
+    if (at_end()) {
+        return incomplete_number(start);
+    }
+    if (!is_digit(peek())) {
+        return invalid_number(start, "expected a digit after '.'");
+    }
+    t.frac_begin = pos_;
+    while (!at_end() && is_digit(peek())) {
+        ++pos_;
+    }
+    t.frac_end = pos_;
+    return std::nullopt;
+}
+
+// The exponent of the number that starts at `start`, if pos_ is at its 'e' or 'E'.
+std::optional<JsonError> Locator::number_exponent(std::size_t start, NumberToken& t) {
+    if (at_end() || (peek() != 'e' && peek() != 'E')) {
+        return std::nullopt;
+    }
+    t.is_integer = false;
+    ++pos_;
+    bool exp_negative = false;
+    if (!at_end() && (peek() == '+' || peek() == '-')) {
+        exp_negative = peek() == '-';
+        ++pos_;
+    }
+    if (at_end()) {
+        return incomplete_number(start);
+    }
+    if (!is_digit(peek())) {
+        return invalid_number(start, "expected a digit in the exponent");
+    }
+    while (!at_end() && is_digit(peek())) {
+        if (t.exponent < exponent_cap) {
+            t.exponent = t.exponent * 10 + (peek() - '0');
+        }
+        ++pos_;
+    }
+    if (exp_negative) {
+        t.exponent = -t.exponent;
+    }
+    return std::nullopt;
+}
+
+// Whether the number from `start` to pos_, of grammar checked, fits: 64 bits for an integer, a
+// double for the others.
+std::optional<JsonError> Locator::number_range(std::size_t start, const NumberToken& t) const {
+    const std::string_view digits = t.digits;
+    if (t.is_integer) {
         // Without leading zeros, comparing lengths then text compares values.
-        const std::string_view limit = negative ? "9223372036854775808" : "18446744073709551615";
+        const std::string_view limit = t.negative ? "9223372036854775808" : "18446744073709551615";
         if (digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit)) {
-            return error(start, negative ? "integer out of range (below -9223372036854775808)"
-                                         : "integer out of range (more than 64 bits)");
+            return error(start, t.negative ? "integer out of range (below -9223372036854775808)"
+                                           : "integer out of range (more than 64 bits)");
         }
         return std::nullopt;
     }
@@ -647,16 +685,16 @@ std::optional<JsonError> Locator::number() {
     // Decimal exponent of the leading significant digit: the value lies in [10^e10, 10^(e10+1)).
     std::int64_t e10 = 0;
     if (digits != "0") {
-        e10 = static_cast<std::int64_t>(digits.size()) - 1 + exponent;
+        e10 = static_cast<std::int64_t>(digits.size()) - 1 + t.exponent;
     } else {
-        std::size_t i = frac_begin;
-        while (i < frac_end && b_[i] == '0') {
+        std::size_t i = t.frac_begin;
+        while (i < t.frac_end && b_[i] == '0') {
             ++i;
         }
-        if (i == frac_end) {
+        if (i == t.frac_end) {
             return std::nullopt; // zero, whatever the exponent
         }
-        e10 = exponent - static_cast<std::int64_t>(i - frac_begin + 1);
+        e10 = t.exponent - static_cast<std::int64_t>(i - t.frac_begin + 1);
     }
     // DBL_MAX is about 1.8e308: below 10^308 always fits; from 10^309 never does; in between,
     // correct rounding decides, as in simdjson. Underflow to zero is accepted.

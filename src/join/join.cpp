@@ -1,5 +1,6 @@
 #include "sdscprov/join/join.hpp"
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/sidecars/derive.hpp"
 
 #include <algorithm>
@@ -97,14 +98,6 @@ std::vector<const IndexedKernel*> OriginsIndex::by_name(std::string_view name) c
 
 namespace {
 
-std::string_view base_name(std::string_view path) {
-    while (path.size() > 1 && path.back() == '/') {
-        path.remove_suffix(1);
-    }
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 std::string describe(const std::vector<const IndexedKernel*>& entries) {
     std::string s;
     for (const auto* e : entries) {
@@ -140,6 +133,57 @@ std::size_t file_of_position(const KernelDir& dir, const std::optional<BundleOrd
     return npos;
 }
 
+// The handle of each OpSpec of `entry`. Handles are derived here, per joined kernel on the worker
+// that handles it, not for the whole map up front: a compile's map has thousands of ops (each id a
+// SHA-256), deriving them all would delay the first write, and a run often touches a part of them.
+// A sidecar's handle (spyre_provenance.json) is taken as it is.
+std::vector<std::optional<DebugHandle>> entry_handles(const IndexedKernel& entry) {
+    std::vector<std::optional<DebugHandle>> handles;
+    handles.reserve(entry.ops.size());
+    for (const auto& op : entry.ops) {
+        handles.push_back(op.op->handle ? std::optional<DebugHandle>(*op.op->handle)
+                                        : derive_handle(*op.op, entry.map->nodes));
+    }
+    return handles;
+}
+
+// Where OpSpec `p` of `entry` runs (the i-th sdsc_execute of bundle.mlir, else sdsc_<i>.json),
+// and how messages name it (`where`). Placed by its spec path when `by_spec_path`. Nullopt when
+// the directory cannot say: a problem is added and `why` says why the kernel is unusable.
+std::optional<std::size_t> op_position(const KernelDir& dir,
+                                       const std::optional<BundleOrder>& bundle,
+                                       const IndexedKernel& entry, std::size_t p, bool by_spec_path,
+                                       std::string& where, std::vector<Problem>& problems,
+                                       const char*& why) {
+    const OriginsOp& op = *entry.ops[p].op;
+    where = "OpSpec " + std::to_string(p) + " (" + op.opfunc + ")";
+    if (!by_spec_path) {
+        return p;
+    }
+    where = "the OpSpec at spec path " + spec_path_text(op.spec_path);
+    if (bundle) {
+        auto it = std::find(bundle->spec_paths.begin(), bundle->spec_paths.end(), op.spec_path);
+        if (it == bundle->spec_paths.end()) {
+            problems.push_back(
+                make_problem(dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,
+                             "'" + entry.kernel->name + "' binds a handle to " + where +
+                                 ", which bundle.mlir does not have: the directory is left alone"));
+            why = "bundle.mlir has no OpSpec at a bound spec path";
+            return std::nullopt;
+        }
+        return static_cast<std::size_t>(it - bundle->spec_paths.begin());
+    }
+    if (op.spec_path.size() != 1) {
+        problems.push_back(make_problem(dir.path, {}, ProblemCode::join_mismatch,
+                                        "'" + entry.kernel->name + "' binds a handle to " + where +
+                                            ", inside a loop: without bundle.mlir its file is "
+                                            "unknown, the directory is left alone"));
+        why = "a loop's OpSpec needs bundle.mlir";
+        return std::nullopt;
+    }
+    return static_cast<std::size_t>(op.spec_path.front());
+}
+
 // Joins `dir` with one map entry: which OpSpecs run which file, and their handles.
 KernelJoin join_entry(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
                       const IndexedKernel& entry) {
@@ -159,16 +203,8 @@ KernelJoin join_entry(const KernelDir& dir, const std::optional<BundleOrder>& bu
     join.entry = &entry;
     join.match = KernelMatch::matched;
 
-    // Handles are derived here, per joined kernel on the worker that handles it, not for the
-    // whole map up front: a compile's map has thousands of ops (each id a SHA-256), deriving
-    // them all delayed the first write, and a run often touches a part of them. A sidecar's
-    // handle (spyre_provenance.json) is taken as it is.
     const std::size_t ops = entry.ops.size();
-    join.handles.reserve(ops);
-    for (const auto& op : entry.ops) {
-        join.handles.push_back(op.op->handle ? std::optional<DebugHandle>(*op.op->handle)
-                                             : derive_handle(*op.op, entry.map->nodes));
-    }
+    join.handles = entry_handles(entry);
 
     // OpSpec -> file. A map entry without spec paths lists every OpSpec: the i-th runs
     // bundle.mlir's i-th sdsc_execute, else sdsc_<i>.json. Spec bindings (spyre_provenance.json),
@@ -186,34 +222,13 @@ KernelJoin join_entry(const KernelDir& dir, const std::optional<BundleOrder>& bu
         return unmatched(KernelMatch::unusable, "bundle.mlir and the origins map disagree");
     }
     for (std::size_t p = 0; p < ops; ++p) {
-        const OriginsOp& op = *entry.ops[p].op;
-        std::size_t position = p;
-        std::string where = "OpSpec " + std::to_string(p) + " (" + op.opfunc + ")";
-        if (by_spec_path) {
-            where = "the OpSpec at spec path " + spec_path_text(op.spec_path);
-            if (bundle) {
-                auto it =
-                    std::find(bundle->spec_paths.begin(), bundle->spec_paths.end(), op.spec_path);
-                if (it == bundle->spec_paths.end()) {
-                    join.problems.push_back(make_problem(
-                        dir.path + "/bundle.mlir", {}, ProblemCode::join_mismatch,
-                        "'" + entry.kernel->name + "' binds a handle to " + where +
-                            ", which bundle.mlir does not have: the directory is left alone"));
-                    return unmatched(KernelMatch::unusable,
-                                     "bundle.mlir has no OpSpec at a bound spec path");
-                }
-                position = static_cast<std::size_t>(it - bundle->spec_paths.begin());
-            } else if (op.spec_path.size() != 1) {
-                join.problems.push_back(make_problem(
-                    dir.path, {}, ProblemCode::join_mismatch,
-                    "'" + entry.kernel->name + "' binds a handle to " + where +
-                        ", inside a loop: without bundle.mlir its file is unknown, the "
-                        "directory is left alone"));
-                return unmatched(KernelMatch::unusable, "a loop's OpSpec needs bundle.mlir");
-            } else {
-                position = static_cast<std::size_t>(op.spec_path.front());
-            }
+        std::string where;
+        const char* why = nullptr;
+        auto placed = op_position(dir, bundle, entry, p, by_spec_path, where, join.problems, why);
+        if (!placed) {
+            return unmatched(KernelMatch::unusable, why);
         }
+        const std::size_t position = *placed;
         std::size_t f = file_of_position(dir, bundle, position);
         if (f == static_cast<std::size_t>(-1)) {
             std::string name =

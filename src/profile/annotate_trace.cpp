@@ -2,6 +2,7 @@
 
 #include "profile/utilization_rows.hpp"
 #include "core/json_out.hpp"
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/write/replace.hpp"
 
 #include <cerrno>
@@ -21,19 +22,6 @@ namespace sdscprov {
 namespace {
 
 constexpr std::size_t flush_bytes = std::size_t{1} << 20;
-
-std::string parent_dir(const std::string& path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string::npos) {
-        return ".";
-    }
-    return slash == 0 ? std::string("/") : path.substr(0, slash);
-}
-
-std::string base_name(const std::string& path) {
-    auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // What the bundles table says of one bundle: everything the events of the old format repeated.
 std::string bundle_description(const ProfileBundle& b) {
@@ -219,7 +207,7 @@ struct AnnotatedTrace::Impl {
     // annotate removes those of the files it writes; only names made for OUT are looked at.
     void sweep() {
         const std::string parent = parent_dir(out);
-        const std::string embedded = temp_embedded_name(base_name(out));
+        const std::string embedded = temp_embedded_name(file_name_of(out));
         DIR* dir = ::opendir(parent.c_str());
         if (dir == nullptr) {
             return;

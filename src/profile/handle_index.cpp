@@ -125,7 +125,7 @@ HandleIndexResult index_handles(const std::vector<std::string>& roots,
     auto worker = [&] {
         ScanOptions scan_options;
         scan_options.max_file_size = options.max_file_size;
-        scan_options.stamp = false;
+        scan_options.fstat_before_read = false;
         Scanner scanner(scan_options);
         simdjson::dom::parser parser;
         for (std::size_t i; (i = next.fetch_add(1)) < dirs.size();) {

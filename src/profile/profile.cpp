@@ -4,6 +4,7 @@
 #include "profile/saturating.hpp"
 #include "profile/utilization_rows.hpp"
 #include "core/json_out.hpp"
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>
@@ -687,13 +688,6 @@ struct ProfileBuilder::Impl {
 
     // Each bundle's row label (ProfileBundle::label): the kernel and what tells it apart.
     static void label_rows(std::vector<ProfileBundle>& bundles) {
-        auto dir_name = [](std::string_view path) {
-            while (path.size() > 1 && path.back() == '/') {
-                path.remove_suffix(1);
-            }
-            auto slash = path.rfind('/');
-            return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-        };
         // The event name (the kernel when no kernel name is known) ends with the key already.
         auto by_key = [](const ProfileBundle& b) {
             return b.kernel_names.empty() ? b.kernel_label : b.kernel_label + "@" + b.key;
@@ -703,7 +697,7 @@ struct ProfileBuilder::Impl {
             if (b.resolution == Resolution::unresolved) {
                 b.label = b.kernel_label;
             } else if (b.kernel_dirs.size() == 1) {
-                b.label = b.kernel_label + "@" + dir_name(b.kernel_dirs.front());
+                b.label = b.kernel_label + "@" + std::string(base_name(b.kernel_dirs.front()));
             } else {
                 b.label = by_key(b);
             }

@@ -48,14 +48,14 @@ void add_problem(HtmlKernel& row, Severity s) {
 // The figures "worst first" sorts a directory by, as the text report's "Needs attention" does:
 // its errors, its files that lack provenance (after the run, for annotate), its problems.
 void rank(HtmlKernel& row, const KernelReport& k) {
-    const HandleCounts& c = k.counts;
+    const FileStateCounts& c = k.counts;
     row.errors = c.errors;
     row.problems = c.errors + c.warnings;
     for (const auto& p : k.problems) {
         add_problem(row, p.severity);
     }
-    if (k.annotation) {
-        AnnotateCounts a;
+    if (k.rewrite) {
+        RewriteCounts a;
         a.add(k);
         row.lacking = a.lacking + a.differs;
     } else {
@@ -71,8 +71,7 @@ public:
 
     void kernel(const KernelReport& k) override {
         // A kernel is a kernel name, a directory without one a kernel of its own (docs/formats.md).
-        names_.insert(k.dir.kernel ? *k.dir.kernel
-                                   : std::string(report_parts::base_name(k.dir.path)));
+        names_.insert(k.dir.kernel ? *k.dir.kernel : std::string(file_name_of(k.dir.path)));
         HtmlKernel row;
         row.name = k.dir.kernel.value_or(k.dir.path);
         row.dir = k.dir.path;
@@ -88,8 +87,8 @@ public:
             op.state = state_name(s);
             op.handle = s.handle ? &*s.handle : nullptr;
         }
-        if (k.annotation) {
-            annotated(row, ops, *k.annotation);
+        if (k.rewrite) {
+            annotated(row, ops, *k.rewrite);
         }
         if (options_.command == "check") {
             findings(row, ops, k);
@@ -102,7 +101,7 @@ public:
     }
 
     void finish(const Totals& totals, const std::vector<Problem>& problems) override {
-        const HandleCounts& c = totals.counts;
+        const FileStateCounts& c = totals.counts;
         const bool after = options_.command == "annotate";
         model_.summary("kernels", std::to_string(names_.size()));
         model_.summary("kernel directories", std::to_string(totals.kernels));
@@ -112,7 +111,7 @@ public:
         model_.summary("absent", std::to_string(after_.absent));
         model_.summary("malformed", std::to_string(after_.malformed));
         if (after) {
-            const AnnotateCounts& a = totals.annotate;
+            const RewriteCounts& a = totals.rewrites;
             model_.summary(options_.dry_run ? "would change" : "changed",
                            std::to_string(a.changes()));
             model_.summary("kept", std::to_string(a.kept));
@@ -134,7 +133,7 @@ public:
 
 private:
     // The state after the run, and what annotate did with each file.
-    static void annotated(HtmlKernel& row, std::vector<HtmlOp>& ops, const KernelAnnotation& a) {
+    static void annotated(HtmlKernel& row, std::vector<HtmlOp>& ops, const KernelRewrite& a) {
         row.note = std::string(to_string(a.match));
         if (!a.detail.empty()) {
             row.note += ": " + a.detail;
@@ -189,7 +188,7 @@ private:
         }
     }
 
-    void annotate_verdict(const AnnotateCounts& a) {
+    void annotate_verdict(const RewriteCounts& a) {
         if (options_.dry_run) {
             model_.verdict("note", "dry run: nothing was written; " + plural(a.changes(), "file") +
                                        " would change, and the page shows the files as a run "

@@ -46,8 +46,8 @@ public:
         writer_.Bool(k.dir.has_bundle);
         key("counts");
         counts(k.counts);
-        if (k.annotation) {
-            const auto& a = *k.annotation;
+        if (k.rewrite) {
+            const auto& a = *k.rewrite;
             key("annotate");
             writer_.StartObject();
             key("match");
@@ -107,7 +107,7 @@ public:
         key("files");
         writer_.StartArray();
         for (std::size_t i = 0; i < k.files.size(); ++i) {
-            file(k.files[i], k.annotation ? &k.annotation->files[i] : nullptr);
+            file(k.files[i], k.rewrite ? &k.rewrite->files[i] : nullptr);
         }
         writer_.EndArray();
         if (k.dir.position) { // a sharded run
@@ -142,7 +142,7 @@ public:
         key("skipped_incomplete");
         writer_.Uint64(t.discovery.skipped_incomplete);
         if (options_.command != "scan") { // annotate and strip
-            const auto& a = t.annotate;
+            const auto& a = t.rewrites;
             key("annotate");
             writer_.StartObject();
             key("dry_run");
@@ -225,7 +225,7 @@ private:
             writer_.Null();
         }
     }
-    void counts(const HandleCounts& c) {
+    void counts(const FileStateCounts& c) {
         writer_.StartObject();
         key("files");
         writer_.Uint64(c.files);
@@ -235,7 +235,7 @@ private:
 
     // The counts after `files`, as both the kernels and the totals name them: the handle states
     // with `state_prefix` ("handles_" in the totals), then the file states and the problems.
-    void count_members(const HandleCounts& c, const std::string& state_prefix) {
+    void count_members(const FileStateCounts& c, const std::string& state_prefix) {
         const std::pair<std::string, std::uint64_t> members[] = {
             {state_prefix + "populated", c.populated},
             {state_prefix + "null", c.null},

@@ -48,7 +48,7 @@ public:
             }
         }
         body_ << (first ? "none\n" : "\n");
-        if (k.annotation) {
+        if (k.rewrite) {
             annotation_lines(k);
         } else {
             body_ << "- `debug_handle_`: populated " << c.populated << ", null " << c.null
@@ -79,7 +79,7 @@ public:
     // annotate (and strip): the state after the run (in a dry run: if written), then what was
     // written, file by file; the state as read is given for comparison.
     void annotation_lines(const KernelReport& k) {
-        const auto& a = *k.annotation;
+        const auto& a = *k.rewrite;
         const auto& c = k.counts;
         std::uint64_t after = 0;
         std::string written;
@@ -88,7 +88,7 @@ public:
             const auto& f = a.files[i];
             if (f.changes && (a.dry_run || f.written)) {
                 written += std::string(written.empty() ? "" : ", ") + "`" +
-                           std::string(base_name(k.files[i].file.path)) + "` (" +
+                           std::string(file_name_of(k.files[i].file.path)) + "` (" +
                            std::string(to_string(f.action)) + ")";
             }
         }
@@ -113,12 +113,12 @@ public:
         for (std::size_t m = 0; m < provenance_member_count; ++m) {
             auto member = static_cast<ProvenanceMember>(m);
             std::uint64_t n = annotated && member == ProvenanceMember::debug_handle
-                                  ? t.annotate.provided
+                                  ? t.rewrites.provided
                                   : c.provenance[m];
             out_ << "| `" << to_string(member) << "` | " << coverage_mark(n, docs) << " |\n";
         }
         if (annotated) {
-            const auto& a = t.annotate;
+            const auto& a = t.rewrites;
             out_ << "\n`debug_handle_`" << (options_.dry_run ? " if written" : " after this run")
                  << ": populated " << a.provided << " of " << docs
                  << " SDSC documents (as read: populated " << c.populated << ", null " << c.null

@@ -2,6 +2,7 @@
 // (report.cpp's make_printer() picks one). Internal to the library.
 #pragma once
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/report/report.hpp"
 
 #include <cstdint>
@@ -11,11 +12,6 @@
 #include <string_view>
 
 namespace sdscprov::report_parts {
-
-inline std::string_view base_name(std::string_view path) {
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 // "1 error", "2 warnings"; "1 directory", "2 directories" with the stem and its two endings.
 inline std::string plural(std::uint64_t n, std::string_view noun, std::string_view one = "",

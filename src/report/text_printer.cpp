@@ -27,7 +27,7 @@ std::string coverage_text(std::uint64_t count, std::uint64_t total) {
 // Why the files of an annotated kernel directory still lack provenance, e.g. "kernel not in the
 // origins map", added to `reasons` (reason -> files).
 void lacking_reasons(const KernelReport& k, std::map<std::string, std::uint64_t>& reasons) {
-    const auto& a = *k.annotation;
+    const auto& a = *k.rewrite;
     if (a.match != KernelMatch::matched) {
         reasons[a.detail] += a.files.size();
         return;
@@ -83,11 +83,11 @@ public:
     // directory without one, the kernel cache's <key>/, is a kernel of its own, by its key); each
     // of its compiles is a directory. The attention list counts the directories that need it.
     void kernel(const KernelReport& k) override {
-        std::string name = k.dir.kernel ? *k.dir.kernel : std::string(base_name(k.dir.path));
-        if (k.annotation) {
+        std::string name = k.dir.kernel ? *k.dir.kernel : std::string(file_name_of(k.dir.path));
+        if (k.rewrite) {
             // A kernel is matched when one of its directories is; else the first other state.
-            auto [state, added] = matches_.try_emplace(name, k.annotation->match);
-            if (k.annotation->match == KernelMatch::matched) {
+            auto [state, added] = matches_.try_emplace(name, k.rewrite->match);
+            if (k.rewrite->match == KernelMatch::matched) {
                 state->second = KernelMatch::matched;
             }
         } else {
@@ -99,7 +99,7 @@ public:
         }
         Group one;
         one.add(k);
-        bool annotating = k.annotation.has_value();
+        bool annotating = k.rewrite.has_value();
         if (one.lacking(annotating) > 0 || one.problems() > 0) {
             groups_[name].add(k);
         }
@@ -153,8 +153,8 @@ private:
     // What one kernel name's directories add up to.
     struct Group {
         std::uint64_t dirs = 0;
-        HandleCounts counts;
-        AnnotateCounts annotate;
+        FileStateCounts counts;
+        RewriteCounts rewrites;
         std::map<std::string, std::uint64_t> reasons; // why files lack provenance (annotate)
         std::uint64_t lost = 0;                       // handles held only in the sidecar
 
@@ -163,14 +163,14 @@ private:
             counts.add(k.counts);
             counts.errors += count(k.problems, Severity::error);
             counts.warnings += count(k.problems, Severity::warning);
-            if (k.annotation) {
-                annotate.add(k);
+            if (k.rewrite) {
+                rewrites.add(k);
                 lacking_reasons(k, reasons);
-                lost += k.annotation->lost.size();
+                lost += k.rewrite->lost.size();
             }
         }
         std::uint64_t lacking(bool annotating) const {
-            return annotating ? annotate.lacking + annotate.differs
+            return annotating ? rewrites.lacking + rewrites.differs
                               : counts.null + counts.absent + counts.malformed + counts.not_sdsc +
                                     counts.invalid_json + counts.unreadable;
         }
@@ -184,7 +184,7 @@ private:
 
     // --all: one row per directory, the directory's path last (it holds the kernel name).
     void directory_row(const KernelReport& k) {
-        bool annotating = k.annotation.has_value();
+        bool annotating = k.rewrite.has_value();
         if (!header_done_) {
             header(annotating, "directory");
             header_done_ = true;
@@ -198,9 +198,9 @@ private:
         if (!g.reasons.empty()) {
             prose("  lacking: " + reason_text(g.reasons), yellow);
         }
-        const auto& a = *k.annotation;
+        const auto& a = *k.rewrite;
         for (const auto& l : a.lost) {
-            prose("  OpSpec " + std::to_string(l.op) + " (" + quote_path(base_name(l.file)) +
+            prose("  OpSpec " + std::to_string(l.op) + " (" + quote_path(file_name_of(l.file)) +
                   ") shares its file with an earlier one: its handle " + l.handle.id + " " +
                   printable_text(l.handle.aten_op.value_or("-")) + " is held only in the sidecar");
         }
@@ -235,7 +235,7 @@ private:
             n = std::snprintf(buf, sizeof buf, "%5llu  ", u(g.dirs));
         }
         if (annotating) {
-            const auto& a = g.annotate;
+            const auto& a = g.rewrites;
             std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n),
                           "%5llu  %5llu  %6llu  %9llu  %4llu  %7llu  ", u(g.counts.files),
                           u(a.added), u(a.filled), u(a.refreshed), u(a.kept), u(a.lacking));
@@ -311,7 +311,7 @@ private:
         }
     }
 
-    void coverage_column(const HandleCounts& c) {
+    void coverage_column(const FileStateCounts& c) {
         std::uint64_t docs = c.sdsc_documents();
         out_ << '\n'
              << paint(bold, "SuperDSC JSON provenance") << " (" << plural(docs, "SDSC document")
@@ -328,7 +328,7 @@ private:
     }
 
     void annotate_totals(const Totals& t) {
-        const auto& a = t.annotate;
+        const auto& a = t.rewrites;
         const auto& c = t.counts;
         bool dry = options_.dry_run;
         std::uint64_t files = dry ? a.changes() : a.written;

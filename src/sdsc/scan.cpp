@@ -1,9 +1,10 @@
 #include "sdscprov/sdsc/scan.hpp"
 
-#include "walk/batch_open.hpp"
 #include "core/read_file.hpp"
+#include "sdsc/provenance_tape.hpp"
 #include "sdscprov/core/json_error.hpp"
 #include "sdscprov/core/json_layout.hpp"
+#include "walk/batch_open.hpp"
 
 #include <algorithm>
 #include <array>
@@ -185,184 +186,6 @@ std::vector<NestedHandle> nested_handles_of(std::string_view doc, std::size_t op
     return found;
 }
 
-// ---- Provenance members at any depth (the coverage column) ---------------------------------------
-
-// Populated: not null, not an empty string, array or object (0 and false count).
-bool is_populated(const element& e) {
-    switch (e.type()) {
-    case element_type::NULL_VALUE:
-        return false;
-    case element_type::STRING:
-        return e.get_string_length().value_unsafe() != 0;
-    case element_type::ARRAY: {
-        simdjson::dom::array a;
-        return e.get(a) == simdjson::SUCCESS && a.begin() != a.end();
-    }
-    case element_type::OBJECT: {
-        simdjson::dom::object o;
-        return e.get(o) == simdjson::SUCCESS && o.begin() != o.end();
-    }
-    default:
-        return true;
-    }
-}
-
-int provenance_member_of(std::string_view key) {
-    // Switch on the length first: almost every key in an SDSC file is rejected by it.
-    switch (key.size()) {
-    case 7:
-        return key == "origins" ? static_cast<int>(ProvenanceMember::origins) : -1;
-    case 9:
-        return key == "from_node"   ? static_cast<int>(ProvenanceMember::from_node)
-               : key == "traceback" ? static_cast<int>(ProvenanceMember::traceback)
-                                    : -1;
-    case 10:
-        return key == "provenance" ? static_cast<int>(ProvenanceMember::provenance) : -1;
-    case 11:
-        return key == "stack_trace"   ? static_cast<int>(ProvenanceMember::stack_trace)
-               : key == "origin_node" ? static_cast<int>(ProvenanceMember::origin_node)
-                                      : -1;
-    case 13:
-        return key == "original_aten"   ? static_cast<int>(ProvenanceMember::original_aten)
-               : key == "debug_handle_" ? static_cast<int>(ProvenanceMember::debug_handle)
-                                        : -1;
-    default:
-        return -1;
-    }
-}
-
-// The coverage column asks about every member at any depth: a recursive walk over the DOM costs a
-// third of the parse itself (callgrind: 107k instructions for a 26 KB file against 312k for the
-// parse). A linear pass over simdjson's tape (layout: simdjson docs/tape.md, pinned by the Debian
-// package at 3.0.1) costs a few instructions per value. Its results are checked against a DOM walk
-// in tests/unit/test_scan.cpp, so a change of the tape layout fails the tests, not the reports.
-//
-// `op_handles` is how many debug_handle_ members the op object itself has, `op_handle_populated`
-// whether its value is populated: late-2026 files all carry that one member, and when it is the
-// only name in the file the answer is known without the structural pass. `handle_keys` is set to
-// how many members named debug_handle_ the document has at any depth: more than `op_handles`
-// means some are nested below the op's members.
-std::uint8_t provenance_of_tape(const simdjson::dom::document& doc, std::size_t op_handles,
-                                bool op_handle_populated, std::size_t& handle_keys) {
-    handle_keys = 0;
-    const std::uint64_t* tape = doc.tape.get();
-    const std::uint8_t* strings = doc.string_buf.get();
-    auto type_of = [&](std::size_t i) { return static_cast<char>(tape[i] >> 56); };
-    auto payload = [&](std::size_t i) { return tape[i] & 0x00FFFFFFFFFFFFFFULL; };
-    auto string_at = [&](std::size_t i) {
-        const std::uint8_t* p = strings + payload(i);
-        std::uint32_t len = 0;
-        std::memcpy(&len, p, sizeof len);
-        return std::string_view(reinterpret_cast<const char*>(p + sizeof len), len);
-    };
-    auto populated = [&](std::size_t i) {
-        switch (type_of(i)) {
-        case 'n':
-            return false;
-        case '"':
-            return !string_at(i).empty();
-        case '{':
-        case '[':
-            return (payload(i) & 0xFFFFFFFFULL) != i + 2; // one past the matching close
-        default:
-            return true; // numbers and booleans, 0 and false included, are content
-        }
-    };
-    // Most SDSC files hold none of the names at all. simdjson appends every string, keys and
-    // values, to string_buf in document order as [u32 length][bytes][NUL]; one pass over that
-    // buffer rules the names out without following the structure.
-    const std::size_t end = static_cast<std::size_t>(payload(0)); // the closing root word
-    // The last string on the tape bounds the used part of string_buf (the buffer is reused and
-    // holds older parses' strings beyond it). It is found walking back from the end: numbers take
-    // two words, the second raw bits that may look like any type, but always right after their
-    // type word; a string word right after a number's type word is therefore ambiguous, and only
-    // then the tape is walked forward from the start.
-    auto is_number = [&](std::size_t i) {
-        char t = type_of(i);
-        return t == 'l' || t == 'u' || t == 'd';
-    };
-    std::size_t last_string = end;
-    bool ambiguous = false;
-    for (std::size_t i = end; i-- > 1;) {
-        if (type_of(i) == '"') {
-            ambiguous = i > 1 && is_number(i - 1);
-            last_string = i;
-            break;
-        }
-    }
-    if (ambiguous) {
-        last_string = end;
-        for (std::size_t i = 1; i < end; i += is_number(i) ? 2 : 1) {
-            if (type_of(i) == '"') {
-                last_string = i;
-            }
-        }
-    }
-    if (last_string == end) {
-        return 0; // no string at all
-    }
-    const std::size_t strings_end =
-        payload(last_string) + sizeof(std::uint32_t) + string_at(last_string).size() + 1;
-    std::size_t handle_names = 0;
-    std::size_t other_names = 0;
-    for (std::size_t at = 0; at < strings_end && other_names == 0;) {
-        std::uint32_t len = 0;
-        std::memcpy(&len, strings + at, sizeof len);
-        // The names' lengths (7, 9, 10, 11, 13) as a bit mask, then their first letters.
-        const char first = static_cast<char>(strings[at + sizeof len]);
-        if (len < 14 && ((0x2E80U >> len) & 1U) != 0 &&
-            (first == 'o' || first == 'f' || first == 't' || first == 'p' || first == 's' ||
-             first == 'd')) {
-            int m = provenance_member_of(
-                std::string_view(reinterpret_cast<const char*>(strings + at + sizeof len), len));
-            handle_names += m == static_cast<int>(ProvenanceMember::debug_handle) ? 1 : 0;
-            other_names += m >= 0 && m != static_cast<int>(ProvenanceMember::debug_handle) ? 1 : 0;
-        }
-        at += sizeof len + len + 1;
-    }
-    if (other_names == 0 && handle_names == op_handles && op_handles <= 1) {
-        handle_keys = op_handles; // every string of that name is one of the op's keys
-        return op_handle_populated ? static_cast<std::uint8_t>(1U << static_cast<unsigned>(
-                                                                   ProvenanceMember::debug_handle))
-                                   : 0;
-    }
-    // Per open container: is it an object, and is the next string in it a key?
-    std::vector<std::pair<bool, bool>> open;
-    open.reserve(32);
-    std::uint8_t bits = 0;
-    for (std::size_t i = 1; i < end;) {
-        char type = type_of(i);
-        if (type == '}' || type == ']') {
-            open.pop_back();
-            if (!open.empty() && open.back().first) {
-                open.back().second = true;
-            }
-            ++i;
-            continue;
-        }
-        if (!open.empty() && open.back().first && open.back().second) {
-            int m = provenance_member_of(string_at(i)); // a key: always a string
-            handle_keys += m == static_cast<int>(ProvenanceMember::debug_handle) ? 1 : 0;
-            if (m >= 0 && populated(i + 1)) {
-                bits = static_cast<std::uint8_t>(bits | (1U << m));
-            }
-            open.back().second = false;
-            ++i;
-            continue;
-        }
-        if (type == '{' || type == '[') {
-            open.emplace_back(type == '{', true);
-            ++i;
-            continue;
-        }
-        i += (type == 'l' || type == 'u' || type == 'd') ? 2 : 1;
-        if (!open.empty() && open.back().first) {
-            open.back().second = true;
-        }
-    }
-    return bits;
-}
-
 // "<N>_<opfunc>": N decimal, opfunc [A-Za-z0-9_]+.
 bool split_op_key(std::string_view key, std::uint64_t& n, std::string_view& opfunc) {
     std::size_t digits = 0;
@@ -538,7 +361,7 @@ struct Scanner::Impl {
         }
         // A file the walk saw as regular needs no fstat unless its stamp is wanted; should it
         // have been replaced since, reading it (or a failed read) shows what it is now.
-        bool stat_first = options.stamp || !file.regular;
+        bool stat_first = options.fstat_before_read || !file.regular;
         bool ok = !stat_first || check_regular(fd, path, stamp, problem);
         if (ok && !read_all(fd, path, stat_first, stamp, problem)) {
             if (!stat_first && problem.code == ProblemCode::io_error) {
@@ -683,6 +506,84 @@ void report_nested_handles(ScanResult& r, std::string_view bytes) {
     }
 }
 
+// The problem of a document simdjson cannot parse, where the error is.
+void report_parse_error(ScanResult& r, std::string_view bytes, std::string_view doc,
+                        simdjson::error_code error) {
+    r.status = FileStatus::invalid_json;
+    if (auto located = locate_json_error(doc)) {
+        r.problems.push_back(make_problem(r.file.path, position_at(bytes, r.bom + located->offset),
+                                          ProblemCode::parse_error, located->message));
+    } else {
+        r.problems.push_back(
+            make_problem(r.file.path, position_at(bytes, r.bom), ProblemCode::parse_error,
+                         std::string("invalid JSON: ") + simdjson::error_message(error)));
+    }
+}
+
+// A problem for each part of the op key "<N>_<opfunc>" that the file's name contradicts.
+void check_name_agrees(ScanResult& r, std::string_view key, std::uint64_t n,
+                       std::string_view opfunc) {
+    const SdscName& name = r.file.name;
+    if (name.index && *name.index != n) {
+        r.problems.push_back(make_problem(r.file.path, r.op_key_pos, ProblemCode::index_mismatch,
+                                          "op " + in_quotes(key) + " has index " +
+                                              std::to_string(n) + " but the file name says " +
+                                              std::to_string(*name.index)));
+    }
+    if (!name.opfunc.empty() && name.opfunc != opfunc) {
+        r.problems.push_back(make_problem(r.file.path, r.op_key_pos, ProblemCode::opfunc_mismatch,
+                                          "op " + in_quotes(key) + " has opfunc " +
+                                              in_quotes(opfunc) + " but the file name says " +
+                                              in_quotes(name.opfunc)));
+    }
+}
+
+// The op object's handle: its occurrences counted, the first one's position among the members,
+// its span and state, and its value (returned; meaningful when `occurrences` is 1).
+element read_op_handle(ScanResult& r, std::string_view bytes, std::string_view doc,
+                       simdjson::dom::object op, std::size_t& occurrences) {
+    std::size_t index = 0;
+    element handle_value;
+    for (auto [member_key, member_value] : op) {
+        if (member_key == "debug_handle_") {
+            if (occurrences++ == 0) {
+                r.handle_member_index = index;
+                handle_value = member_value;
+            }
+        }
+        ++index;
+    }
+    if (occurrences > 0) {
+        std::size_t key_at =
+            member_key_offset(doc, r.op_object_open - r.bom, r.handle_member_index);
+        std::size_t value_at = json_member_value(doc, key_at);
+        r.handle_member = ByteSpan{r.bom + key_at, r.bom + json_value_end(doc, value_at)};
+        r.handle_pos = position_at(bytes, r.bom + key_at);
+        if (occurrences > 1) {
+            r.handle_state = HandleState::malformed;
+            r.problems.push_back(
+                make_problem(r.file.path, r.handle_pos, ProblemCode::duplicate_handle,
+                             "debug_handle_ appears " + std::to_string(occurrences) +
+                                 " times in the op object"));
+        } else if (handle_value.is_null()) {
+            r.handle_state = HandleState::null;
+        } else {
+            auto read = read_debug_handle(handle_value);
+            if (read.handle) {
+                r.handle_state = HandleState::populated;
+                r.handle = std::move(read.handle);
+            } else {
+                r.handle_state = HandleState::malformed;
+                r.problems.push_back(make_problem(r.file.path, position_at(bytes, r.bom + value_at),
+                                                  ProblemCode::malformed_handle,
+                                                  "debug_handle_ is not of the documented shape: " +
+                                                      read.malformed_reason));
+            }
+        }
+    }
+    return handle_value;
+}
+
 } // namespace
 
 ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
@@ -696,15 +597,7 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
     element root;
     auto error = parser.parse(doc.data(), doc.size(), false).get(root);
     if (error != simdjson::SUCCESS) {
-        r.status = FileStatus::invalid_json;
-        if (auto located = locate_json_error(doc)) {
-            r.problems.push_back(make_problem(path, position_at(bytes, r.bom + located->offset),
-                                              ProblemCode::parse_error, located->message));
-        } else {
-            r.problems.push_back(
-                make_problem(path, position_at(bytes, r.bom), ProblemCode::parse_error,
-                             std::string("invalid JSON: ") + simdjson::error_message(error)));
-        }
+        report_parse_error(r, bytes, doc, error);
         return r;
     }
 
@@ -753,59 +646,12 @@ ScanResult Scanner::Impl::scan(const SdscFile& file, std::string_view bytes) {
     r.op_object_open = r.bom + json_member_value(doc, r.op_key_offset - r.bom);
     r.op_key_pos = position_at(bytes, r.op_key_offset);
 
-    if (key_ok && file.name.index && *file.name.index != n) {
-        r.problems.push_back(make_problem(path, r.op_key_pos, ProblemCode::index_mismatch,
-                                          "op " + in_quotes(key) + " has index " +
-                                              std::to_string(n) + " but the file name says " +
-                                              std::to_string(*file.name.index)));
-    }
-    if (key_ok && !file.name.opfunc.empty() && file.name.opfunc != opfunc) {
-        r.problems.push_back(make_problem(path, r.op_key_pos, ProblemCode::opfunc_mismatch,
-                                          "op " + in_quotes(key) + " has opfunc " +
-                                              in_quotes(opfunc) + " but the file name says " +
-                                              in_quotes(file.name.opfunc)));
+    if (key_ok) {
+        check_name_agrees(r, key, n, opfunc);
     }
 
-    // The handle: count occurrences, remember the first one's position among the members.
-    std::size_t index = 0;
     std::size_t occurrences = 0;
-    element handle_value;
-    for (auto [member_key, member_value] : op) {
-        if (member_key == "debug_handle_") {
-            if (occurrences++ == 0) {
-                r.handle_member_index = index;
-                handle_value = member_value;
-            }
-        }
-        ++index;
-    }
-    if (occurrences > 0) {
-        std::size_t key_at =
-            member_key_offset(doc, r.op_object_open - r.bom, r.handle_member_index);
-        std::size_t value_at = json_member_value(doc, key_at);
-        r.handle_member = ByteSpan{r.bom + key_at, r.bom + json_value_end(doc, value_at)};
-        r.handle_pos = position_at(bytes, r.bom + key_at);
-        if (occurrences > 1) {
-            r.handle_state = HandleState::malformed;
-            r.problems.push_back(make_problem(path, r.handle_pos, ProblemCode::duplicate_handle,
-                                              "debug_handle_ appears " +
-                                                  std::to_string(occurrences) +
-                                                  " times in the op object"));
-        } else if (handle_value.is_null()) {
-            r.handle_state = HandleState::null;
-        } else {
-            auto read = read_debug_handle(handle_value);
-            if (read.handle) {
-                r.handle_state = HandleState::populated;
-                r.handle = std::move(read.handle);
-            } else {
-                r.handle_state = HandleState::malformed;
-                r.problems.push_back(make_problem(
-                    path, position_at(bytes, r.bom + value_at), ProblemCode::malformed_handle,
-                    "debug_handle_ is not of the documented shape: " + read.malformed_reason));
-            }
-        }
-    }
+    element handle_value = read_op_handle(r, bytes, doc, op, occurrences);
     std::size_t handle_keys = 0;
     r.provenance = provenance_of_tape(parser.doc, occurrences,
                                       occurrences == 1 && is_populated(handle_value), handle_keys);

@@ -243,65 +243,79 @@ public:
             return;
         }
         elements(arr, at, [&](const element& value, std::size_t op_at, std::size_t index) {
-            std::string where = kernel_where + ".ops[" + std::to_string(index) + "]";
-            simdjson::dom::object obj;
-            if (!object(value, op_at, where, obj)) {
-                return;
-            }
-            OriginsOp op;
-            op.pos = position(op_at, false);
-            bool has_opfunc = false;
-            bool has_buffer = false;
-            bool has_origins = false;
-            members(obj, op_at, [&](std::string_view key, const element& v, std::size_t m) {
-                if (key == "opfunc") {
-                    has_opfunc = string(v, m, "'opfunc'", op.opfunc);
-                } else if (key == "buffer") {
-                    has_buffer = string(v, m, "'buffer'", op.buffer);
-                } else if (key == "origins") {
-                    has_origins = true;
-                    simdjson::dom::array names;
-                    if (array(v, m, "'origins'", names)) {
-                        elements(names, m, [&](const element& n, std::size_t n_at, std::size_t) {
-                            std::string name;
-                            if (string(n, n_at, "an origin", name)) {
-                                op.origins.push_back(std::move(name));
-                            }
-                        });
-                    }
-                } else if (key == "origin_node") {
-                    optional_string(v, m, "'origin_node'", op.origin_node);
-                } else if (key == "transform_history") {
-                    read_history(v, m, op.transform_history);
-                } else if (key == "spec_path") {
-                    simdjson::dom::array path;
-                    if (array(v, m, "'spec_path'", path)) {
-                        elements(path, m, [&](const element& n, std::size_t n_at, std::size_t) {
-                            std::uint64_t i = 0;
-                            if (n.get(i) != simdjson::SUCCESS) {
-                                error(n_at, false, "'spec_path' holds non-negative integers");
-                            } else {
-                                op.spec_path.push_back(i);
-                            }
-                        });
-                        if (op.spec_path.empty()) {
-                            error(m, false, "'spec_path' must not be empty");
-                        }
-                    }
-                } else {
-                    unknown(key, m, where,
-                            "opfunc, buffer, origins, origin_node, transform_history, spec_path");
-                }
-            });
-            if (!has_opfunc || !has_buffer || !has_origins) {
-                error(op_at, false,
-                      where + " needs 'opfunc', 'buffer' and 'origins' (an empty list when the "
-                              "op has no FX origin)");
-            }
-            ops.push_back(std::move(op));
+            read_op(value, op_at, kernel_where + ".ops[" + std::to_string(index) + "]", ops);
         });
-        // Spec paths place each op; without them the list order does. An entry that mixes the
-        // two cannot be placed.
+        check_placement(ops, kernel_where);
+    }
+
+    // One op of an entry's 'ops' (`where` names it), appended to `ops` when it is an object.
+    void read_op(const element& value, std::size_t op_at, const std::string& where,
+                 std::vector<OriginsOp>& ops) {
+        simdjson::dom::object obj;
+        if (!object(value, op_at, where, obj)) {
+            return;
+        }
+        OriginsOp op;
+        op.pos = position(op_at, false);
+        bool has_opfunc = false;
+        bool has_buffer = false;
+        bool has_origins = false;
+        members(obj, op_at, [&](std::string_view key, const element& v, std::size_t m) {
+            if (key == "opfunc") {
+                has_opfunc = string(v, m, "'opfunc'", op.opfunc);
+            } else if (key == "buffer") {
+                has_buffer = string(v, m, "'buffer'", op.buffer);
+            } else if (key == "origins") {
+                has_origins = true;
+                simdjson::dom::array names;
+                if (array(v, m, "'origins'", names)) {
+                    elements(names, m, [&](const element& n, std::size_t n_at, std::size_t) {
+                        std::string name;
+                        if (string(n, n_at, "an origin", name)) {
+                            op.origins.push_back(std::move(name));
+                        }
+                    });
+                }
+            } else if (key == "origin_node") {
+                optional_string(v, m, "'origin_node'", op.origin_node);
+            } else if (key == "transform_history") {
+                read_history(v, m, op.transform_history);
+            } else if (key == "spec_path") {
+                read_spec_path(v, m, op.spec_path);
+            } else {
+                unknown(key, m, where,
+                        "opfunc, buffer, origins, origin_node, transform_history, spec_path");
+            }
+        });
+        if (!has_opfunc || !has_buffer || !has_origins) {
+            error(op_at, false,
+                  where + " needs 'opfunc', 'buffer' and 'origins' (an empty list when the "
+                          "op has no FX origin)");
+        }
+        ops.push_back(std::move(op));
+    }
+
+    void read_spec_path(const element& v, std::size_t m, std::vector<std::uint64_t>& spec_path) {
+        simdjson::dom::array path;
+        if (!array(v, m, "'spec_path'", path)) {
+            return;
+        }
+        elements(path, m, [&](const element& n, std::size_t n_at, std::size_t) {
+            std::uint64_t i = 0;
+            if (n.get(i) != simdjson::SUCCESS) {
+                error(n_at, false, "'spec_path' holds non-negative integers");
+            } else {
+                spec_path.push_back(i);
+            }
+        });
+        if (spec_path.empty()) {
+            error(m, false, "'spec_path' must not be empty");
+        }
+    }
+
+    // Spec paths place each op; without them the list order does. An entry that mixes the
+    // two cannot be placed, nor one that gives two ops one spec path.
+    void check_placement(const std::vector<OriginsOp>& ops, const std::string& kernel_where) {
         auto placed = [](const OriginsOp& op) { return !op.spec_path.empty(); };
         auto odd = std::find_if(ops.begin(), ops.end(),
                                 [&](const OriginsOp& op) { return placed(op) != placed(ops[0]); });
@@ -368,8 +382,8 @@ namespace {
 // ---- Streaming: a valid map read piece by piece -------------------------------------------------
 //
 // A compile's map is tens of MB. Parsed whole, the text, simdjson's tape and strings, and the value
-// locations the error messages need were several times the map's size at once, on top of what is
-// kept. Read forward in chunks instead, the map is split at its members by a byte walk (the top
+// locations the error messages need would be several times the map's size at once, on top of what
+// is kept. Read forward in chunks instead, the map is split at its members by a byte walk (the top
 // level, each node, each kernel) and every piece parsed and read on its own: what is held at once
 // is a chunk, one piece and what the run keeps. The walk checks the bytes between the pieces, and
 // each piece is checked by the parser, so a map that passes is valid JSON as a whole. Anything

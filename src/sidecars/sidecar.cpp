@@ -79,7 +79,7 @@ SidecarKind kind_of_padded(std::string_view bytes, bool& object) {
 // Whether `path` is a regular file of at most `max_size` bytes whose first member is
 // `sdscprov_origins` (its first bytes are enough): an origins map, whatever follows, so it goes to
 // read_origins_map, which reads it streaming, without first loading the whole file to tell its
-// kind (that load and its index were most of annotate's memory with a large map).
+// kind (with a large map, that load and its index would hold several times the map's size).
 bool starts_as_origins_map(const std::string& path, std::uint64_t max_size) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
@@ -157,7 +157,7 @@ Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Proble
             continue;
         }
         // Each reader loads the file itself, parsing in place: a compile's map is tens of MB,
-        // and a second copy of it was the largest part of annotate's peak memory.
+        // and a second copy of it would be most of annotate's peak memory.
         content.reset();
         switch (kind) {
         case SidecarKind::spyre_provenance: {

@@ -28,6 +28,21 @@ public:
     }
 
     void check_handles(const SpyreProvenance& doc) {
+        check_fused_references(doc);
+        if (no_fused_cycle(doc)) {
+            check_expansions(doc);
+        }
+    }
+
+    // A walk's frame over the fused_from graph. The walks keep their own stacks: a fused_from
+    // chain is as deep as the document says, and a hostile one must not overflow the call stack.
+    struct Frame {
+        const std::string* id;
+        const SpyreHandle* handle;
+        std::size_t next = 0; // the next constituent to visit
+    };
+
+    void check_fused_references(const SpyreProvenance& doc) {
         for (const auto& [id, h] : doc.handles) {
             const auto& positions = at_.fused_positions[id];
             for (std::size_t i = 0; i < h.fused_ids.size(); ++i) {
@@ -37,15 +52,12 @@ public:
                 }
             }
         }
-        // No handle may be fused from itself, directly or not: expanding it would not end. The
-        // walks below keep their own stacks: a fused_from chain is as deep as the document says,
-        // and a hostile one must not overflow the call stack.
+    }
+
+    // No handle may be fused from itself, directly or not: expanding it would not end. False when
+    // one is (reported).
+    bool no_fused_cycle(const SpyreProvenance& doc) {
         std::map<std::string, int> state; // 1: on the path, 2: done
-        struct Frame {
-            const std::string* id;
-            const SpyreHandle* handle;
-            std::size_t next = 0; // the next constituent to visit
-        };
         std::vector<Frame> path;
         for (const auto& [root, h] : doc.handles) {
             if (state[root] != 0) {
@@ -63,13 +75,13 @@ public:
                 const std::string& child = top.handle->fused_ids[top.next++];
                 auto it = doc.handles.find(child);
                 if (it == doc.handles.end()) {
-                    continue; // reported above
+                    continue; // reported by check_fused_references
                 }
                 int& s = state[child];
                 if (s == 1) {
                     semantic(it->second.pos,
                              "handle '" + child + "' is fused, directly or not, from itself");
-                    return;
+                    return false;
                 }
                 if (s == 0) {
                     s = 1;
@@ -77,11 +89,16 @@ public:
                 }
             }
         }
-        // Nor expand to more handles than a caller can build: constituents shared in the fused_from
-        // DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N. Nor nest
-        // deeper than an SDSC file can hold (debug_handle.hpp): found here, a chain a few hundred
-        // handles deep stops the run before its first write, not halfway. Sizes and nestings are
-        // computed constituents first (the graph has no cycle now), sizes capped past the limit.
+        return true;
+    }
+
+    // No handle may expand to more handles than a caller can build: constituents shared in the
+    // fused_from DAG are repeated in the nested handles, so a few kilobytes could expand to 2^N.
+    // Nor nest deeper than an SDSC file can hold (debug_handle.hpp): found here, a chain a few
+    // hundred handles deep stops the run before its first write, not halfway. Sizes and nestings
+    // are computed constituents first (the graph has no cycle now), sizes capped past the limit.
+    void check_expansions(const SpyreProvenance& doc) {
+        std::vector<Frame> path;
         struct Expansion {
             std::uint64_t size = 1;
             std::size_t nesting = 0;

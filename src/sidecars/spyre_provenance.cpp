@@ -544,6 +544,42 @@ private:
             });
     }
 
+    // The members of a projection that say what made it: source, version, producer, settings.
+    void read_projection_header(std::string_view k, const element& v, std::size_t m,
+                                const std::string& w) {
+        std::string_view s;
+        double d = 0;
+        std::int64_t n = 0;
+        if (k == "source") {
+            constant(v, m, w, "\"inductor_provenance_tracking_node_mappings\"",
+                     [&](const element& x) {
+                         return x.get(s) == simdjson::SUCCESS &&
+                                s == "inductor_provenance_tracking_node_mappings";
+                     });
+        } else if (k == "version") {
+            constant(v, m, w, "2.0", [&](const element& x) {
+                return (x.get(d) == simdjson::SUCCESS && d == 2.0) ||
+                       (x.get(n) == simdjson::SUCCESS && n == 2);
+            });
+        } else if (k == "producer") {
+            fields(v, m, w, {"torchSpyreVersion", "torchVersion"}, {},
+                   [&](std::string_view pk, const element& x, std::size_t x_at) {
+                       std::string version;
+                       nonempty_string(x, x_at, w + "." + std::string(pk), version);
+                   });
+        } else if (k == "settings") {
+            fields(v, m, w, {"provenanceTrackingLevel", "structuredTracing"}, {},
+                   [&](std::string_view sk, const element& x, std::size_t x_at) {
+                       bool b = false;
+                       if (sk == "provenanceTrackingLevel") {
+                           integer(x, x_at, w + "." + std::string(sk), 0, n);
+                       } else if (x.get(b) != simdjson::SUCCESS) {
+                           error(x_at, false, w + ".structuredTracing must be a boolean");
+                       }
+                   });
+        }
+    }
+
     void read_projection(std::string_view key, const element& e, std::size_t at,
                          SpyreProvenance& doc) {
         std::string where = "upstream projection '" + std::string(key) + "'";
@@ -560,36 +596,8 @@ private:
             {"uncollectedKernels", "upstreamProjectionFailed"},
             [&](std::string_view k, const element& v, std::size_t m) {
                 std::string w = where + "." + std::string(k);
-                std::string_view s;
-                double d = 0;
-                std::int64_t n = 0;
-                if (k == "source") {
-                    constant(v, m, w, "\"inductor_provenance_tracking_node_mappings\"",
-                             [&](const element& x) {
-                                 return x.get(s) == simdjson::SUCCESS &&
-                                        s == "inductor_provenance_tracking_node_mappings";
-                             });
-                } else if (k == "version") {
-                    constant(v, m, w, "2.0", [&](const element& x) {
-                        return (x.get(d) == simdjson::SUCCESS && d == 2.0) ||
-                               (x.get(n) == simdjson::SUCCESS && n == 2);
-                    });
-                } else if (k == "producer") {
-                    fields(v, m, w, {"torchSpyreVersion", "torchVersion"}, {},
-                           [&](std::string_view pk, const element& x, std::size_t x_at) {
-                               std::string version;
-                               nonempty_string(x, x_at, w + "." + std::string(pk), version);
-                           });
-                } else if (k == "settings") {
-                    fields(v, m, w, {"provenanceTrackingLevel", "structuredTracing"}, {},
-                           [&](std::string_view sk, const element& x, std::size_t x_at) {
-                               bool b = false;
-                               if (sk == "provenanceTrackingLevel") {
-                                   integer(x, x_at, w + "." + std::string(sk), 0, n);
-                               } else if (x.get(b) != simdjson::SUCCESS) {
-                                   error(x_at, false, w + ".structuredTracing must be a boolean");
-                               }
-                           });
+                if (k == "source" || k == "version" || k == "producer" || k == "settings") {
+                    read_projection_header(k, v, m, w);
                 } else if (k == "kernels") {
                     read_projection_kernels(v, m, w, out);
                 } else if (k == "uncollectedKernels") {

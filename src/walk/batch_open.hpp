@@ -1,6 +1,6 @@
-// Internal: opens and closes groups of files with one system call per group instead of one per
-// file (io_uring), for the scan's many small files. On this project's 2-core VMs a system call's
-// entry and exit cost more than the work behind it; the benchmark (README, "Speed") measures it.
+// Internal: opens and closes groups of files with one system call per group, not one per file
+// (io_uring), for the scan's many small files: for a file that small, a system call's entry and
+// exit cost more than the work behind it; the benchmark (README, "Speed") measures it.
 //
 // Only opening and closing go through io_uring: the caller reads each descriptor with read(2),
 // as it reads any file. An io_uring read on tmpfs is handed to a kernel worker thread (no

@@ -1,5 +1,6 @@
 #include "sdscprov/walk/discover.hpp"
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/walk/shard.hpp"
 
 #include <algorithm>
@@ -9,11 +10,11 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <memory>
 #include <optional>
 #include <pwd.h>
 #include <set>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -70,22 +71,6 @@ std::string join_path(std::string_view dir, std::string_view name) {
     }
     p.append(name);
     return p;
-}
-
-std::string_view base_name(std::string_view path) {
-    while (path.size() > 1 && path.back() == '/') {
-        path.remove_suffix(1);
-    }
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-std::string parent_path(std::string_view path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string_view::npos) {
-        return ".";
-    }
-    return slash == 0 ? std::string("/") : std::string(path.substr(0, slash));
 }
 
 std::string errno_message(int err) {
@@ -425,7 +410,7 @@ private:
         // directories: they are not walked. execute/<kernel>/sdsc.json was collected above.
         bool kernel_layout =
             kd.kernel.has_value() ||
-            (dir_name != "failed" && base_name(parent_path(dir)) == "inductor-spyre-cache");
+            (dir_name != "failed" && base_name(parent_dir(dir)) == "inductor-spyre-cache");
         if (!kd.files.empty()) {
             std::sort(kd.files.begin(), kd.files.end(), by_index_then_name);
             ++kernels_;
@@ -550,11 +535,6 @@ DirectoryFd::~DirectoryFd() {
     if (fd_ >= 0) {
         ::close(fd_);
     }
-}
-
-std::string_view file_name_of(std::string_view path) {
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 void release_directories(KernelDir& dir) {
@@ -749,29 +729,123 @@ std::optional<std::string> kernel_name_from_dir(std::string_view name) {
     return std::string(kernel);
 }
 
+namespace {
+
+// With --follow-symlinks, the real paths of the directory roots: a link met in the walk that
+// leads back under one of them is not followed twice.
+std::vector<std::string> real_roots_of(const std::vector<std::string>& roots,
+                                       const DiscoverOptions& options) {
+    std::vector<std::string> real_roots;
+    if (!options.follow_symlinks) {
+        return real_roots;
+    }
+    for (const auto& root : roots) {
+        struct stat st {};
+        if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+            continue;
+        }
+        if (std::string real = real_path(root); !real.empty()) {
+            real_roots.push_back(std::move(real));
+        }
+    }
+    return real_roots;
+}
+
+// Explicit file roots, grouped by their directory (in order of first appearance): each group is
+// the directory's kernel with all its SDSC files, the ones not named being context only.
+struct FileGroup {
+    FileId dir_id;
+    KernelDir kernel;
+    std::vector<FileId> named; // the files named, by identity: one file however it is named
+};
+
+// The group of the directory of `root` (a file), made when it is the first file named there.
+FileGroup& group_of(std::vector<FileGroup>& file_groups, Walker& walker, const std::string& root) {
+    std::string parent = parent_dir(root);
+    struct stat parent_st {};
+    FileId parent_id{};
+    if (::stat(parent.c_str(), &parent_st) == 0) {
+        parent_id = {parent_st.st_dev, parent_st.st_ino};
+    }
+    auto group = std::find_if(file_groups.begin(), file_groups.end(), [&](const FileGroup& g) {
+        return parent_id != FileId{} ? g.dir_id == parent_id : g.kernel.path == parent;
+    });
+    if (group != file_groups.end()) {
+        return *group;
+    }
+    KernelDir kd;
+    kd.path = parent;
+    kd.kernel = kernel_name_from_dir(base_name(parent == "." ? std::string_view{} : parent));
+    struct stat bundle {};
+    kd.has_bundle = ::stat(join_path(parent, "bundle.mlir").c_str(), &bundle) == 0;
+    // The directory of the files named, held open: they are opened there for their work.
+    int parent_fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent_fd >= 0) {
+        kd.reach = walker.reach(std::make_shared<const DirectoryFd>(parent_fd), {});
+    }
+    file_groups.push_back({parent_id, std::move(kd), {}});
+    return file_groups.back();
+}
+
+// Adds the file `root` (stat'ed as `st`) to its directory's group, once however it is named.
+void add_named_file(std::vector<FileGroup>& file_groups, Walker& walker, const std::string& root,
+                    const struct stat& st) {
+    FileGroup& group = group_of(file_groups, walker, root);
+    FileId id{st.st_dev, st.st_ino};
+    if (std::find(group.named.begin(), group.named.end(), id) != group.named.end()) {
+        return;
+    }
+    group.named.push_back(id);
+    std::string_view file_name = base_name(root);
+    SdscName name{FileNaming::named, std::nullopt, {}};
+    if (auto m = match_sdsc_file_name(file_name)) {
+        name = std::move(*m);
+    } else if (file_name == "sdsc.json" && base_name(parent_dir(parent_dir(root))) == "execute") {
+        name.naming = FileNaming::execute;
+    }
+    group.kernel.files.push_back({root, std::move(name), S_ISREG(st.st_mode)});
+    struct stat link {};
+    group.kernel.files.back().symlink = ::lstat(root.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+}
+
+// The kernel of a group of named files: the directory's other SDSC files join as context (not in
+// the execute layout), unless a directory root covered the files already (nullopt).
+std::optional<KernelDir> kernel_of(FileGroup& group, Walker& walker) {
+    KernelDir& named = group.kernel;
+    if (group.dir_id != FileId{} && walker.was_emitted(group.dir_id)) {
+        return std::nullopt;
+    }
+    bool execute_layout = std::any_of(named.files.begin(), named.files.end(),
+                                      [](auto& f) { return f.name.naming == FileNaming::execute; });
+    std::optional<KernelDir> whole;
+    if (!execute_layout && group.dir_id != FileId{}) {
+        whole = walker.list_kernel_dir(named.path, group.dir_id);
+    }
+    if (whole) {
+        // A named file takes its sibling entry's place (same directory, same name), spelled
+        // as it was named; a named file of another name is added.
+        for (auto& file : named.files) {
+            auto same = std::find_if(whole->files.begin(), whole->files.end(), [&](auto& f) {
+                return base_name(f.path) == base_name(file.path);
+            });
+            if (same != whole->files.end()) {
+                *same = std::move(file);
+            } else {
+                whole->files.push_back(std::move(file));
+            }
+        }
+        named = std::move(*whole);
+    }
+    std::sort(named.files.begin(), named.files.end(), by_index_then_name);
+    return std::move(named);
+}
+
+} // namespace
+
 DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOptions& options,
                        const std::function<void(KernelDir&&)>& on_kernel_dir,
                        const std::function<void(Problem&&)>& on_problem) {
-    std::vector<std::string> real_roots;
-    if (options.follow_symlinks) {
-        for (const auto& root : roots) {
-            struct stat st {};
-            if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-                continue;
-            }
-            if (std::string real = real_path(root); !real.empty()) {
-                real_roots.push_back(std::move(real));
-            }
-        }
-    }
-    Walker walker(options, on_kernel_dir, on_problem, std::move(real_roots));
-    // Explicit file roots, grouped by their directory (in order of first appearance): each group
-    // is the directory's kernel with all its SDSC files, the ones not named being context only.
-    struct FileGroup {
-        FileId dir_id;
-        KernelDir kernel;
-        std::vector<FileId> named; // the files named, by identity: one file however it is named
-    };
+    Walker walker(options, on_kernel_dir, on_problem, real_roots_of(roots, options));
     std::vector<FileGroup> file_groups;
     for (const auto& root : roots) {
         struct stat st {};
@@ -782,78 +856,14 @@ DiscoverStats discover(const std::vector<std::string>& roots, const DiscoverOpti
         }
         if (S_ISDIR(st.st_mode)) {
             walker.walk(root);
-            continue;
+        } else {
+            add_named_file(file_groups, walker, root, st);
         }
-        std::string parent = parent_path(root);
-        struct stat parent_st {};
-        FileId parent_id{};
-        if (::stat(parent.c_str(), &parent_st) == 0) {
-            parent_id = {parent_st.st_dev, parent_st.st_ino};
-        }
-        auto group = std::find_if(file_groups.begin(), file_groups.end(), [&](const FileGroup& g) {
-            return parent_id != FileId{} ? g.dir_id == parent_id : g.kernel.path == parent;
-        });
-        if (group == file_groups.end()) {
-            KernelDir kd;
-            kd.path = parent;
-            kd.kernel =
-                kernel_name_from_dir(base_name(parent == "." ? std::string_view{} : parent));
-            struct stat bundle {};
-            kd.has_bundle = ::stat(join_path(parent, "bundle.mlir").c_str(), &bundle) == 0;
-            // The directory of the files named, held open: they are opened there for their work.
-            int parent_fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (parent_fd >= 0) {
-                kd.reach = walker.reach(std::make_shared<const DirectoryFd>(parent_fd), {});
-            }
-            file_groups.push_back({parent_id, std::move(kd), {}});
-            group = std::prev(file_groups.end());
-        }
-        FileId id{st.st_dev, st.st_ino};
-        if (std::find(group->named.begin(), group->named.end(), id) != group->named.end()) {
-            continue;
-        }
-        group->named.push_back(id);
-        std::string_view file_name = base_name(root);
-        SdscName name{FileNaming::named, std::nullopt, {}};
-        if (auto m = match_sdsc_file_name(file_name)) {
-            name = std::move(*m);
-        } else if (file_name == "sdsc.json" && base_name(parent_path(parent)) == "execute") {
-            name.naming = FileNaming::execute;
-        }
-        group->kernel.files.push_back({root, std::move(name), S_ISREG(st.st_mode)});
-        struct stat link {};
-        group->kernel.files.back().symlink =
-            ::lstat(root.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
     }
     for (auto& group : file_groups) {
-        KernelDir& named = group.kernel;
-        if (group.dir_id != FileId{} && walker.was_emitted(group.dir_id)) {
-            continue; // a directory root covered these files already
+        if (auto kernel = kernel_of(group, walker)) {
+            on_kernel_dir(std::move(*kernel));
         }
-        bool execute_layout = std::any_of(named.files.begin(), named.files.end(), [](auto& f) {
-            return f.name.naming == FileNaming::execute;
-        });
-        std::optional<KernelDir> whole;
-        if (!execute_layout && group.dir_id != FileId{}) {
-            whole = walker.list_kernel_dir(named.path, group.dir_id);
-        }
-        if (whole) {
-            // A named file takes its sibling entry's place (same directory, same name), spelled
-            // as it was named; a named file of another name is added.
-            for (auto& file : named.files) {
-                auto same = std::find_if(whole->files.begin(), whole->files.end(), [&](auto& f) {
-                    return base_name(f.path) == base_name(file.path);
-                });
-                if (same != whole->files.end()) {
-                    *same = std::move(file);
-                } else {
-                    whole->files.push_back(std::move(file));
-                }
-            }
-            named = std::move(*whole);
-        }
-        std::sort(named.files.begin(), named.files.end(), by_index_then_name);
-        on_kernel_dir(std::move(named));
     }
     walker.note_unfollowed_links();
     return walker.stats();

@@ -1,5 +1,6 @@
 #include "sdscprov/write/replace.hpp"
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/walk/discover.hpp"
 #include "write/temp_registry.hpp"
 
@@ -32,19 +33,6 @@
 namespace sdscprov {
 
 namespace {
-
-std::string parent_of(const std::string& path) {
-    auto slash = path.rfind('/');
-    if (slash == std::string::npos) {
-        return ".";
-    }
-    return slash == 0 ? std::string("/") : path.substr(0, slash);
-}
-
-std::string name_of(const std::string& path) {
-    auto slash = path.rfind('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 std::string errno_text(int err = errno) {
     return std::strerror(err);
@@ -324,8 +312,9 @@ PendingReplace& PendingReplace::operator=(PendingReplace&& other) noexcept {
 void PendingReplace::release() {
     // Removed while still locked; the name leaves the signal handlers' list only once it is gone.
     if (fd_ >= 0 && !done) {
-        int rc = directory_fd() >= 0 ? ::unlinkat(directory_fd(), name_of(temp).c_str(), 0)
-                                     : ::unlink(temp.c_str());
+        int rc = directory_fd() >= 0
+                     ? ::unlinkat(directory_fd(), std::string(file_name_of(temp)).c_str(), 0)
+                     : ::unlink(temp.c_str());
         remove_error_ = rc == 0 || errno == ENOENT ? 0 : errno;
     }
     if (registration_ != nullptr) {
@@ -375,7 +364,7 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
     };
     PendingReplace pending;
     pending.path = path;
-    const std::string parent = parent_of(path);
+    const std::string parent = parent_dir(path);
     // Created through the directory held open when there is one: the name is then looked up in
     // it alone, not walked to from the top again.
     std::shared_ptr<const OpenDirectory> directory;
@@ -383,8 +372,8 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
         directory = directories->of(parent, held);
     }
     const int dir_fd = directory ? directory->fd : -1;
-    const std::string prefix = parent + "/." + temp_embedded_name(name_of(path)) + ".sdscprov-b" +
-                               facts.boot + "-" + facts.run + "-";
+    const std::string prefix = parent + "/." + temp_embedded_name(file_name_of(path)) +
+                               ".sdscprov-b" + facts.boot + "-" + facts.run + "-";
     const std::size_t name_at = parent.size() + 1;
     // A sweep of another run may remove a temporary between its creation and our lock (it saw a
     // free lock): then the file we hold has no name any more, and another name is tried.
@@ -447,6 +436,95 @@ std::optional<PendingReplace> write_temp(const std::string& path, std::string_vi
     return write_temp(path, whole, original, durability, problem);
 }
 
+namespace {
+
+// Why the file at `path` (of permission bits `mode`) is not to be replaced, found before a
+// temporary is made beside it; empty when it may be. Its extended attributes go to `xattrs`.
+std::string not_replaceable(const std::string& path, mode_t mode, const TempSource& source,
+                            Xattrs& xattrs) {
+    // A rename needs no permission on the file itself, so a read-only file would be replaced
+    // (by root even in place): its missing write bit is the owner's "do not change", kept.
+    if ((mode & S_IWUSR) == 0) {
+        return "is read-only (mode " + octal_mode(mode) +
+               ", no write permission for its owner): not written";
+    }
+    // Read from the file as it was read, through its descriptor when there is one, else from the
+    // path: should they change after the scan, the change time moves and commit leaves the file
+    // alone (as it does when the path names another file by then).
+    if (!(source.fd >= 0 ? fd_xattrs(source.fd, xattrs) : path_xattrs(path, xattrs))) {
+        return "cannot read its extended attributes: " + errno_text();
+    }
+    // A directory (or file) marked append-only or immutable lets a temporary be created but
+    // neither renamed over the file nor removed: refused before anything is made there.
+    if (source.directory) {
+        int flags = 0;
+        if (::ioctl(source.directory->get(), FS_IOC_GETFLAGS, &flags) == 0 &&
+            (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0) {
+            return std::string("its directory is ") +
+                   ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)"
+                                                   : "append-only (chattr +a)") +
+                   ": a file there cannot be replaced, not written";
+        }
+    }
+    return {};
+}
+
+// "<what>: <errno's text><tail>"
+std::string failed(const std::string& what, const char* tail = "") {
+    return what + ": " + write_error_text(errno) + tail;
+}
+
+// Gives the written temporary `fd` the original's owner, extended attributes and mode, in that
+// order, and checks what it got; `temp_*` are what it was created with. Empty when done, else why
+// the file is not written.
+std::string give_original_metadata(int fd, const FileStamp& original, mode_t mode, mode_t temp_mode,
+                                   uid_t temp_uid, gid_t temp_gid, const Xattrs& xattrs) {
+    // Owner first (a chown clears the setuid and setgid bits), then the attributes (a chown clears
+    // file capabilities), then the mode (which sets the ACL's mask and owner/other entries).
+    const bool chown_needed = temp_uid != original.uid || temp_gid != original.gid;
+    if (chown_needed) {
+        if (::fchown(fd, temp_uid == original.uid ? static_cast<uid_t>(-1) : original.uid,
+                     temp_gid == original.gid ? static_cast<gid_t>(-1) : original.gid) != 0) {
+            return failed("cannot give the new file its owner (uid " +
+                              std::to_string(original.uid) + ", gid " +
+                              std::to_string(original.gid) + ")",
+                          ": not written");
+        }
+    }
+    bool xattrs_as_created = false;
+    if (std::string wrong = copy_xattrs(fd, xattrs, xattrs_as_created); !wrong.empty()) {
+        return wrong + ": not written";
+    }
+    // When nothing was changed since the fstat after the lock, which gave the file's owner and
+    // mode, and the temporary's attributes were read and are the file's, all of it is known, not
+    // assumed: no fchmod and no read-back.
+    if (!chown_needed && xattrs_as_created && (temp_mode & 07777) == mode) {
+        return {};
+    }
+    if (::fchmod(fd, mode) != 0) {
+        return failed("cannot give the new file its mode " + octal_mode(mode), ": not written");
+    }
+    // The kernel clears bits it does not let this user set (setgid for a group it is not in)
+    // without an error: what the new file has is checked, not assumed.
+    struct stat st {};
+    Xattrs got;
+    if (::fstat(fd, &st) != 0 || !fd_xattrs(fd, got)) {
+        return failed("cannot read back the new file's mode and attributes");
+    }
+    if ((st.st_mode & 07777) != mode || st.st_uid != original.uid || st.st_gid != original.gid) {
+        return "the new file would have mode " + octal_mode(st.st_mode) + ", uid " +
+               std::to_string(st.st_uid) + ", gid " + std::to_string(st.st_gid) +
+               " where the file has " + octal_mode(mode) + ", " + std::to_string(original.uid) +
+               ", " + std::to_string(original.gid) + ": not written";
+    }
+    if (got != xattrs) {
+        return "the new file's extended attributes would differ from the file's: not written";
+    }
+    return {};
+}
+
+} // namespace
+
 std::optional<PendingReplace> write_temp(const std::string& path,
                                          std::span<const std::string_view> pieces,
                                          const FileStamp& original, Durability durability,
@@ -457,31 +535,9 @@ std::optional<PendingReplace> write_temp(const std::string& path,
         return std::nullopt;
     };
     const auto mode = static_cast<mode_t>(original.mode & 07777);
-    // A rename needs no permission on the file itself, so a read-only file would be replaced
-    // (by root even in place): its missing write bit is the owner's "do not change", kept.
-    if ((mode & S_IWUSR) == 0) {
-        return refuse("is read-only (mode " + octal_mode(mode) +
-                      ", no write permission for its owner): not written");
-    }
-    // Read from the file as it was read, through its descriptor when there is one, else from the
-    // path: should they change after the scan, the change time moves and commit leaves the file
-    // alone (as it does when the path names another file by then).
     Xattrs xattrs;
-    if (!(source.fd >= 0 ? fd_xattrs(source.fd, xattrs) : path_xattrs(path, xattrs))) {
-        return refuse("cannot read its extended attributes: " + errno_text());
-    }
-
-    // A directory (or file) marked append-only or immutable lets a temporary be created but
-    // neither renamed over the file nor removed: refused before anything is made there.
-    if (source.directory) {
-        int flags = 0;
-        if (::ioctl(source.directory->get(), FS_IOC_GETFLAGS, &flags) == 0 &&
-            (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0) {
-            return refuse(std::string("its directory is ") +
-                          ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)"
-                                                          : "append-only (chattr +a)") +
-                          ": a file there cannot be replaced, not written");
-        }
+    if (std::string why = not_replaceable(path, mode, source, xattrs); !why.empty()) {
+        return refuse(why);
     }
     // Created with the file's permission bits where nobody else could write to it meanwhile:
     // then, most of the time, it has the file's mode from the start and needs no fchmod.
@@ -496,168 +552,116 @@ std::optional<PendingReplace> write_temp(const std::string& path,
     pending.original = original;
     // The temporary as created, from the fstat that followed its lock.
     mode_t temp_mode = pending.created_mode_;
-    const uid_t temp_uid = pending.created_uid_;
-    const gid_t temp_gid = pending.created_gid_;
     int fd = pending.fd_;
-    // "<what>: <errno's text><tail> (the file is unchanged)"
-    auto fail = [&](const std::string& what, const char* tail = "") {
-        int err = errno;
+    auto fail = [&](const std::string& why) {
         pending.release();
-        return refuse(what + ": " + write_error_text(err) + tail);
+        return refuse(why);
     };
     // The group and other bits it was created with are the file's, for the file's group: a
     // temporary of another group (the writer's, or a setgid directory's) would show the bytes
     // to people the file does not, so it holds them for its owner only until its owner and mode
     // are the file's.
-    if (temp_gid != original.gid && (temp_mode & 0077) != 0) {
+    if (pending.created_gid_ != original.gid && (temp_mode & 0077) != 0) {
         if (::fchmod(fd, temp_mode & 07700) != 0) {
-            return fail("cannot make the temporary file private");
+            return fail(failed("cannot make the temporary file private"));
         }
         temp_mode &= ~static_cast<mode_t>(0077);
     }
     if (!write_all(fd, pieces)) {
-        return fail("cannot write the temporary file");
+        return fail(failed("cannot write the temporary file"));
     }
-    // Owner first (a chown clears the setuid and setgid bits), then the attributes (a chown clears
-    // file capabilities), then the mode (which sets the ACL's mask and owner/other entries).
-    const bool chown_needed = temp_uid != original.uid || temp_gid != original.gid;
-    if (chown_needed) {
-        if (::fchown(fd, temp_uid == original.uid ? static_cast<uid_t>(-1) : original.uid,
-                     temp_gid == original.gid ? static_cast<gid_t>(-1) : original.gid) != 0) {
-            return fail("cannot give the new file its owner (uid " + std::to_string(original.uid) +
-                            ", gid " + std::to_string(original.gid) + ")",
-                        ": not written");
-        }
-    }
-    bool xattrs_as_created = false;
-    if (std::string wrong = copy_xattrs(fd, xattrs, xattrs_as_created); !wrong.empty()) {
-        pending.release();
-        return refuse(wrong + ": not written");
-    }
-    // When nothing was changed since the fstat after the lock, which showed the file's owner and
-    // mode, and the temporary's attributes were read and are the file's, all of it is known, not
-    // assumed: no fchmod and no read-back.
-    if (chown_needed || !xattrs_as_created || (temp_mode & 07777) != mode) {
-        if (::fchmod(fd, mode) != 0) {
-            return fail("cannot give the new file its mode " + octal_mode(mode), ": not written");
-        }
-        // The kernel clears bits it does not let this user set (setgid for a group it is not in)
-        // without an error: what the new file has is checked, not assumed.
-        struct stat st {};
-        Xattrs got;
-        if (::fstat(fd, &st) != 0 || !fd_xattrs(fd, got)) {
-            return fail("cannot read back the new file's mode and attributes");
-        }
-        if ((st.st_mode & 07777) != mode || st.st_uid != original.uid ||
-            st.st_gid != original.gid) {
-            pending.release();
-            return refuse("the new file would have mode " + octal_mode(st.st_mode) + ", uid " +
-                          std::to_string(st.st_uid) + ", gid " + std::to_string(st.st_gid) +
-                          " where the file has " + octal_mode(mode) + ", " +
-                          std::to_string(original.uid) + ", " + std::to_string(original.gid) +
-                          ": not written");
-        }
-        if (got != xattrs) {
-            pending.release();
-            return refuse("the new file's extended attributes would differ from the file's: "
-                          "not written");
-        }
+    if (std::string why = give_original_metadata(
+            fd, original, mode, temp_mode, pending.created_uid_, pending.created_gid_, xattrs);
+        !why.empty()) {
+        return fail(why);
     }
     if (durability == Durability::full && ::fsync(fd) != 0) {
-        return fail("cannot fsync the temporary file");
+        return fail(failed("cannot fsync the temporary file"));
     }
     return pending;
 }
 
-std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability) {
-    std::vector<Problem> problems;
-    if (pending.empty()) {
-        return problems;
-    }
-    if (durability == Durability::batch) {
-        // A full disk can show only here (delayed allocation, writeback): a temp that may not be
-        // on disk is never renamed over a good file. One syncfs per file system of the batch.
-        std::map<dev_t, int> file_systems;
-        int err = 0;
-        for (const auto& p : pending) {
-            struct stat st {};
-            if (::fstat(p.fd(), &st) != 0) {
-                err = errno;
-                break;
-            }
-            file_systems.emplace(st.st_dev, p.fd());
-        }
-        for (const auto& [device, fd] : file_systems) {
-            if (err == 0 && ::syncfs(fd) != 0) {
-                err = errno;
-            }
-        }
-        if (err != 0) {
-            for (auto& p : pending) {
-                p.release();
-                problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
-                                                "cannot sync the temporary file: " +
-                                                    errno_text(err) + " (the file is unchanged)"));
-            }
-            return problems;
-        }
-    }
-    // The check and the rename go through a descriptor of the file's directory: the one the
-    // temporary was created through, else one opened here once for the files of one directory
-    // (they come together). One path walk per directory instead of three per file, and the check,
-    // the rename and the directory's fsync all see the directory the temporary is in. Without one
-    // (it could not be opened), by path.
-    TempDirectories opened;
-    std::vector<std::shared_ptr<const OpenDirectory>> renamed_in; // to fsync, each once
-    std::set<const OpenDirectory*> listed;
-    for (auto& p : pending) {
-        const std::shared_ptr<const OpenDirectory> directory =
-            p.directory() ? p.directory() : opened.of(parent_of(p.path));
-        const int dir_fd = directory->fd;
-        const std::string name = name_of(p.path);
+namespace {
+
+// --durability batch: one syncfs per file system of the batch. A full disk can show only here
+// (delayed allocation, writeback): a temp that may not be on disk is never renamed over a good
+// file. False, with a problem per file (all released), when a sync failed.
+bool sync_batch(std::vector<PendingReplace>& pending, std::vector<Problem>& problems) {
+    std::map<dev_t, int> file_systems;
+    int err = 0;
+    for (const auto& p : pending) {
         struct stat st {};
-        // The file must still be the one we read: a compile that rewrote it in the meantime wins.
-        bool exists = (dir_fd >= 0 ? ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW)
-                                   : ::lstat(p.path.c_str(), &st)) == 0;
-        if (exists && S_ISLNK(st.st_mode)) {
-            // Renaming over a link would replace the link, and writing through it could reach
-            // outside the tree: links are never written.
-            p.release();
-            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
-                                            "is a symbolic link: not written (the link and its "
-                                            "target are unchanged)"));
-            continue;
+        if (::fstat(p.fd(), &st) != 0) {
+            err = errno;
+            break;
         }
-        if (!exists || !S_ISREG(st.st_mode) || !still_as_read(file_stamp(st), p.original)) {
-            p.release();
-            problems.push_back(make_problem(
-                p.path, {}, ProblemCode::changed_on_disk,
-                "changed on disk after it was read: left as it is now, not annotated"));
-            continue;
-        }
-        if ((dir_fd >= 0 ? ::renameat(dir_fd, name_of(p.temp).c_str(), dir_fd, name.c_str())
-                         : ::rename(p.temp.c_str(), p.path.c_str())) != 0) {
-            const std::string why = errno_text();
-            p.release();
-            // Said either way: a temporary that stays (an append-only directory refuses its
-            // removal as it refused the rename) is named, for whoever may remove it.
-            const std::string fate =
-                p.remove_error() == 0
-                    ? "its temporary file was removed"
-                    : "its temporary file " + p.temp +
-                          " could not be removed either: " + errno_text(p.remove_error());
-            problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
-                                            "cannot rename the temporary file over it: " + why +
-                                                " (the file is unchanged; " + fate + ")"));
-            continue;
-        }
-        p.done = true;
-        p.release();
-        if (durability != Durability::none && listed.insert(directory.get()).second) {
-            renamed_in.push_back(directory);
+        file_systems.emplace(st.st_dev, p.fd());
+    }
+    for (const auto& [device, fd] : file_systems) {
+        if (err == 0 && ::syncfs(fd) != 0) {
+            err = errno;
         }
     }
-    for (const auto& directory : renamed_in) {
+    if (err == 0) {
+        return true;
+    }
+    for (auto& p : pending) {
+        p.release();
+        problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                        "cannot sync the temporary file: " + errno_text(err) +
+                                            " (the file is unchanged)"));
+    }
+    return false;
+}
+
+// Renames `p`'s temporary over its file, through `dir_fd` (its directory) when there is one,
+// if the file is still the one read and not a link; else a problem, and `p` is released.
+bool replace_one(PendingReplace& p, int dir_fd, std::vector<Problem>& problems) {
+    const std::string name(file_name_of(p.path));
+    struct stat st {};
+    // The file must still be the one we read: a compile that rewrote it in the meantime wins.
+    bool exists = (dir_fd >= 0 ? ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW)
+                               : ::lstat(p.path.c_str(), &st)) == 0;
+    if (exists && S_ISLNK(st.st_mode)) {
+        // Renaming over a link would replace the link, and writing through it could reach
+        // outside the tree: links are never written.
+        p.release();
+        problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                        "is a symbolic link: not written (the link and its "
+                                        "target are unchanged)"));
+        return false;
+    }
+    if (!exists || !S_ISREG(st.st_mode) || !still_as_read(file_stamp(st), p.original)) {
+        p.release();
+        problems.push_back(
+            make_problem(p.path, {}, ProblemCode::changed_on_disk,
+                         "changed on disk after it was read: left as it is now, not annotated"));
+        return false;
+    }
+    if ((dir_fd >= 0
+             ? ::renameat(dir_fd, std::string(file_name_of(p.temp)).c_str(), dir_fd, name.c_str())
+             : ::rename(p.temp.c_str(), p.path.c_str())) != 0) {
+        const std::string why = errno_text();
+        p.release();
+        // Said either way: a temporary that stays (an append-only directory refuses its
+        // removal as it refused the rename) is named, for whoever may remove it.
+        const std::string fate =
+            p.remove_error() == 0
+                ? "its temporary file was removed"
+                : "its temporary file " + p.temp +
+                      " could not be removed either: " + errno_text(p.remove_error());
+        problems.push_back(make_problem(p.path, {}, ProblemCode::write_failed,
+                                        "cannot rename the temporary file over it: " + why +
+                                            " (the file is unchanged; " + fate + ")"));
+        return false;
+    }
+    p.done = true;
+    p.release();
+    return true;
+}
+
+void fsync_directories(const std::vector<std::shared_ptr<const OpenDirectory>>& directories) {
+    for (const auto& directory : directories) {
         // An O_PATH descriptor cannot be synced: the directory is opened for reading through it.
         int fd = directory->fd >= 0
                      ? ::openat(directory->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -667,6 +671,35 @@ std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability dur
             ::close(fd);
         }
     }
+}
+
+} // namespace
+
+std::vector<Problem> commit(std::vector<PendingReplace>& pending, Durability durability) {
+    std::vector<Problem> problems;
+    if (pending.empty()) {
+        return problems;
+    }
+    if (durability == Durability::batch && !sync_batch(pending, problems)) {
+        return problems;
+    }
+    // The check and the rename go through a descriptor of the file's directory: the one the
+    // temporary was created through, else one opened here once for the files of one directory
+    // (they come together). A directory's path is walked once, not for each file, and the check,
+    // the rename and the directory's fsync all see the directory the temporary is in. Without one
+    // (it could not be opened), by path.
+    TempDirectories opened;
+    std::vector<std::shared_ptr<const OpenDirectory>> renamed_in; // to fsync, each once
+    std::set<const OpenDirectory*> listed;
+    for (auto& p : pending) {
+        const std::shared_ptr<const OpenDirectory> directory =
+            p.directory() ? p.directory() : opened.of(parent_dir(p.path));
+        if (replace_one(p, directory->fd, problems) && durability != Durability::none &&
+            listed.insert(directory.get()).second) {
+            renamed_in.push_back(directory);
+        }
+    }
+    fsync_directories(renamed_in);
     return problems;
 }
 
@@ -724,7 +757,7 @@ std::string give_metadata_of(int fd, const std::string& path, const struct stat&
 // ---- Sweeping ----------------------------------------------------------------------------------
 
 TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int dir_fd) {
-    const std::string name = name_of(temp);
+    const std::string name(file_name_of(temp));
     // In the directory held open by its name, else by its path.
     const int at = dir_fd >= 0 ? dir_fd : AT_FDCWD;
     const char* where = dir_fd >= 0 ? name.c_str() : temp.c_str();

@@ -16,6 +16,42 @@ constexpr std::string_view frame_open = R"({"":{)";
 constexpr std::string_view frame_close = "}}";
 constexpr std::string_view handle_key = R"("debug_handle_":)";
 
+// Whether `splice` removes the op object's member from `key` to `end` (the op object opening at
+// `open`) with at most one separator: what is left between the token before the member ('{' or
+// ',') and the one after it ('}' or ',') must still join.
+bool member_removal_joins(std::string_view bytes, std::size_t open, std::size_t key,
+                          std::size_t end, const Splice& splice) {
+    std::size_t left = key;
+    while (left > open && json_is_ws(bytes[left - 1])) {
+        --left;
+    }
+    const std::size_t left_token = left - 1; // the '{' or the ',' before the member
+    const std::size_t right_token = json_skip_ws(bytes, end);
+    if (right_token >= bytes.size()) {
+        return false;
+    }
+    const char before = bytes[left_token];
+    const char after = bytes[right_token];
+    if ((before != '{' && before != ',') || (after != '}' && after != ',')) {
+        return false;
+    }
+    const bool left_comma = before == ',' && splice.begin == left_token;
+    if (!left_comma && (splice.begin <= left_token || splice.begin > key)) {
+        return false; // the cut must start in the whitespace before the member (or its ',')
+    }
+    const bool right_comma = after == ',' && splice.end > right_token;
+    if (right_comma ? splice.end > json_skip_ws(bytes, right_token + 1)
+                    : splice.end < end || splice.end > right_token) {
+        return false; // and end in the whitespace after it (or after its ',')
+    }
+    const int commas = (left_comma ? 1 : 0) + (right_comma ? 1 : 0);
+    if (before == '{' && after == '}') {
+        return commas == 0; // the only member: `{ }` is left
+    }
+    // `{` + the next member, a member + `}`, or one of the two separators between members.
+    return commas == 1;
+}
+
 } // namespace
 
 struct SpliceChecker::Impl {
@@ -86,37 +122,7 @@ bool SpliceChecker::proves(std::string_view bytes, const ScanResult& scan, const
         if (!text.empty() || expected != HandleState::absent) {
             return false;
         }
-        // The member removed with at most one separator: what is left between the token before
-        // the member ('{' or ',') and the one after it ('}' or ',') must still join.
-        std::size_t left = key;
-        while (left > open && json_is_ws(bytes[left - 1])) {
-            --left;
-        }
-        const std::size_t left_token = left - 1; // the '{' or the ',' before the member
-        const std::size_t right_token = json_skip_ws(bytes, end);
-        if (right_token >= bytes.size()) {
-            return false;
-        }
-        const char before = bytes[left_token];
-        const char after = bytes[right_token];
-        if ((before != '{' && before != ',') || (after != '}' && after != ',')) {
-            return false;
-        }
-        const bool left_comma = before == ',' && splice.begin == left_token;
-        if (!left_comma && (splice.begin <= left_token || splice.begin > key)) {
-            return false; // the cut must start in the whitespace before the member (or its ',')
-        }
-        const bool right_comma = after == ',' && splice.end > right_token;
-        if (right_comma ? splice.end > json_skip_ws(bytes, right_token + 1)
-                        : splice.end < end || splice.end > right_token) {
-            return false; // and end in the whitespace after it (or after its ',')
-        }
-        const int commas = (left_comma ? 1 : 0) + (right_comma ? 1 : 0);
-        if (before == '{' && after == '}') {
-            return commas == 0; // the only member: `{ }` is left
-        }
-        // `{` + the next member, a member + `}`, or one of the two separators between members.
-        return commas == 1;
+        return member_removal_joins(bytes, open, key, end, splice);
     }
 
     // No handle: a member inserted first in the op object, possibly over whitespace there.

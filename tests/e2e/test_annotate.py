@@ -100,8 +100,9 @@ def test_strip_then_annotate_gives_the_same_bytes():
 
 
 def test_independent_python_derivation_agrees():
-    """scripts/py_annotate_baseline.py derives handles from the map with its own code (FORMATS
-    section 3 in Python, json.dump to write): on the demo it must produce the same bytes."""
+    """scripts/py_annotate_baseline.py derives handles from the map with its own code (the
+    derivation of docs/formats.md in Python, json.dump to write): on the demo it must produce the
+    same bytes."""
     with TempDir() as tmp:
         ours = os.path.join(tmp, "ours")
         theirs = os.path.join(tmp, "theirs")

@@ -27,7 +27,7 @@ def annotate_json(*args, rc=0):
 
 
 def expanded(doc, hid):
-    """A sidecar handle with fused_from ids expanded, members in FORMATS order."""
+    """A sidecar handle with fused_from ids expanded, members in the order of docs/formats.md."""
     h = doc["handles"][hid]
     return {"id": h["id"], "source": h["source"], "aten_op": h["aten_op"], "ir_chain": h["ir_chain"],
             "fused_from": [expanded(doc, c) for c in h["fused_from"]],

@@ -12,7 +12,8 @@
 
 namespace sdscprov {
 
-enum class AnnotateMode {
+// Whether a command that rewrites files (annotate, strip) writes them.
+enum class WriteMode {
     write,   // write the files
     dry_run, // report what would be written, write nothing
     check,   // same, for CI: the exit status says whether anything would change
@@ -20,7 +21,7 @@ enum class AnnotateMode {
 
 // How a command that rewrites files writes them.
 struct WriteSettings {
-    AnnotateMode mode = AnnotateMode::write;
+    WriteMode mode = WriteMode::write;
     Durability durability = Durability::batch;
     bool diff = false; // keep a unified diff of each change in the outcome
 };

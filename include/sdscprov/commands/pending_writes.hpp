@@ -1,5 +1,5 @@
 // The temporaries a kernel directory's work wrote and the batch's commit renames: the commands'
-// own run state. A KernelAnnotation carries them from the worker to the commit as an opaque
+// own run state. A KernelRewrite carries them from the worker to the commit as an opaque
 // pointer, so that the report types (results.hpp), and every printer with them, do not depend on
 // the safe replace (descriptors, locks).
 #pragma once
@@ -16,12 +16,12 @@ struct PendingWrites {
 };
 
 // Adds a temporary written for one of the annotation's files.
-void add_pending(KernelAnnotation& annotation, PendingReplace&& replace);
+void add_pending(KernelRewrite& annotation, PendingReplace&& replace);
 
 // The annotation's temporaries, in the order they were added; none are left in it.
-std::vector<PendingReplace> take_pending(KernelAnnotation& annotation);
+std::vector<PendingReplace> take_pending(KernelRewrite& annotation);
 
 // How many temporaries the annotation holds for the commit.
-std::size_t pending_count(const KernelAnnotation& annotation);
+std::size_t pending_count(const KernelRewrite& annotation);
 
 } // namespace sdscprov

@@ -1,6 +1,6 @@
 // What the commands give for each kernel directory and for the whole run: the scan's counts, what
-// annotate or strip did with each file, and the totals. Printers (report/) turn them into
-// reports; the commands (annotate, check, scan) fill them.
+// annotate or strip (the two commands that rewrite files) did with each file, and the totals.
+// Printers (report/) turn them into reports; the commands (annotate, check, scan) fill them.
 #pragma once
 
 #include "sdscprov/join/join.hpp"
@@ -20,7 +20,9 @@ namespace sdscprov {
 
 struct PendingWrites; // commands/pending_writes.hpp
 
-struct HandleCounts {
+// Files by the state of their handle as scanned (or why they could not be scanned), and the
+// problems found in them.
+struct FileStateCounts {
     std::uint64_t files = 0; // SDSC-named files, whatever their content
     std::uint64_t populated = 0;
     std::uint64_t null = 0;
@@ -36,10 +38,10 @@ struct HandleCounts {
 
     std::uint64_t sdsc_documents() const { return populated + null + absent + malformed; }
     void add(const ScanResult& r);
-    void add(const HandleCounts& other);
+    void add(const FileStateCounts& other);
 };
 
-// What annotate did with one file.
+// What annotate or strip did with one file.
 struct FileOutcome {
     FileAction action = FileAction::unmatched;
     bool changes = false; // the file's bytes would change (add, fill, refresh)
@@ -60,8 +62,8 @@ struct LostHandle {
     DebugHandle handle;
 };
 
-// What annotate did with one kernel directory.
-struct KernelAnnotation {
+// What annotate or strip did with one kernel directory (strip's match is always `matched`).
+struct KernelRewrite {
     KernelMatch match = KernelMatch::not_in_map;
     std::string detail;
     std::string map_entry;             // "<map path>:<line>" of the entry, when matched
@@ -88,13 +90,13 @@ struct KernelAnnotation {
 struct KernelReport {
     KernelDir dir;
     std::vector<ScanResult> files; // same order as dir.files
-    HandleCounts counts;           // as scanned
+    FileStateCounts counts;        // as scanned
     std::vector<Problem> problems; // about the directory itself (joining, writing)
-    std::optional<KernelAnnotation> annotation;
+    std::optional<KernelRewrite> rewrite; // annotate or strip
 };
 
-// Annotate's totals: files by what was done with them.
-struct AnnotateCounts {
+// Annotate's and strip's totals: files by what was done with them.
+struct RewriteCounts {
     std::uint64_t added = 0;
     std::uint64_t filled = 0;
     std::uint64_t refreshed = 0;
@@ -125,9 +127,9 @@ std::uint64_t files_with_provenance(const KernelReport& k);
 // A run's totals, added up once as the kernels are delivered (every printer reads them).
 struct Totals {
     std::uint64_t kernels = 0;
-    HandleCounts counts;
+    FileStateCounts counts;
     DiscoverStats discovery;
-    AnnotateCounts annotate;           // annotate only
+    RewriteCounts rewrites;            // annotate and strip only
     std::uint64_t with_provenance = 0; // files_with_provenance(), summed
     void add(const KernelReport& k);
     // A sharded run's (--shard): what merge needs of the walk.

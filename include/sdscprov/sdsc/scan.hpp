@@ -115,7 +115,7 @@ struct ScanOptions {
     // fstat every file before reading it, filling ScanResult::stamp (annotate's change check).
     // Off, a file discovery saw as regular is read without it (stamp: size only) unless it turns
     // out larger than the read buffer.
-    bool stamp = true;
+    bool fstat_before_read = true;
 };
 
 // Scans files one after the other with one simdjson parser and one read buffer, both reused.
@@ -130,8 +130,8 @@ public:
     // Reads and scans a file. The bytes stay available through bytes() until the next call.
     ScanResult scan_file(const SdscFile& file);
 
-    // Opens `files` ahead in groups, one system call per group instead of one per file to open
-    // and one to close (io_uring); each is then read (and with ScanOptions::stamp, fstat'ed
+    // Opens `files` ahead in groups, one system call per group to open them and one to close
+    // them (io_uring); each is then read (and, with ScanOptions::fstat_before_read, fstat'ed
     // through its descriptor) as usual. scan_file() takes each file from there as long as it is
     // asked for them in this order; any other file, or one that could not be opened there, is
     // opened the ordinary way, with the same results. The pointed-to files must stay in place until

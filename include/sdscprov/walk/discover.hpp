@@ -2,6 +2,7 @@
 // order. Knows file names and directory layouts, nothing about file contents.
 #pragma once
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/core/problem.hpp"
 
 #include <cstdint>
@@ -121,9 +122,6 @@ void open_kernel_dir(KernelDir& dir);
 // Closes what `dir` holds open (its directory descriptors), once nothing more is read or written
 // in it: a run holds only the directories of the kernels under way.
 void release_directories(KernelDir& dir);
-
-// The last component of a path: the name a file is opened by in its held directory.
-std::string_view file_name_of(std::string_view path);
 
 // Where Inductor keeps its cache when no path is given: $TORCHINDUCTOR_CACHE_DIR, else its
 // default /tmp/torchinductor_<user>.

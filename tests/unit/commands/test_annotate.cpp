@@ -50,7 +50,7 @@ struct Fixture {
         t.file("map.json", map_text(extra));
         map = (t.root / "map.json").string();
     }
-    AnnotateRunOptions options(AnnotateMode mode) const {
+    AnnotateRunOptions options(WriteMode mode) const {
         AnnotateRunOptions o;
         o.paths = {(t.root / "c").string()};
         o.origins = {map};
@@ -73,13 +73,13 @@ TEST_CASE("annotate run: the handle written, the unmatched directory left alone"
     Fixture f;
     std::vector<std::string> delivered;
     std::uint64_t walked = 0;
-    auto result = annotate(f.options(AnnotateMode::write),
+    auto result = annotate(f.options(WriteMode::write),
                            {[&](const KernelReport& k) { delivered.push_back(*k.dir.kernel); },
                             [&](std::uint64_t files) { walked = files; }});
     REQUIRE(result.run);
     CHECK(walked == 2);
     CHECK(delivered == std::vector<std::string>{"sdsc_fused_relu_0", "sdsc_other_2"});
-    const auto& totals = result.run->totals.annotate;
+    const auto& totals = result.run->totals.rewrites;
     CHECK(totals.added == 1);
     CHECK(totals.written == 1);
     CHECK(totals.kernels_matched == 1);
@@ -99,9 +99,9 @@ TEST_CASE("annotate run: a dry run writes nothing and says so") {
         std::vector<FileOutcome> files;
     };
     std::vector<Seen> seen;
-    auto result = annotate(f.options(AnnotateMode::dry_run), {[&](const KernelReport& k) {
-                               seen.push_back({k.annotation->dry_run, pending_count(*k.annotation),
-                                               k.annotation->files});
+    auto result = annotate(f.options(WriteMode::dry_run), {[&](const KernelReport& k) {
+                               seen.push_back({k.rewrite->dry_run, pending_count(*k.rewrite),
+                                               k.rewrite->files});
                            }});
     REQUIRE(result.run);
     REQUIRE(seen.size() == 2);
@@ -112,14 +112,14 @@ TEST_CASE("annotate run: a dry run writes nothing and says so") {
     CHECK(seen[0].files[0].changes);
     CHECK_FALSE(seen[0].files[0].written);
     CHECK(seen[1].files[0].action == FileAction::unmatched);
-    CHECK(result.run->totals.annotate.added == 1);
+    CHECK(result.run->totals.rewrites.added == 1);
     CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == relu_file);
     CHECK(read(f.t.root / other_dir / "sdsc_0.json") == other_file);
 }
 
 TEST_CASE("annotate run: the sidecars' problems in their field, the notes in the run's") {
     Fixture f;
-    auto result = annotate(f.options(AnnotateMode::dry_run));
+    auto result = annotate(f.options(WriteMode::dry_run));
     REQUIRE(result.run);
     // The map's warning (an origin not in 'nodes') is the sidecar's, once, and not the run's.
     REQUIRE(result.sidecar_problems.size() == 1);
@@ -144,14 +144,14 @@ TEST_CASE("annotate run: the sidecars' problems in their field, the notes in the
 TEST_CASE(
     "annotate run: no kernel-without-dir notes for files named one by one or when not asked") {
     Fixture f;
-    auto named = f.options(AnnotateMode::dry_run);
+    auto named = f.options(WriteMode::dry_run);
     named.paths = {(f.t.root / relu_dir / "sdsc_0.json").string()};
     auto result = annotate(named);
     REQUIRE(result.run);
     CHECK(count_code(result.run->problems, ProblemCode::kernel_without_dir) == 0);
-    CHECK(result.run->totals.annotate.added == 1);
+    CHECK(result.run->totals.rewrites.added == 1);
 
-    auto quiet = f.options(AnnotateMode::dry_run);
+    auto quiet = f.options(WriteMode::dry_run);
     quiet.note_kernels_without_dir = false;
     result = annotate(quiet);
     REQUIRE(result.run);
@@ -162,7 +162,7 @@ TEST_CASE("annotate run: a sidecar with an error stops it before any file is rea
     Fixture f(R"( "kernel": [],)");
     std::size_t delivered = 0;
     auto result =
-        annotate(f.options(AnnotateMode::write), {[&](const KernelReport&) { ++delivered; }});
+        annotate(f.options(WriteMode::write), {[&](const KernelReport&) { ++delivered; }});
     CHECK_FALSE(result.run);
     CHECK(delivered == 0);
     REQUIRE_FALSE(result.sidecar_problems.empty());
@@ -175,7 +175,7 @@ TEST_CASE("annotate run: a sidecar with an error stops it before any file is rea
 TEST_CASE("Annotator: a stale handle is warned about and kept, --refresh replaces it") {
     Fixture f;
     // The relu file, annotated once, then given another id: another compile's handle.
-    REQUIRE(annotate(f.options(AnnotateMode::write)).run);
+    REQUIRE(annotate(f.options(WriteMode::write)).run);
     std::string text = read(f.t.root / relu_dir / "sdsc_0.json");
     auto id = text.find("\"id\": \"");
     REQUIRE(id != std::string::npos);
@@ -199,21 +199,21 @@ TEST_CASE("Annotator: a stale handle is warned about and kept, --refresh replace
             AnnotateOptions options;
             options.join.refresh = refresh;
             options.stale_warnings = warnings;
-            options.write.mode = AnnotateMode::dry_run;
+            options.write.mode = WriteMode::dry_run;
             Annotator annotator(index, {{"sdsc_fused_relu_0", 1}}, options);
             KernelReport k;
             k.dir = dirs[0];
             Scanner scanner;
             annotator.annotate_kernel(k, scanner);
-            REQUIRE(k.annotation);
-            CHECK(k.annotation->match == KernelMatch::matched);
-            CHECK(k.annotation->dry_run);
-            REQUIRE(k.annotation->files.size() == 1);
-            CHECK(k.annotation->files[0].action ==
+            REQUIRE(k.rewrite);
+            CHECK(k.rewrite->match == KernelMatch::matched);
+            CHECK(k.rewrite->dry_run);
+            REQUIRE(k.rewrite->files.size() == 1);
+            CHECK(k.rewrite->files[0].action ==
                   (refresh ? FileAction::refresh : FileAction::differs));
             CHECK(count_code(k.problems, ProblemCode::stale_handle) ==
                   (!refresh && warnings ? 1U : 0U));
-            CHECK(pending_count(*k.annotation) == 0);
+            CHECK(pending_count(*k.rewrite) == 0);
         }
     }
     CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == text);
@@ -240,11 +240,11 @@ TEST_CASE("Annotator: two directories of one kernel name without dir in the map 
         k.dir = dirs[0];
         Scanner scanner;
         annotator.annotate_kernel(k, scanner);
-        CHECK(k.annotation->match ==
+        CHECK(k.rewrite->match ==
               (same_name == 1 ? KernelMatch::matched : KernelMatch::ambiguous));
-        CHECK(k.annotation->files[0].action ==
+        CHECK(k.rewrite->files[0].action ==
               (same_name == 1 ? FileAction::no_origin : FileAction::unmatched));
-        CHECK_FALSE(k.annotation->dry_run);
+        CHECK_FALSE(k.rewrite->dry_run);
     }
     CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == relu_file);
 }

@@ -49,11 +49,11 @@ TEST_CASE("check: each handle state, and files that are not SDSC documents") {
 
 TEST_CASE("check: with an annotation, a handle other than the map's is stale") {
     auto k = kernel_of({"{\"0_add\": " + populated + "}", "{\"1_add\": " + populated + "}"});
-    KernelAnnotation a;
+    KernelRewrite a;
     a.files.resize(2);
     a.files[0].action = FileAction::keep;
     a.files[1].action = FileAction::differs;
-    k.annotation = std::move(a);
+    k.rewrite = std::move(a);
     auto findings = check_kernel(k);
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].rule == CheckRule::stale_handle);

@@ -26,7 +26,8 @@ std::string json_string_or_null(const std::string& s) {
     return s == "null" ? s : '"' + s + '"';
 }
 
-// A handle as torch-spyre writes it (FORMATS section 3); `source` is JSON (an object or null).
+// A handle as torch-spyre writes it (docs/formats.md, "`debug_handle_`"); `source` is JSON (an
+// object or null).
 std::string handle_json(const std::string& id, const std::string& source, const std::string& aten,
                         const std::string& ir_chain, const std::string& fused_from = "[]",
                         const std::string& history = "[]") {

@@ -54,10 +54,10 @@ TEST_CASE("strip: per file, null or removed, absent, duplicated and broken files
         Scanner scanner;
         StripOptions options;
         options.remove = remove;
-        options.write.mode = AnnotateMode::dry_run;
+        options.write.mode = WriteMode::dry_run;
         strip_kernel(k, scanner, options);
-        REQUIRE(k.annotation);
-        const auto& files = k.annotation->files;
+        REQUIRE(k.rewrite);
+        const auto& files = k.rewrite->files;
         REQUIRE(files.size() == 5);
         CHECK(files[0].action == FileAction::keep);
         CHECK(files[1].action == (remove ? FileAction::remove : FileAction::keep));
@@ -65,7 +65,7 @@ TEST_CASE("strip: per file, null or removed, absent, duplicated and broken files
         CHECK(files[2].changes);
         CHECK(files[3].action == FileAction::malformed);
         CHECK(files[4].action == FileAction::bad_file);
-        CHECK(pending_count(*k.annotation) == 0); // a dry run writes no temporary file
+        CHECK(pending_count(*k.rewrite) == 0); // a dry run writes no temporary file
         for (std::size_t i = 0; i < docs.size(); ++i) {
             CHECK(read(k.dir.files[i].path) == docs[i]);
         }
@@ -79,12 +79,12 @@ TEST_CASE("strip: in write mode the change lands at commit, and only the handle 
     StripOptions options;
     options.write.durability = Durability::none;
     strip_kernel(k, scanner, options);
-    REQUIRE(pending_count(*k.annotation) == 1);
+    REQUIRE(pending_count(*k.rewrite) == 1);
     CHECK(read(k.dir.files[0].path).find("\"id\"") != std::string::npos); // not yet
     std::vector<KernelReport> batch;
     batch.push_back(std::move(k));
     commit_batch(batch, options.write);
-    CHECK(batch[0].annotation->files[0].written);
+    CHECK(batch[0].rewrite->files[0].written);
     CHECK(read(batch[0].dir.files[0].path) == "{\"0_add\": {\"debug_handle_\": null, \"x\": 1}}");
 }
 
@@ -165,10 +165,10 @@ TEST_CASE("strip and annotate remove only our temporaries whose writer is gone")
     KernelReport report;
     report.dir = dirs[0];
     StripOptions options;
-    options.write.mode = AnnotateMode::dry_run;
+    options.write.mode = WriteMode::dry_run;
     strip_kernel(report, scanner, options);
     CHECK(std::filesystem::exists(t.root / k / dead));
-    options.write.mode = AnnotateMode::write;
+    options.write.mode = WriteMode::write;
     KernelReport again;
     again.dir = dirs[0];
     strip_kernel(again, scanner, options);

@@ -1,4 +1,4 @@
-// Handle ids (FORMATS section 3.1). Expected ids come from FORMATS' test vectors (real handles) or
+// Handle ids (docs/formats.md, "The id"). Expected ids come from real handles' test vectors or
 // were computed independently with Python's json and hashlib, never by the code under test.
 #include "sdscprov/handle/handle_id.hpp"
 
@@ -11,7 +11,7 @@ using namespace sdscprov;
 
 namespace {
 
-// Lowercase hex SHA-256 of `text`, to check FORMATS' intermediate digest independently of
+// Lowercase hex SHA-256 of `text`, to check the vectors' intermediate digest independently of
 // handle_id_of_text's truncation.
 std::string sha256_hex(std::string_view text) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -42,7 +42,7 @@ DebugHandle handle(std::optional<HandleSource> source, std::optional<std::string
 
 } // namespace
 
-TEST_CASE("handle_id: FORMATS 3.1 first vector, text, digest and id") {
+TEST_CASE("handle_id: the first test vector, text, digest and id") {
     const auto h =
         handle(at("/home/senuser/compile_add.py", 11), "aten.add.Tensor", {"add", "buf0"});
     const std::string text = id_v2_text(h);
@@ -55,7 +55,7 @@ TEST_CASE("handle_id: FORMATS 3.1 first vector, text, digest and id") {
     CHECK(handle_id_v2(h) == "8249498605557491263");
 }
 
-TEST_CASE("handle_id: FORMATS 3.1 other vectors") {
+TEST_CASE("handle_id: the other test vectors") {
     CHECK(handle_id_v2(handle(at("/home/senuser/ex/ops.py", 11), "aten._softmax.default",
                               {"amax", "buf0"})) == "1791139761021750516");
     CHECK(handle_id_v2(handle(std::nullopt, std::nullopt, {"clone_60", "buf312"})) ==
@@ -161,7 +161,7 @@ TEST_CASE("handle_id: id_v1 hashes the joined UTF-8 text") {
 
 TEST_CASE("handle_id: verify_handle_id tells v2, v1 and rewritten content apart") {
     auto h = handle(at("/home/senuser/compile_add.py", 11), "aten.add.Tensor", {"add", "buf0"});
-    h.id = "8249498605557491263"; // FORMATS 3.1, version 2
+    h.id = "8249498605557491263"; // a test vector, version 2
     CHECK(verify_handle_id(h) == IdVersion::v2);
     // Python: sha256(b"/home/senuser/compile_add.py:11:0|aten.add.Tensor|add,buf0"), as above.
     h.id = "246574225953862352";

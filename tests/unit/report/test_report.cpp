@@ -1,4 +1,4 @@
-// Printers: JSON output parses and carries the totals; text and markdown say what the audit says.
+// Printers: JSON output parses and carries the totals; text and markdown give the same figures.
 #include "sdscprov/report/report.hpp"
 
 #include <doctest/doctest.h>

@@ -1,5 +1,6 @@
-// bundle.mlir (FORMATS section 4): the sdsc_filename of each sdsc_execute, in order. The texts are
-// small hand-written bundles in the shape of torch-spyre's (tab-indented, arguments, symbol_ids).
+// bundle.mlir (docs/formats.md, "`bundle.mlir`"): the sdsc_filename of each sdsc_execute, in order.
+// The texts are small hand-written bundles in the shape of torch-spyre's (tab-indented, arguments,
+// symbol_ids).
 #include "sdscprov/sdsc/bundle.hpp"
 #include "temp_dir.hpp"
 

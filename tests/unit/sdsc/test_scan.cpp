@@ -193,7 +193,7 @@ TEST_CASE("scan: byte order mark, CRLF and tabs") {
           "\"debug_handle_\": null");
 }
 
-TEST_CASE("scan: provenance members at any depth (FORMATS section 6)") {
+TEST_CASE("scan: provenance members at any depth (the coverage column)") {
     struct Case {
         const char* doc;
         ProvenanceMember member;
@@ -299,8 +299,8 @@ TEST_CASE("scan: the scanner is reused across files") {
 
 namespace {
 
-// The reference for FORMATS section 6: a plain recursive walk over simdjson's DOM. The scanner
-// reads simdjson's tape instead, for speed; this oracle keeps it honest.
+// The reference for the coverage column (docs/formats.md): a plain recursive walk over simdjson's
+// DOM. The scanner reads simdjson's tape, for speed; this oracle keeps it honest.
 bool populated(const simdjson::dom::element& e) {
     switch (e.type()) {
     case simdjson::dom::element_type::NULL_VALUE:
@@ -387,7 +387,7 @@ TEST_CASE("scan: without stamps, files the walk saw as regular are read without 
     t.file("k/sdsc_0.json", small);
     t.file("k/sdsc_1.json", large);
     ScanOptions options;
-    options.stamp = false;
+    options.fstat_before_read = false;
     Scanner scanner(options);
     for (const auto& item : {std::pair{"sdsc_0.json", small}, std::pair{"sdsc_1.json", large}}) {
         const char* name = item.first; // not a structured binding: CAPTURE's lambda takes it

@@ -1,7 +1,8 @@
-// Deriving handles from FX origins (FORMATS section 3). The SimpleMLP case follows the provenance
-// audit (provenance-audit-SimpleMLP.md): its five ops, their origins and origin_node, the
-// post-grad nodes' original_aten, and stack traces for the three nodes that have one. Expected
-// ids were computed independently with Python (see the comment above `simple_mlp_ids`).
+// Deriving handles from FX origins (docs/formats.md, "`debug_handle_`"). The SimpleMLP case follows
+// the provenance audit (provenance-audit-SimpleMLP.md): its five ops, their origins and
+// origin_node, the post-grad nodes' original_aten, and stack traces for the three nodes that have
+// one. Expected ids were computed independently with Python (see the comment above
+// `simple_mlp_ids`).
 #include "sdscprov/sidecars/derive.hpp"
 #include "sdscprov/handle/handle_id.hpp"
 
@@ -70,7 +71,7 @@ HandleSource at(const std::string& file, std::int64_t line) {
     return HandleSource{file, line, 0, std::nullopt, std::nullopt};
 }
 
-// A fused_from child as FORMATS section 3 describes it; its id is checked separately.
+// A fused_from child as docs/formats.md describes it; its id is checked separately.
 void check_child(const DebugHandle& child, const std::optional<HandleSource>& source,
                  const std::optional<std::string>& aten_op, const std::string& name,
                  const std::string& python_id) {

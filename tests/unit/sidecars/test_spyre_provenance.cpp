@@ -1,4 +1,4 @@
-// spyre_provenance.json (FORMATS section 5.1): the reader's three checks in order, and the
+// spyre_provenance.json (docs/formats.md, "Sidecars"): the reader's three checks in order, and the
 // document as origins entries. The documents are testdata/spyre/ (scripts/gen_spyre_provenance.py);
 // the invalid variants are mutations written here, one per rule.
 #include "sdscprov/sidecars/sidecar.hpp"

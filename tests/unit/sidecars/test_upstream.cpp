@@ -1,5 +1,5 @@
-// Upstream PyTorch provenance mappings (FORMATS section 5.2): both versions, the stack traces
-// file, errors at line:col, and what they say about one kernel.
+// Upstream PyTorch provenance mappings (docs/formats.md, "Sidecars"): both versions, the stack
+// traces file, errors at line:col, and what they say about one kernel.
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <doctest/doctest.h>

@@ -179,7 +179,7 @@ TEST_CASE("scan: opening ahead gives the ordinary open's results, file for file"
     add("sdsc_20.json", op_doc(20, "last"));
 
     ScanOptions options;
-    options.stamp = false;
+    options.fstat_before_read = false;
     options.max_file_size = 2000;
     auto results_of = [&](bool ahead, const std::vector<std::size_t>& order) {
         Scanner scanner(options);
@@ -241,7 +241,7 @@ TEST_CASE("scan: files are opened ahead a group at a time") {
     test::TempDir t;
     std::vector<SdscFile> files = kernel_files(t, 3);
     ScanOptions options;
-    options.stamp = false;
+    options.fstat_before_read = false;
     Scanner scanner(options);
     std::vector<const SdscFile*> list = {&files[0], &files[1], &files[2]};
     scanner.prefetch(list);
@@ -254,7 +254,7 @@ TEST_CASE("scan: files are opened ahead a group at a time") {
     t.file("k/sdsc_2.json", op_doc(2, "again"));
     struct stat st {};
     REQUIRE(::stat(files[2].path.c_str(), &st) == 0);
-    options.stamp = true;
+    options.fstat_before_read = true;
     Scanner stamped(options);
     stamped.prefetch(list);
     CHECK(stamped.scan_file(files[0]).status == FileStatus::ok);

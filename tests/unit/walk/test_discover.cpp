@@ -12,7 +12,7 @@
 using namespace sdscprov;
 namespace fs = std::filesystem;
 
-TEST_CASE("discover: SDSC file names (FORMATS section 1)") {
+TEST_CASE("discover: SDSC file names (docs/formats.md)") {
     struct Case {
         const char* name;
         bool match;
