@@ -469,7 +469,8 @@ struct TraceRead {
     };
     std::vector<Event> events;
     std::string text;
-    std::optional<TraceError> error;
+    std::optional<Problem> error;
+    std::uint64_t error_offset = 0;
     TraceStats stats;
 };
 
@@ -498,13 +499,14 @@ inline TraceRead read_trace(std::string_view bytes, std::size_t chunk, unsigned 
     TraceCollector collector(r);
     auto result = reader.read_bytes(bytes, collector);
     r.error = result.error;
+    r.error_offset = result.error_offset;
     r.stats = result.stats;
     return r;
 }
 
 inline bool same_outcome(const TraceRead& a, const TraceRead& b) {
     if (a.error || b.error) {
-        return a.error && b.error && a.error->offset == b.error->offset &&
+        return a.error && b.error && a.error_offset == b.error_offset &&
                a.error->code == b.error->code && a.error->message == b.error->message;
     }
     return a.events == b.events && a.text == b.text;
@@ -831,8 +833,8 @@ public:
             return;
         }
         if (whole.error) {
-            require(whole.error->offset <= bytes.size(), "trace: an error past the end");
-            TextPosition at = position_at(bytes, whole.error->offset);
+            require(whole.error_offset <= bytes.size(), "trace: an error past the end");
+            TextPosition at = position_at(bytes, whole.error_offset);
             if (whole.error->pos.line != 0) {
                 require(whole.error->pos.line == at.line && whole.error->pos.col == at.col,
                         "trace: the error's line:col is not its offset's");

@@ -179,8 +179,7 @@ void print_problems(const std::vector<Problem>& problems) {
         if (quiet_mode && p.severity != Severity::error) {
             continue;
         }
-        std::cerr << quoted_location(p.path, p.pos) << ": " << to_string(p.severity) << ": "
-                  << printable_text(p.message) << " [" << to_string(p.code) << "]\n";
+        std::cerr << problem_line(p) << '\n';
     }
 }
 

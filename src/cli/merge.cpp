@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "sdscprov/core/display.hpp"
 
 #include <iostream>
 
@@ -34,14 +35,14 @@ int run_merge(const std::vector<std::string>& paths) {
         auto report = sdscprov::read_shard_report(path, problem);
         if (!report) {
             print_problems({problem});
-            std::cerr << "sdscprov merge: cannot read " << path << ": nothing merged\n";
+            std::cerr << "sdscprov merge: cannot read " << quote_path(path) << ": nothing merged\n";
             return exit_bad_input;
         }
         reports.push_back(std::move(*report));
     }
     auto merged = sdscprov::merge_reports(reports);
-    if (!merged.error.empty()) {
-        std::cerr << "sdscprov merge: " << merged.error << '\n';
+    if (merged.problem) {
+        std::cerr << "sdscprov merge: " << problem_line(*merged.problem) << '\n';
         return exit_bad_input;
     }
     std::cout << merged.report;

@@ -28,12 +28,6 @@ namespace {
 
 constexpr std::size_t printed_per_code = 10; // of one code on stderr (JSON has them all)
 
-void print_line(const std::string& path, TextPosition pos, Severity severity,
-                const std::string& message, std::string_view code) {
-    std::cerr << quoted_location(path, pos) << ": " << to_string(severity) << ": "
-              << printable_text(message) << " [" << code << "]\n";
-}
-
 // Each problem on standard error; whether any is an error.
 bool print_problems_of(const std::vector<Problem>& problems) {
     print_problems(problems);
@@ -42,10 +36,10 @@ bool print_problems_of(const std::vector<Problem>& problems) {
 
 } // namespace
 
-bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool quiet) {
+bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet) {
     bool errors = false;
-    std::map<ProfileCode, std::size_t> printed;
-    std::map<ProfileCode, std::uint64_t> left_out;
+    std::map<ProblemCode, std::size_t> printed;
+    std::map<ProblemCode, std::uint64_t> left_out;
     for (const auto& d : diagnostics) {
         errors |= d.severity == Severity::error;
         if (quiet && d.severity != Severity::error) {
@@ -55,8 +49,7 @@ bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool q
             ++left_out[d.code];
             continue;
         }
-        std::string events = d.events == 1 ? "" : " (" + std::to_string(d.events) + " events)";
-        print_line(d.path, d.pos, d.severity, d.message + events, to_string(d.code));
+        std::cerr << problem_line(d) << '\n';
     }
     for (const auto& [code, n] : left_out) {
         std::cerr << "sdscprov profile: " << n << " more " << to_string(code)
@@ -217,9 +210,8 @@ int run_profile(const ProfileCli& o) {
     TraceReadResult read = reader.read(o.trace, progress.enabled() ? counted : handler);
     progress.clear();
     if (read.error) {
+        problems.push_back(*read.error);
         print_problems(problems);
-        print_line(o.trace, read.error->pos, Severity::error, read.error->message,
-                   read.error->code);
         std::cerr << "sdscprov profile: the trace could not be read: no report"
                   << (annotate ? ", no annotated trace" : "") << '\n';
         return exit_bad_input;

@@ -43,7 +43,7 @@ int run_profile(const ProfileCli& options);
 // written to standard output (false on a failed write, reported).
 bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
                    PairingSources& sources, std::vector<Problem>& problems);
-bool print_diagnostics(const std::vector<ProfileDiagnostic>& diagnostics, bool quiet);
+bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet);
 // The sidecars read and the caches indexed for pairing (false, said on stderr, when a sidecar is
 // refused or a cache cannot be reached); `several`: the messages speak of the traces.
 bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,

@@ -60,9 +60,7 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
         reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
     progress.clear();
     if (read.error) {
-        std::cerr << quoted_location(trace, read.error->pos)
-                  << ": error: " << printable_text(read.error->message) << " [" << read.error->code
-                  << "]\n";
+        print_problems({*read.error});
         std::cerr << "sdscprov profile: the trace could not be read: no comparison\n";
         return std::nullopt;
     }

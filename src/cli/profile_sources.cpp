@@ -3,6 +3,7 @@
 #include "profile.hpp"
 
 #include "common.hpp"
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 
 #include <cerrno>
@@ -30,7 +31,7 @@ bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
                 roots.push_back(root);
             } else if (sources.sidecars.empty()) {
                 std::cerr << "sdscprov profile: no --origins sidecar and no kernel cache at "
-                          << root << " (give the caches on the command line): nothing to pair "
+                          << quote_path(root) << " (give the caches on the command line): nothing to pair "
                           << "the " << what << " with\n";
                 return false;
             }
@@ -39,8 +40,8 @@ bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
         for (const auto& root : roots) {
             struct stat st {};
             if (::stat(root.c_str(), &st) != 0) {
-                std::cerr << root << ": error: cannot access: " << std::strerror(errno)
-                          << " [bad-argument]\n";
+                std::string reason = std::string("cannot access: ") + std::strerror(errno);
+                print_problems({make_problem(root, {}, ProblemCode::bad_argument, reason)});
                 return false;
             }
         }

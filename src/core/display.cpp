@@ -146,6 +146,20 @@ std::string quoted_location(std::string_view path, TextPosition pos) {
     return s;
 }
 
+std::string problem_line(const Problem& p) {
+    std::string line = p.path.empty() ? std::string() : quoted_location(p.path, p.pos) + ": ";
+    line += to_string(p.severity);
+    line += ": ";
+    line += printable_text(p.message);
+    if (p.events > 1) {
+        line += " (" + std::to_string(p.events) + " events)";
+    }
+    line += " [";
+    line += to_string(p.code);
+    line += ']';
+    return line;
+}
+
 std::string base64_encode(std::string_view bytes) {
     std::string out;
     out.reserve((bytes.size() + 2) / 3 * 4);

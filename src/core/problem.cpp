@@ -1,6 +1,7 @@
 #include "sdscprov/core/problem.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace sdscprov {
 
@@ -87,76 +88,70 @@ std::string_view to_string(Severity s) {
     return "error";
 }
 
+namespace {
+
+// The code strings, in the enum's order.
+constexpr std::array<std::string_view, 52> code_names = {
+    "io-error",                    // io_error
+    "not-a-regular-file",          // not_regular_file
+    "file-too-large",              // file_too_large
+    "parse-error",                 // parse_error
+    "not-sdsc",                    // not_sdsc
+    "duplicate-handle",            // duplicate_handle
+    "index-mismatch",              // index_mismatch
+    "opfunc-mismatch",             // opfunc_mismatch
+    "malformed-handle",            // malformed_handle
+    "bad-argument",                // bad_argument
+    "bad-origins",                 // bad_origins
+    "bad-bundle",                  // bad_bundle
+    "bad-mappings",                // bad_mappings
+    "bad-ideal-cycles",            // bad_ideal_cycles
+    "join-mismatch",               // join_mismatch
+    "ambiguous-kernel",            // ambiguous_kernel
+    "write-failed",                // write_failed
+    "changed-on-disk",             // changed_on_disk
+    "leftover-temp",               // leftover_temp
+    "internal-error",              // internal_error
+    "unsupported-schema-version",  // unsupported_schema_version
+    "schema-validation-failure",   // schema_validation_failure
+    "semantic-validation-failure", // semantic_validation_failure
+    "stale-handle",                // stale_handle
+    "inconsistent-handle-id",      // inconsistent_handle_id
+    "conflicting-origins",         // conflicting_origins
+    "kernel-without-dir",          // kernel_without_dir
+    "unknown-sidecar",             // unknown_sidecar
+    "empty-sidecar",               // empty_sidecar
+    "no-sdsc-files",               // no_sdsc_files
+    "symlink-not-followed",        // symlink_not_followed
+    "hard-links",                  // hard_links
+    "nested-handle",               // nested_handle
+    "carrier-conflict",            // carrier_conflict
+    "collision",                   // collision
+    "unknown-key",                 // unknown_key
+    "unparsable-name",             // unparsable_name
+    "malformed-provenance-key",    // malformed_provenance_key
+    "malformed-debug-handles",     // malformed_debug_handles
+    "native-handle-disagreement",  // native_handle_disagreement
+    "no-handles",                  // no_handles
+    "unknown-handle",              // unknown_handle
+    "sources-disagree",            // sources_disagree
+    "bad-duration",                // bad_duration
+    "bad-cycles-ts",               // bad_cycles_ts
+    "not-an-event",                // not_an_event
+    "already-annotated",           // already_annotated
+    "util-over-100",               // util_over_100
+    "not-a-trace",                 // not_a_trace
+    "value-too-large",             // value_too_large
+    "bad-gzip",                    // bad_gzip
+    "merge-refused",               // merge_refused
+};
+static_assert(code_names.size() == static_cast<std::size_t>(ProblemCode::merge_refused) + 1);
+
+} // namespace
+
 std::string_view to_string(ProblemCode c) {
-    switch (c) {
-    case ProblemCode::io_error:
-        return "io-error";
-    case ProblemCode::not_regular_file:
-        return "not-a-regular-file";
-    case ProblemCode::file_too_large:
-        return "file-too-large";
-    case ProblemCode::parse_error:
-        return "parse-error";
-    case ProblemCode::not_sdsc:
-        return "not-sdsc";
-    case ProblemCode::duplicate_handle:
-        return "duplicate-handle";
-    case ProblemCode::index_mismatch:
-        return "index-mismatch";
-    case ProblemCode::opfunc_mismatch:
-        return "opfunc-mismatch";
-    case ProblemCode::malformed_handle:
-        return "malformed-handle";
-    case ProblemCode::bad_argument:
-        return "bad-argument";
-    case ProblemCode::bad_origins:
-        return "bad-origins";
-    case ProblemCode::bad_bundle:
-        return "bad-bundle";
-    case ProblemCode::bad_mappings:
-        return "bad-mappings";
-    case ProblemCode::bad_ideal_cycles:
-        return "bad-ideal-cycles";
-    case ProblemCode::join_mismatch:
-        return "join-mismatch";
-    case ProblemCode::ambiguous_kernel:
-        return "ambiguous-kernel";
-    case ProblemCode::write_failed:
-        return "write-failed";
-    case ProblemCode::leftover_temp:
-        return "leftover-temp";
-    case ProblemCode::changed_on_disk:
-        return "changed-on-disk";
-    case ProblemCode::internal_error:
-        return "internal-error";
-    case ProblemCode::unsupported_schema_version:
-        return "unsupported-schema-version";
-    case ProblemCode::schema_validation_failure:
-        return "schema-validation-failure";
-    case ProblemCode::semantic_validation_failure:
-        return "semantic-validation-failure";
-    case ProblemCode::stale_handle:
-        return "stale-handle";
-    case ProblemCode::inconsistent_handle_id:
-        return "inconsistent-handle-id";
-    case ProblemCode::conflicting_origins:
-        return "conflicting-origins";
-    case ProblemCode::kernel_without_dir:
-        return "kernel-without-dir";
-    case ProblemCode::unknown_sidecar:
-        return "unknown-sidecar";
-    case ProblemCode::empty_sidecar:
-        return "empty-sidecar";
-    case ProblemCode::no_sdsc_files:
-        return "no-sdsc-files";
-    case ProblemCode::symlink_not_followed:
-        return "symlink-not-followed";
-    case ProblemCode::hard_links:
-        return "hard-links";
-    case ProblemCode::nested_handle:
-        return "nested-handle";
-    }
-    return "unknown";
+    auto i = static_cast<std::size_t>(c);
+    return i < code_names.size() ? code_names[i] : "unknown";
 }
 
 Severity default_severity(ProblemCode c) {
@@ -172,6 +167,17 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::empty_sidecar:
     case ProblemCode::nested_handle:
     case ProblemCode::no_sdsc_files: // check makes it an error: a gate that checks nothing fails
+    case ProblemCode::unknown_key:
+    case ProblemCode::unparsable_name:
+    case ProblemCode::malformed_provenance_key:
+    case ProblemCode::malformed_debug_handles:
+    case ProblemCode::native_handle_disagreement:
+    case ProblemCode::no_handles:
+    case ProblemCode::unknown_handle:
+    case ProblemCode::sources_disagree:
+    case ProblemCode::not_an_event:
+    case ProblemCode::already_annotated:
+    case ProblemCode::util_over_100:
         return Severity::warning;
     case ProblemCode::leftover_temp:
     case ProblemCode::kernel_without_dir:

@@ -17,13 +17,13 @@ namespace sdscprov {
 // name is only not kept apart.
 class EvictedNames {
 public:
-    void add(ProfileCode code, std::string_view name) {
+    void add(ProblemCode code, std::string_view name) {
         if (words_.empty()) {
             words_.assign(bits / 64, 0);
         }
         for_probes(code, name, [&](std::size_t bit) { words_[bit / 64] |= bit_of(bit); });
     }
-    bool may_hold(ProfileCode code, std::string_view name) const {
+    bool may_hold(ProblemCode code, std::string_view name) const {
         if (words_.empty()) {
             return false;
         }
@@ -36,12 +36,13 @@ public:
 private:
     static constexpr std::size_t bits = std::size_t{1} << 23;
     static std::uint64_t bit_of(std::size_t bit) { return std::uint64_t{1} << (bit % 64); }
-    // FNV-1a 64 of the code and the name, then two halves for double hashing: the same probes
+    // FNV-1a 64 of the code (its rank among the event codes) and the name, then two halves for double hashing: the same probes
     // on every machine and run.
-    template <class F> static void for_probes(ProfileCode code, std::string_view name, F f) {
+    template <class F> static void for_probes(ProblemCode code, std::string_view name, F f) {
         std::uint64_t h = 0xcbf29ce484222325ULL;
         auto mix = [&](unsigned char c) { h = (h ^ c) * 0x100000001b3ULL; };
-        mix(static_cast<unsigned char>(code));
+        mix(static_cast<unsigned char>(static_cast<unsigned>(code) -
+                                       static_cast<unsigned>(first_event_code)));
         for (char c : name) {
             mix(static_cast<unsigned char>(c));
         }

@@ -133,7 +133,7 @@ struct ProfileBuilder::Impl {
 
     // The events of one unresolved group: same reason, same name (without #<step>).
     struct Group {
-        ProfileCode reason;
+        ProblemCode reason;
         std::string name;
         std::string key;
     };
@@ -163,20 +163,20 @@ struct ProfileBuilder::Impl {
     // The unresolved groups kept apart, at most max_unresolved_groups, and the same ordered by
     // device time (then events, then slot): the least is the first to leave for the overflow
     // group, which then takes every later event of its name (evicted_names remembers them).
-    std::map<std::pair<ProfileCode, std::string>, std::uint32_t> unresolved_by_name;
+    std::map<std::pair<ProblemCode, std::string>, std::uint32_t> unresolved_by_name;
     std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>> unresolved_ranking;
     EvictedNames evicted_names;
     // Groups that left the table: a lower bound of the names in the overflow group (a name that
     // the filter turned away without its having left is not counted).
     std::uint64_t overflow_names = 0;
     std::optional<std::uint32_t> overflow_group;
-    std::vector<ProfileDiagnostic> diagnostics;
-    std::map<std::pair<ProfileCode, std::string>, std::uint32_t> diagnostic_by_message;
+    std::vector<Problem> diagnostics;
+    std::map<std::pair<ProblemCode, std::string>, std::uint32_t> diagnostic_by_message;
     // Distinct diagnostics per code, and the one that counts the events of the others beyond
     // max_diagnostics_per_code (a trace of a million distinct bad names stays small).
-    std::map<ProfileCode, std::uint32_t> diagnostics_per_code;
-    std::map<ProfileCode, std::uint32_t> diagnostic_overflow;
-    std::map<std::pair<ProfileCode, std::uint32_t>, std::uint32_t> event_diagnostics;
+    std::map<ProblemCode, std::uint32_t> diagnostics_per_code;
+    std::map<ProblemCode, std::uint32_t> diagnostic_overflow;
+    std::map<std::pair<ProblemCode, std::uint32_t>, std::uint32_t> event_diagnostics;
     ProfileCoverage coverage;
     StageTotals stages;
     std::string key_buf;
@@ -195,8 +195,15 @@ struct ProfileBuilder::Impl {
         }
     }
 
+    // A diagnostic of no event yet, at `e`.
+    Problem event_problem(ProblemCode code, const TraceEvent& e, std::string message) {
+        Problem p = make_problem(path, reader.position(e.offset), code, std::move(message));
+        p.first_event = e.index;
+        return p;
+    }
+
     // A diagnostic about the variant being created; one per code and message.
-    std::uint32_t diagnose(ProfileCode code, const TraceEvent& e, std::string message) {
+    std::uint32_t diagnose(ProblemCode code, const TraceEvent& e, std::string message) {
         auto key = std::make_pair(code, message);
         auto it = diagnostic_by_message.find(key);
         if (it != diagnostic_by_message.end()) {
@@ -206,38 +213,36 @@ struct ProfileBuilder::Impl {
             auto [over, added] = diagnostic_overflow.try_emplace(code, 0U);
             if (added) {
                 over->second = static_cast<std::uint32_t>(diagnostics.size());
-                diagnostics.push_back(
-                    {code, severity_of(code), path, reader.position(e.offset), e.index, 0,
-                     "more events of this kind, of other names or keys than the " +
-                         std::to_string(max_diagnostics_per_code) +
-                         " diagnostics of this code before it: counted here (from this event on)"});
+                diagnostics.push_back(event_problem(
+                    code, e,
+                    "more events of this kind, of other names or keys than the " +
+                        std::to_string(max_diagnostics_per_code) +
+                        " diagnostics of this code before it: counted here (from this event on)"));
             }
             return over->second;
         }
         auto index = static_cast<std::uint32_t>(diagnostics.size());
-        diagnostics.push_back({code, severity_of(code), path, reader.position(e.offset), e.index, 0,
-                               std::move(message)});
+        diagnostics.push_back(event_problem(code, e, std::move(message)));
         diagnostic_by_message.emplace(std::move(key), index);
         return index;
     }
 
     // A diagnostic about single events of a bundle: one per code and bundle, counted here.
-    void diagnose_event(ProfileCode code, std::uint32_t bundle, const TraceEvent& e,
+    void diagnose_event(ProblemCode code, std::uint32_t bundle, const TraceEvent& e,
                         const std::string& message) {
         auto [it, added] = event_diagnostics.try_emplace({code, bundle}, 0U);
         if (added) {
             it->second = static_cast<std::uint32_t>(diagnostics.size());
-            diagnostics.push_back(
-                {code, severity_of(code), path, reader.position(e.offset), e.index, 0, message});
+            diagnostics.push_back(event_problem(code, e, message));
         }
         ++diagnostics[it->second].events;
     }
 
-    static Group group_of(ProfileCode reason, std::string_view name, std::string_view key) {
+    static Group group_of(ProblemCode reason, std::string_view name, std::string_view key) {
         return {reason, std::string(name), std::string(key)};
     }
 
-    std::uint32_t overflow(ProfileCode reason) {
+    std::uint32_t overflow(ProblemCode reason) {
         if (!overflow_group) {
             overflow_group = static_cast<std::uint32_t>(bundles.size());
             BundleState b;
@@ -317,7 +322,7 @@ struct ProfileBuilder::Impl {
             const auto& first = bundles[found->second].bundle;
             if (how == Resolution::caches && first.handle_ids != ids) {
                 v.diagnostics.push_back(diagnose(
-                    ProfileCode::native_handle_disagreement, e,
+                    ProblemCode::native_handle_disagreement, e,
                     "events of key " + std::string(key) + " carry other args.debug_handles " +
                         id_list(ids) + " than the first one's " + id_list(first.handle_ids) +
                         ": the first event's are used"));
@@ -393,7 +398,7 @@ struct ProfileBuilder::Impl {
                 dirs = intersection(by_name, holding);
                 if (dirs.empty()) {
                     state.diagnostics.push_back(diagnose(
-                        ProfileCode::sources_disagree, e,
+                        ProblemCode::sources_disagree, e,
                         "the sidecar's kernel " +
                             joined(
                                 names, [](const std::string& s) { return s; }, "") +
@@ -409,7 +414,7 @@ struct ProfileBuilder::Impl {
                 const auto* cached = caches.find(b.handle_ids[i]);
                 if (cached != nullptr && !(cached->handle == state.handles[i])) {
                     state.diagnostics.push_back(
-                        diagnose(ProfileCode::sources_disagree, e,
+                        diagnose(ProblemCode::sources_disagree, e,
                                  "handle " + b.handle_ids[i] + " differs between " + doc->path +
                                      " and " + cached->file + ": the sidecar's is used"));
                 }
@@ -449,7 +454,7 @@ struct ProfileBuilder::Impl {
             native = e.provenance_key;
         } else if (e.provenance_key_state != FieldState::absent) {
             v.diagnostics.push_back(
-                diagnose(ProfileCode::malformed_provenance_key, e,
+                diagnose(ProblemCode::malformed_provenance_key, e,
                          e.provenance_key_state == FieldState::ok
                              ? "args.provenance_key '" + printable(e.provenance_key) +
                                    "' is not 16 lowercase base32 characters: ignored"
@@ -460,13 +465,13 @@ struct ProfileBuilder::Impl {
             handles.emplace(e.debug_handles.begin(), e.debug_handles.end());
             std::set<std::string> distinct(handles->begin(), handles->end());
             if (distinct.size() != handles->size()) {
-                v.diagnostics.push_back(diagnose(ProfileCode::malformed_debug_handles, e,
+                v.diagnostics.push_back(diagnose(ProblemCode::malformed_debug_handles, e,
                                                  "args.debug_handles names an id twice: ignored"));
                 handles.reset();
             }
         } else if (e.debug_handles_state == FieldState::wrong_type) {
             v.diagnostics.push_back(
-                diagnose(ProfileCode::malformed_debug_handles, e,
+                diagnose(ProblemCode::malformed_debug_handles, e,
                          "args.debug_handles is not an array of strings: ignored"));
         }
 
@@ -475,17 +480,17 @@ struct ProfileBuilder::Impl {
                 return v; // not a Spyre kernel event
             }
             v.kernel = true;
-            v.group = group_of(ProfileCode::unparsable_name, group_name, "");
+            v.group = group_of(ProblemCode::unparsable_name, group_name, "");
             v.diagnostics.push_back(
-                diagnose(ProfileCode::unparsable_name, e,
+                diagnose(ProblemCode::unparsable_name, e,
                          "event name '" + printable(name) +
                              "' is not spyre_kernel_v1_<summary>_<key>[#<step>]: unpaired"));
             return v;
         }
         v.kernel = true;
         if (parsed && native && *parsed != *native) {
-            v.group = group_of(ProfileCode::carrier_conflict, group_name, *parsed);
-            v.diagnostics.push_back(diagnose(ProfileCode::carrier_conflict, e,
+            v.group = group_of(ProblemCode::carrier_conflict, group_name, *parsed);
+            v.diagnostics.push_back(diagnose(ProblemCode::carrier_conflict, e,
                                              "the name's key " + std::string(*parsed) +
                                                  " and args.provenance_key " +
                                                  std::string(*native) + " differ: unpaired"));
@@ -500,8 +505,8 @@ struct ProfileBuilder::Impl {
             }
             const auto& id = identity->second;
             if (parsed && *base != id.event_name_base) {
-                v.group = group_of(ProfileCode::collision, group_name, key);
-                v.diagnostics.push_back(diagnose(ProfileCode::collision, e,
+                v.group = group_of(ProblemCode::collision, group_name, key);
+                v.diagnostics.push_back(diagnose(ProblemCode::collision, e,
                                                  "key " + key + " is the bundle '" +
                                                      id.event_name_base + "' in " + doc.path +
                                                      ", not '" + printable(*base) + "': unpaired"));
@@ -509,7 +514,7 @@ struct ProfileBuilder::Impl {
             }
             if (handles && *handles != id.direct_handle_ids) {
                 v.diagnostics.push_back(
-                    diagnose(ProfileCode::native_handle_disagreement, e,
+                    diagnose(ProblemCode::native_handle_disagreement, e,
                              "args.debug_handles " + id_list(*handles) + " differ from " +
                                  id_list(id.direct_handle_ids) + " in " + doc.path + " for key " +
                                  key + ": the sidecar's are used"));
@@ -521,16 +526,16 @@ struct ProfileBuilder::Impl {
         bool by_caches = !sources.caches.empty() && handles;
         if (!sources.sidecars.empty()) {
             v.diagnostics.push_back(
-                diagnose(ProfileCode::unknown_key, e,
+                diagnose(ProblemCode::unknown_key, e,
                          "key " + key + " is in no sidecar given" +
                              (by_caches ? ": paired through the caches" : ": unpaired")));
         }
         if (!by_caches) {
-            ProfileCode reason =
-                sources.sidecars.empty() ? ProfileCode::no_handles : ProfileCode::unknown_key;
-            if (reason == ProfileCode::no_handles) {
+            ProblemCode reason =
+                sources.sidecars.empty() ? ProblemCode::no_handles : ProblemCode::unknown_key;
+            if (reason == ProblemCode::no_handles) {
                 v.diagnostics.push_back(diagnose(
-                    ProfileCode::no_handles, e,
+                    ProblemCode::no_handles, e,
                     "event of key " + key +
                         " carries no args.debug_handles and there is no sidecar: unpaired"));
             }
@@ -543,13 +548,13 @@ struct ProfileBuilder::Impl {
             (sources.caches.find(id) != nullptr ? known : unknown).push_back(id);
         }
         if (!unknown.empty()) {
-            v.diagnostics.push_back(diagnose(ProfileCode::unknown_handle, e,
+            v.diagnostics.push_back(diagnose(ProblemCode::unknown_handle, e,
                                              "args.debug_handles " + id_list(unknown) + " of key " +
                                                  key + (unknown.size() == 1 ? " is" : " are") +
                                                  " in no SDSC file of the caches" +
                                                  (known.empty() ? ": unpaired" : "")));
             if (known.empty()) {
-                v.group = group_of(ProfileCode::unknown_handle, group_name, key);
+                v.group = group_of(ProblemCode::unknown_handle, group_name, key);
                 return v;
             }
         }
@@ -561,7 +566,7 @@ struct ProfileBuilder::Impl {
         last_annotated = nullptr;
         ++coverage.trace_events;
         if (!e.object) {
-            diagnose_event(ProfileCode::not_an_event, std::numeric_limits<std::uint32_t>::max(), e,
+            diagnose_event(ProblemCode::not_an_event, std::numeric_limits<std::uint32_t>::max(), e,
                            "an element of traceEvents that is not an object: ignored");
             return;
         }
@@ -629,7 +634,7 @@ struct ProfileBuilder::Impl {
                 : e.dur_state == FieldState::wrong_type
                     ? "dur is not a number"
                     : "dur " + std::string(e.dur) + " is negative or longer than 2^62 ns";
-            diagnose_event(ProfileCode::bad_duration, slot, e,
+            diagnose_event(ProblemCode::bad_duration, slot, e,
                            what + ": the time of these events is not counted");
         }
         if (e.cycles_ts_state == FieldState::ok && e.cycles_ts_count == 5 && e.cycles_ts_counters) {
@@ -640,7 +645,7 @@ struct ProfileBuilder::Impl {
                 t.stages = stages_of(e.cycles_ts);
             }
         } else if (e.cycles_ts_state != FieldState::absent) {
-            diagnose_event(ProfileCode::bad_cycles_ts, slot, e,
+            diagnose_event(ProblemCode::bad_cycles_ts, slot, e,
                            "args.cycles_ts is not five integers in [0, 2^32): the stages of "
                            "these events are not counted");
         }
@@ -663,7 +668,7 @@ struct ProfileBuilder::Impl {
             coverage.resolved_ns = saturating_add(coverage.resolved_ns, t.ns);
             if (annotate) {
                 if (e.has_sdscprov_arg) {
-                    diagnose_event(ProfileCode::already_annotated, slot, e,
+                    diagnose_event(ProblemCode::already_annotated, slot, e,
                                    "args.sdscprov is there already: the event is left as it is");
                 } else if (e.args_state != FieldState::wrong_type) {
                     last_annotated = &bundle.bundle;
@@ -675,7 +680,7 @@ struct ProfileBuilder::Impl {
     void ideal_event(DeviceTime& t, std::uint32_t bundle, const TraceEvent& e) {
         const BundleIdeal& ideal = *bundles[bundle].bundle.ideal;
         if (t.ideal.add_event(t.ns, ideal.ns)) {
-            diagnose_event(ProfileCode::util_over_100, bundle, e,
+            diagnose_event(ProblemCode::util_over_100, bundle, e,
                            "the ideal of " + std::to_string(ideal.ns) + " ns (" +
                                std::to_string(ideal.kernel.cycles) + " cycles at " +
                                std::to_string(ideals.core_mhz()) + " MHz, " + ideal.kernel_dir +
@@ -851,7 +856,7 @@ struct ProfileBuilder::Impl {
             }
         }
         std::stable_sort(r.diagnostics.begin(), r.diagnostics.end(),
-                         [](const ProfileDiagnostic& a, const ProfileDiagnostic& b) {
+                         [](const Problem& a, const Problem& b) {
                              return a.first_event != b.first_event ? a.first_event < b.first_event
                                                                    : a.code < b.code;
                          });

@@ -131,54 +131,6 @@ void DeviceTime::add(const DeviceTime& other) {
 
 // ---- names --------------------------------------------------------------------------------------
 
-std::string_view to_string(ProfileCode c) {
-    switch (c) {
-    case ProfileCode::carrier_conflict:
-        return "carrier-conflict";
-    case ProfileCode::collision:
-        return "collision";
-    case ProfileCode::unknown_key:
-        return "unknown-key";
-    case ProfileCode::unparsable_name:
-        return "unparsable-name";
-    case ProfileCode::malformed_provenance_key:
-        return "malformed-provenance-key";
-    case ProfileCode::malformed_debug_handles:
-        return "malformed-debug-handles";
-    case ProfileCode::native_handle_disagreement:
-        return "native-handle-disagreement";
-    case ProfileCode::no_handles:
-        return "no-handles";
-    case ProfileCode::unknown_handle:
-        return "unknown-handle";
-    case ProfileCode::sources_disagree:
-        return "sources-disagree";
-    case ProfileCode::bad_duration:
-        return "bad-duration";
-    case ProfileCode::bad_cycles_ts:
-        return "bad-cycles-ts";
-    case ProfileCode::not_an_event:
-        return "not-an-event";
-    case ProfileCode::already_annotated:
-        return "already-annotated";
-    case ProfileCode::util_over_100:
-        return "util-over-100";
-    }
-    return "unknown";
-}
-
-Severity severity_of(ProfileCode c) {
-    switch (c) {
-    case ProfileCode::carrier_conflict:
-    case ProfileCode::collision:
-    case ProfileCode::bad_duration:
-    case ProfileCode::bad_cycles_ts:
-        return Severity::error;
-    default:
-        return Severity::warning;
-    }
-}
-
 std::string_view to_string(Resolution r) {
     switch (r) {
     case Resolution::sidecar:

@@ -54,8 +54,10 @@ struct TraceReader::Impl {
     json_split::Splitter splitter;
     std::vector<std::uint64_t> ends;
     TraceStats stats;
-    std::optional<TraceError> error;
-    std::optional<std::pair<std::string, std::string>> source_error; // code, message
+    std::string path; // for the error's Problem
+    std::optional<Problem> error;
+    std::uint64_t error_offset = 0;
+    std::optional<std::pair<ProblemCode, std::string>> source_error; // code, message
 
     // Parsing: batches wait in `queue` for a worker (or this thread, while it waits for the next
     // batch to hand over); `inflight` holds them in text order until their events are handed
@@ -107,14 +109,15 @@ struct TraceReader::Impl {
         return {cursor.line, cursor.col};
     }
 
-    bool fail(std::uint64_t offset, std::string code, std::string message) {
+    bool fail(std::uint64_t offset, ProblemCode code, std::string message) {
         if (source_error && offset >= end_offset()) {
             // What looks cut short at the end is the input that could not be read on.
             code = source_error->first;
             message = source_error->second;
         }
         if (!error) {
-            error = TraceError{position(offset), offset, std::move(code), std::move(message)};
+            error = make_problem(path, position(offset), code, std::move(message));
+            error_offset = offset;
         }
         return false;
     }
@@ -126,7 +129,7 @@ struct TraceReader::Impl {
         if (!located) {
             return false;
         }
-        return fail(offset + located->offset, "parse-error", located->message);
+        return fail(offset + located->offset, ProblemCode::parse_error, located->message);
     }
 
     // ---- the window -------------------------------------------------------------------------
@@ -167,7 +170,8 @@ struct TraceReader::Impl {
         if (got < 0) {
             // Read as the end of the text: an error in what was read comes first, else this one
             // (fail() puts it at the end).
-            source_error.emplace(source->gzip() ? "bad-gzip" : "io-error", source->error());
+            source_error.emplace(source->gzip() ? ProblemCode::bad_gzip : ProblemCode::io_error,
+                                 source->error());
             eof = true;
             return false;
         }
@@ -218,7 +222,7 @@ struct TraceReader::Impl {
             std::uint64_t scanned = pos;
             while (found.empty()) {
                 if (scanned - pos > options.max_value_bytes) {
-                    fail(pos, "value-too-large",
+                    fail(pos, ProblemCode::value_too_large,
                          "a member value larger than " + std::to_string(options.max_value_bytes) +
                              " bytes: not read");
                     return std::nullopt;
@@ -253,7 +257,7 @@ struct TraceReader::Impl {
                     return p + 1;
                 }
                 if (p - pos > options.max_value_bytes) {
-                    fail(pos, "value-too-large",
+                    fail(pos, ProblemCode::value_too_large,
                          "a string longer than " + std::to_string(options.max_value_bytes) +
                              " bytes: not read");
                     return std::nullopt;
@@ -318,16 +322,17 @@ struct TraceReader::Impl {
         }
         // The '[' stands for no byte of the text: an error found there is at pos.
         if (!fail_located(text, pos - 1)) {
-            fail(pos, "parse-error", "invalid JSON value");
+            fail(pos, ProblemCode::parse_error, "invalid JSON value");
         }
-        if (error && error->offset < pos) {
-            *error = TraceError{position(pos), pos, error->code, error->message};
+        if (error && error_offset < pos) {
+            error->pos = position(pos);
+            error_offset = pos;
         }
         return std::nullopt;
     }
 
     bool truncated(std::uint64_t at_offset, std::string_view what) {
-        return fail(at_offset, "parse-error",
+        return fail(at_offset, ProblemCode::parse_error,
                     "unexpected end of input " + std::string(what) + " (truncated trace?)");
     }
 
@@ -341,7 +346,7 @@ struct TraceReader::Impl {
         pos = skip_ws(pos);
         int c = peek(pos);
         if (c < 0) {
-            return error ? false : fail(pos, "parse-error", "empty document: not a trace");
+            return error ? false : fail(pos, ProblemCode::parse_error, "empty document: not a trace");
         }
         if (c == '[') {
             stats.bare_array = true;
@@ -360,14 +365,14 @@ struct TraceReader::Impl {
             if (!type) {
                 return false;
             }
-            return fail(pos, "not-a-trace",
+            return fail(pos, ProblemCode::not_a_trace,
                         "the document is " + std::string(type_name(*type)) +
                             ", not an object with a traceEvents array");
         }
         bool seen_events = false;
         pos = skip_ws(pos + 1);
         if (peek(pos) == '}') {
-            return fail(pos, "not-a-trace", "the document has no traceEvents member");
+            return fail(pos, ProblemCode::not_a_trace, "the document has no traceEvents member");
         }
         while (true) {
             int q = peek(pos);
@@ -375,7 +380,7 @@ struct TraceReader::Impl {
                 return error ? false : truncated(pos, "in the trace's outer object");
             }
             if (q != '"') {
-                return fail(pos, "parse-error", "expected a member name (a string)");
+                return fail(pos, ProblemCode::parse_error, "expected a member name (a string)");
             }
             auto key_end = value_end(pos);
             if (!key_end) {
@@ -391,7 +396,7 @@ struct TraceReader::Impl {
                 if (peek(pos) < 0) {
                     return error ? false : truncated(pos, "after a member name");
                 }
-                return fail(pos, "parse-error", "expected ':' after the member name");
+                return fail(pos, ProblemCode::parse_error, "expected ':' after the member name");
             }
             pos = skip_ws(pos + 1);
             if (peek(pos) < 0) {
@@ -399,7 +404,7 @@ struct TraceReader::Impl {
             }
             if (key == "traceEvents") {
                 if (seen_events) {
-                    return fail(key_pos, "not-a-trace", "traceEvents is given twice");
+                    return fail(key_pos, ProblemCode::not_a_trace, "traceEvents is given twice");
                 }
                 seen_events = true;
                 if (peek(pos) != '[') {
@@ -411,7 +416,7 @@ struct TraceReader::Impl {
                     if (!type) {
                         return false;
                     }
-                    return fail(pos, "not-a-trace",
+                    return fail(pos, ProblemCode::not_a_trace,
                                 "traceEvents is " + std::string(type_name(*type)) +
                                     ", not an array");
                 }
@@ -443,10 +448,10 @@ struct TraceReader::Impl {
             if (d < 0) {
                 return error ? false : truncated(pos, "in the trace's outer object");
             }
-            return fail(pos, "parse-error", "expected ',' or '}' after a member");
+            return fail(pos, ProblemCode::parse_error, "expected ',' or '}' after a member");
         }
         if (!seen_events) {
-            return fail(pos, "not-a-trace", "the document has no traceEvents member");
+            return fail(pos, ProblemCode::not_a_trace, "the document has no traceEvents member");
         }
         return finish_document(pos + 1);
     }
@@ -455,7 +460,7 @@ struct TraceReader::Impl {
         keep_from = pos;
         pos = skip_ws(pos);
         if (peek(pos) >= 0) {
-            return fail(pos, "parse-error", "content after the end of the document");
+            return fail(pos, ProblemCode::parse_error, "content after the end of the document");
         }
         if (error) {
             return false;
@@ -541,11 +546,11 @@ struct TraceReader::Impl {
 
     // An error found while cutting batches: the batches before it are handed over first (an
     // error in them comes first in the text).
-    bool fail_after_batches(std::uint64_t offset, std::string code, std::string message) {
+    bool fail_after_batches(std::uint64_t offset, ProblemCode code, std::string message) {
         if (!drain()) {
             return false;
         }
-        return fail(offset, std::move(code), std::move(message));
+        return fail(offset, code, std::move(message));
     }
 
     // The bytes from `seg` that no element end was found in: cut short at the end of the input
@@ -553,7 +558,7 @@ struct TraceReader::Impl {
     void unfinished(std::uint64_t seg, bool first, bool at_end) {
         auto p = first ? std::optional<std::uint64_t>(seg) : next_token(seg, end_offset());
         if (p && !first && *at(*p) != ',') {
-            fail_after_batches(*p, "parse-error", "expected ',' or ']' after an event");
+            fail_after_batches(*p, ProblemCode::parse_error, "expected ',' or ']' after an event");
             return;
         }
         if (p) {
@@ -561,15 +566,15 @@ struct TraceReader::Impl {
             text.append(at(*p + 1), static_cast<std::size_t>(end_offset() - *p - 1));
             auto located = locate_json_error(text);
             if (located && located->offset < text.size()) {
-                fail_after_batches(*p + located->offset, "parse-error", located->message);
+                fail_after_batches(*p + located->offset, ProblemCode::parse_error, located->message);
                 return;
             }
         }
         if (at_end) {
-            fail_after_batches(end_offset(), "parse-error",
+            fail_after_batches(end_offset(), ProblemCode::parse_error,
                                "unexpected end of input inside traceEvents (truncated trace?)");
         } else {
-            fail_after_batches(p.value_or(seg), "value-too-large",
+            fail_after_batches(p.value_or(seg), ProblemCode::value_too_large,
                                "an event larger than " + std::to_string(options.max_value_bytes) +
                                    " bytes: not read");
         }
@@ -583,15 +588,15 @@ struct TraceReader::Impl {
         if (!first) {
             opener = next_token(seg, last);
             if (opener && *at(*opener) != ',') {
-                return fail_after_batches(*opener, "parse-error",
+                return fail_after_batches(*opener, ProblemCode::parse_error,
                                           "expected ',' or ']' after an event");
             }
             if (!opener && !final) {
-                return fail_after_batches(last, "parse-error",
+                return fail_after_batches(last, ProblemCode::parse_error,
                                           "expected ',' or ']' after an event");
             }
             if (opener && final && !next_token(*opener + 1, last)) {
-                return fail_after_batches(last, "parse-error",
+                return fail_after_batches(last, ProblemCode::parse_error,
                                           "expected an event after ',', found ']'");
             }
         }
@@ -732,7 +737,7 @@ struct TraceReader::Impl {
         }
         bool ok = true;
         if (b.error) {
-            ok = fail(b.error->first, "parse-error", b.error->second);
+            ok = fail(b.error->first, ProblemCode::parse_error, b.error->second);
         } else {
             if (cursor.offset < b.seg + b.size) {
                 cursor.advance(b.bytes.data() + (cursor.offset - b.seg),
@@ -755,6 +760,7 @@ struct TraceReader::Impl {
         TraceReadResult result;
         result.stats = stats;
         result.error = error;
+        result.error_offset = error_offset;
         return result;
     }
 };
@@ -766,10 +772,11 @@ TraceReader::~TraceReader() = default;
 TraceReadResult TraceReader::read(const std::string& path, TraceHandler& handler) {
     impl_ = std::make_unique<Impl>(impl_->options);
     std::string error;
+    impl_->path = path;
     impl_->source = trace_source::open_file(path, impl_->options.chunk_bytes, error);
     if (!impl_->source) {
         TraceReadResult result;
-        result.error = TraceError{{}, 0, "io-error", error};
+        result.error = make_problem(path, {}, ProblemCode::io_error, error);
         return result;
     }
     return impl_->run(handler);

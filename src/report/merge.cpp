@@ -440,7 +440,7 @@ void merge_superdsc(std::vector<Input>& inputs) {
 MergeResult merge_reports(const std::vector<ShardReport>& reports) {
     MergeResult result;
     if (reports.empty()) {
-        result.error = "no report to merge";
+        result.problem = make_problem({}, {}, ProblemCode::merge_refused, "no report to merge");
         return result;
     }
     try {
@@ -511,7 +511,7 @@ MergeResult merge_reports(const std::vector<ShardReport>& reports) {
         result.report.push_back('\n');
     } catch (const Refusal& r) {
         result.report.clear();
-        result.error = r.message;
+        result.problem = make_problem({}, {}, ProblemCode::merge_refused, r.message);
     }
     return result;
 }

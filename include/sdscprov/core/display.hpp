@@ -45,6 +45,12 @@ inline constexpr std::size_t unlimited_width = static_cast<std::size_t>(-1) / 4;
 // "path:line:col", or "path" for a problem without a position, the path as quote_path() gives it.
 std::string quoted_location(std::string_view path, TextPosition pos);
 
+// The one way a problem is shown on a terminal: "path:line:col: severity: message [code]", the
+// path as quoted_location() gives it and the message as printable_text(); " (N events)" after
+// the message for a diagnostic of more than one trace event; "severity: message [code]" for a
+// problem of no one input (an empty path).
+std::string problem_line(const Problem& p);
+
 // Standard base64 (RFC 4648, with padding), and back: nullopt for text that is not base64.
 std::string base64_encode(std::string_view bytes);
 std::optional<std::string> base64_decode(std::string_view text);

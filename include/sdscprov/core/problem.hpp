@@ -1,8 +1,11 @@
 // Problems: what went wrong with one input, as a value. Stages never throw for bad input; they
-// return Problems and the command-line front decides the exit status.
+// return Problems and the command-line front decides the exit status. Every command's problems,
+// profile's event diagnostics, a trace that cannot be read and reports that cannot be merged are
+// all Problems, shown by one function (problem_line, core/display.hpp).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,17 +81,48 @@ enum class ProblemCode {
     symlink_not_followed, // a kernel directory reached only through a symbolic link (a note)
     hard_links,           // a file written has other names, which keep the old bytes (a note)
     nested_handle,        // a debug_handle_ below the op's members, not the op's own (a warning)
+    // profile's diagnostics of trace events (Problem::events counts them), in this order; the
+    // names of torch-spyre's trace reader where it has one (carrier-conflict, collision,
+    // native-handle-disagreement).
+    carrier_conflict,           // the name's key and args.provenance_key differ: unresolved
+    collision,                  // the key's identity has another eventNameBase: unresolved
+    unknown_key,                // no sidecar has the key
+    unparsable_name,            // named spyre_kernel... but not spyre_kernel_v1_<summary>_<key>
+    malformed_provenance_key,   // args.provenance_key not 16 base32 characters: ignored
+    malformed_debug_handles,    // args.debug_handles not an array of distinct strings: ignored
+    native_handle_disagreement, // args.debug_handles differ from the sidecar's: the sidecar wins
+    no_handles,                 // no sidecar has the key and the event carries no debug_handles
+    unknown_handle,             // a debug_handles id found in no SDSC file of the caches
+    sources_disagree,           // the sidecar and the caches' files say different things
+    bad_duration,               // dur missing, not a number, negative or absurd: not counted
+    bad_cycles_ts,              // cycles_ts not five integers in [0, 2^32): stages not counted
+    not_an_event,               // an element of traceEvents that is not an object
+    already_annotated,          // args.sdscprov exists: --annotate-trace leaves the event alone
+    util_over_100,              // the bundle's ideal exceeds the event's dur
+    // A trace that cannot be read (besides parse-error and io-error).
+    not_a_trace,     // JSON, but no traceEvents array
+    value_too_large, // an event or a member beside traceEvents over the reader's limit
+    bad_gzip,        // gzip data corrupt or cut short
+    merge_refused,   // shards' reports that cannot be merged into one run's
 };
+
+// The first and last of profile's event diagnostics.
+inline constexpr ProblemCode first_event_code = ProblemCode::carrier_conflict;
+inline constexpr ProblemCode last_event_code = ProblemCode::util_over_100;
 
 std::string_view to_string(ProblemCode c);
 Severity default_severity(ProblemCode c);
 
 struct Problem {
-    std::string path;
+    std::string path; // empty: a problem of no one input (merge's)
     TextPosition pos;
     Severity severity = Severity::error;
     ProblemCode code = ProblemCode::parse_error;
     std::string message;
+    // profile's diagnostics: a group of events (same code, same bundle), the first one's index
+    // in traceEvents and how many there are (0 for every other problem).
+    std::uint64_t first_event = 0;
+    std::uint64_t events = 0;
 };
 
 inline Problem make_problem(std::string path, TextPosition pos, ProblemCode code,

@@ -68,39 +68,10 @@ struct DeviceTime {
 
 // ---- diagnostics --------------------------------------------------------------------------------
 
-// What a kernel event's pairing or values ran into. The names of torch-spyre's trace reader
-// where it has one (carrier-conflict, collision, native-handle-disagreement).
-enum class ProfileCode : std::uint8_t {
-    carrier_conflict,           // the name's key and args.provenance_key differ: unresolved
-    collision,                  // the key's identity has another eventNameBase: unresolved
-    unknown_key,                // no sidecar has the key
-    unparsable_name,            // named spyre_kernel... but not spyre_kernel_v1_<summary>_<key>
-    malformed_provenance_key,   // args.provenance_key not 16 base32 characters: ignored
-    malformed_debug_handles,    // args.debug_handles not an array of distinct strings: ignored
-    native_handle_disagreement, // args.debug_handles differ from the sidecar's: the sidecar wins
-    no_handles,                 // no sidecar has the key and the event carries no debug_handles
-    unknown_handle,             // a debug_handles id found in no SDSC file of the caches
-    sources_disagree,           // the sidecar and the caches' files say different things
-    bad_duration,               // dur missing, not a number, negative or absurd: not counted
-    bad_cycles_ts,              // cycles_ts not five integers in [0, 2^32): stages not counted
-    not_an_event,               // an element of traceEvents that is not an object
-    already_annotated,          // args.sdscprov exists: --annotate-trace leaves the event alone
-    util_over_100,              // the bundle's ideal exceeds the event's dur
-};
-std::string_view to_string(ProfileCode c); // "carrier-conflict", ...
-Severity severity_of(ProfileCode c);
-
-// One diagnostic for a group of events (same code, same bundle): where the first one is, and
-// how many there are.
-struct ProfileDiagnostic {
-    ProfileCode code = ProfileCode::unknown_key;
-    Severity severity = Severity::warning;
-    std::string path; // the trace
-    TextPosition pos; // of the first event
-    std::uint64_t first_event = 0;
-    std::uint64_t events = 0;
-    std::string message;
-};
+// What a kernel event's pairing or values ran into is a Problem of one of the event codes
+// (first_event_code to last_event_code, core/problem.hpp), for a group of events (same code, same
+// bundle): at the first one (path the trace, pos and first_event), and how many there are
+// (events).
 
 // ---- the report ---------------------------------------------------------------------------------
 
@@ -120,7 +91,7 @@ struct ProfileBundle {
     std::string key;        // the provenance key; empty when no key could be read
     std::string event_name; // the event name without #<step> (of the first event)
     Resolution resolution = Resolution::unresolved;
-    std::optional<ProfileCode> reason;     // why it is unresolved
+    std::optional<ProblemCode> reason;     // why it is unresolved
     std::vector<std::string> handle_ids;   // the direct handles, in the bundle's order
     std::vector<std::string> kernel_names; // compiler kernel names, sorted
     std::vector<std::string> kernel_dirs;  // in walk order
@@ -192,7 +163,7 @@ struct ProfileReport {
     IdealSummary ideal;
     std::vector<ProfileRow> by_category;
     std::vector<DebugHandle> handles;  // the bundles' direct handles (fused_from nested), by id
-    std::vector<ProfileDiagnostic> diagnostics; // by first event
+    std::vector<Problem> diagnostics; // of the event codes, by first event
     std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
 };
 

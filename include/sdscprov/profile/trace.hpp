@@ -88,18 +88,14 @@ struct TraceStats {
     bool bare_array = false; // the whole document is the array (Chrome's JSON Array Format)
 };
 
-// A fatal problem: nothing after it was read. `code` is parse-error (not JSON), not-a-trace
-// (JSON, but no traceEvents array), value-too-large or io-error.
-struct TraceError {
-    TextPosition pos; // 0:0 when there is no position (e.g. the file cannot be opened)
-    std::uint64_t offset = 0;
-    std::string code;
-    std::string message;
-};
-
+// `error`: a fatal problem, nothing after it was read: parse-error (not JSON), not-a-trace (JSON,
+// but no traceEvents array), value-too-large, bad-gzip or io-error, at its line:col (0:0 when
+// there is no position, e.g. the file cannot be opened), its path the trace's (empty for a trace
+// read from memory); `error_offset` is its byte offset in the trace's text.
 struct TraceReadResult {
     TraceStats stats;
-    std::optional<TraceError> error;
+    std::optional<Problem> error;
+    std::uint64_t error_offset = 0;
 };
 
 struct TraceReaderOptions {

@@ -25,13 +25,14 @@ struct ShardReport {
     std::string json;
 };
 
-// The merged report, or why the reports cannot be merged (`error`, one sentence naming the
-// report(s) concerned): not JSON, not an sdscprov report, made without --shard, reports of
-// different commands, schema versions, tool versions or shardings, a shard given twice or
-// missing, kernel directories in two shards or in the wrong one, different walks.
+// The merged report, or why the reports cannot be merged (`problem`: merge-refused, of no one
+// input, its message one sentence naming the report(s) concerned): not JSON, not an sdscprov
+// report, made without --shard, reports of different commands, schema versions, tool versions or
+// shardings, a shard given twice or missing, kernel directories in two shards or in the wrong
+// one, different walks.
 struct MergeResult {
-    std::string report; // when `error` is empty: what the single run prints
-    std::string error;
+    std::string report; // without `problem`: what the single run prints
+    std::optional<Problem> problem;
 };
 
 MergeResult merge_reports(const std::vector<ShardReport>& reports);

@@ -230,7 +230,7 @@ TEST_CASE("pairing diagnostics: each case, its severity and what becomes of the 
     REQUIRE(r.diagnostics.size() == 1);
     CHECK(r.diagnostics[0].events == 3);
     CHECK(r.bundles.size() == 1);
-    CHECK(r.bundles[0].reason == ProfileCode::unknown_key);
+    CHECK(r.bundles[0].reason == ProblemCode::unknown_key);
     CHECK(r.bundles[0].root_label == "[unresolved]");
     CHECK(r.bundles[0].kernel_label == other);
 }

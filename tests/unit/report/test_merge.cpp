@@ -91,7 +91,9 @@ std::vector<ShardReport> shards(const std::vector<std::string>& roots, std::uint
 std::string refusal(const std::vector<ShardReport>& reports) {
     auto merged = merge_reports(reports);
     CHECK(merged.report.empty());
-    return merged.error;
+    REQUIRE(merged.problem);
+    CHECK(merged.problem->code == ProblemCode::merge_refused);
+    return merged.problem->message;
 }
 
 // Edits a report's JSON with `edit`, written back as the printers write it.
@@ -124,7 +126,7 @@ TEST_CASE("merge: the shards of a scan give the single run's bytes, whatever the
         }
         std::reverse(reports.begin(), reports.end());
         auto merged = merge_reports(reports);
-        CHECK(merged.error == "");
+        CHECK_FALSE(merged.problem);
         CHECK(merged.report == single);
     }
 }
@@ -136,7 +138,7 @@ TEST_CASE("merge: the run's own problems are listed once, first") {
     map_warning.severity = Severity::warning;
     std::string single = print(t.roots(), std::nullopt, false, map_warning);
     auto merged = merge_reports(shards(t.roots(), 3, false, map_warning));
-    CHECK(merged.error == "");
+    CHECK_FALSE(merged.problem);
     CHECK(merged.report == single);
 
     // Shards run with different maps differ there: refused.
@@ -154,7 +156,7 @@ TEST_CASE("merge: check's JSON documents too") {
         auto reports = shards(t.roots(), n, true);
         std::rotate(reports.begin(), reports.begin() + 1, reports.end());
         auto merged = merge_reports(reports);
-        CHECK(merged.error == "");
+        CHECK_FALSE(merged.problem);
         CHECK(merged.report == single);
     }
 }
