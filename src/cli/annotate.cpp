@@ -149,9 +149,8 @@ run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string
     return result;
 }
 
-CLI::App* add_annotate_command(CLI::App& app, AnnotateCli& options) {
-    auto* annotate = app.add_subcommand(
-        "annotate", "Write debug_handle_ into SuperDSC files from the compile's origins map");
+void add_annotate_options(CLI::App& annotate_command, AnnotateCli& options) {
+    CLI::App* annotate = &annotate_command;
     annotate
         ->add_option("--origins", options.origins,
                      "The compile's sidecar: an origins map (docs/origins-map.md), torch-spyre's "
@@ -173,7 +172,6 @@ CLI::App* add_annotate_command(CLI::App& app, AnnotateCli& options) {
         "  sdscprov annotate --check --origins origins.json golden/   # CI: exit 1 if stale\n"
         "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable files, "
         "3 internal error.");
-    return annotate;
 }
 
 int run_annotate(const AnnotateCli& cli) {
@@ -186,7 +184,7 @@ int run_annotate(const AnnotateCli& cli) {
 
     // With --diff the diffs are the output (`annotate --diff ... | git apply`, as black does):
     // the text report goes to standard error.
-    const bool diffs_out = cli.write.diff && cli.common.format == "text";
+    const bool diffs_out = cli.write.diff && cli.common.format == Format::text;
     std::ostream& report_out = diffs_out ? std::cerr : std::cout;
     sdscprov::PrinterOptions printer_options =
         printer_options_for(cli.common, "annotate", diffs_out);
@@ -199,7 +197,7 @@ int run_annotate(const AnnotateCli& cli) {
     {
         Progress progress(annotate_options.mode == sdscprov::AnnotateMode::write ? "annotated"
                                                                                  : "checked",
-                          cli.write.diff || cli.common.all || cli.common.format != "text");
+                          cli.write.diff || cli.common.all || cli.common.format != Format::text);
         result = run_annotate_pipeline(
             cli.common, cli.origins, annotate_options,
             [&](const sdscprov::KernelReport& k) {

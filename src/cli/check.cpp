@@ -12,10 +12,8 @@
 
 namespace sdscprov::cli {
 
-CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
-    auto* check = app.add_subcommand(
-        "check", "Gate for golden kernels and CI: exit 1 if any SDSC file lacks a populated, "
-                 "well-formed debug_handle_ (or, with --origins, holds another handle)");
+void add_check_options(CLI::App& check_command, CheckCli& options) {
+    CLI::App* check = &check_command;
     check
         ->add_option("--origins", options.origins,
                      "Also check that each handle is the one this sidecar gives (an origins map "
@@ -23,21 +21,21 @@ CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_common_options(*check, options.common,
-                       {"text", "json", "sarif", "github", "junit", "html"});
+                       {Format::text, Format::json, Format::sarif, Format::github, Format::junit,
+                        Format::html});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"
         "  git diff --cached --name-only -z -- ':(glob)**/sdsc_[0-9]*.json' | xargs -0 -r "
         "sdscprov check --origins origins.json\n"
         "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
-    return check;
 }
 
 // check: text findings go to standard output as they are found (in discovery order); the other
 // formats are written once the run is complete. Problems and the summary go to standard error.
 // Exit 1 with findings, 2 with bad input, 0 when clean.
 int run_check(const CheckCli& cli) {
-    const std::string& format = cli.common.format;
+    const Format format = cli.common.format;
     sdscprov::CheckResult checked; // kept whole only for the formats written at the end
     std::uint64_t findings = 0;
     std::uint64_t files = 0;
@@ -51,11 +49,12 @@ int run_check(const CheckCli& cli) {
                                     report_width(STDOUT_FILENO));
     // Text findings are held to the end unless --all; the page streams; the other formats are
     // written at the end.
-    Progress progress("checked", cli.common.all || format == "html");
+    Progress progress("checked", cli.common.all || format == Format::html);
     // --format html: the page printer of scan, with the findings (report/html.hpp).
-    auto html = format == "html" ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
-                                                          printer_options_for(cli.common, "check"))
-                                 : nullptr;
+    auto html = format == Format::html
+                    ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
+                                             printer_options_for(cli.common, "check"))
+                    : nullptr;
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
         if (html) {
@@ -72,7 +71,7 @@ int run_check(const CheckCli& cli) {
             kernels_found.insert(name);
         }
         kernels.insert(std::move(name));
-        if (format != "text") {
+        if (format != Format::text) {
             checked.kernels.push_back(std::move(kernel));
             return;
         }
@@ -104,23 +103,23 @@ int run_check(const CheckCli& cli) {
     }
     checked.problems = result->problems;
     progress.clear();
-    if (format == "text") {
+    if (format == Format::text) {
         text.finish();
     } else if (html) {
         html->finish(result->totals, checked.problems);
-    } else if (format == "json" && result->totals.shard) {
+    } else if (format == Format::json && result->totals.shard) {
         sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
-    } else if (format == "json") {
+    } else if (format == Format::json) {
         std::vector<sdscprov::Finding> all;
         for (const auto& k : checked.kernels) {
             all.insert(all.end(), k.findings.begin(), k.findings.end());
         }
         sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
-    } else if (format == "sarif") {
+    } else if (format == Format::sarif) {
         sdscprov::write_check_sarif(std::cout, checked);
-    } else if (format == "junit") {
+    } else if (format == Format::junit) {
         sdscprov::write_check_junit(std::cout, checked);
-    } else if (format == "github") {
+    } else if (format == Format::github) {
         sdscprov::write_check_github(std::cout, checked);
         const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
         if (summary != nullptr && *summary != '\0') {
