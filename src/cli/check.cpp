@@ -12,6 +12,78 @@
 
 namespace sdscprov::cli {
 
+namespace {
+
+// The formats written once the run is complete: json, sarif, junit, github (with the step
+// summary GitHub Actions shows, when $GITHUB_STEP_SUMMARY names one).
+void write_whole_report(Format format, const sdscprov::CheckResult& checked,
+                        const std::optional<sdscprov::ShardWalk>& shard) {
+    if (format == Format::json && shard) {
+        sdscprov::write_check_json(std::cout, checked, *shard);
+    } else if (format == Format::json) {
+        std::vector<sdscprov::Finding> all;
+        for (const auto& k : checked.kernels) {
+            all.insert(all.end(), k.findings.begin(), k.findings.end());
+        }
+        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
+    } else if (format == Format::sarif) {
+        sdscprov::write_check_sarif(std::cout, checked);
+    } else if (format == Format::junit) {
+        sdscprov::write_check_junit(std::cout, checked);
+    } else if (format == Format::github) {
+        sdscprov::write_check_github(std::cout, checked);
+        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+        if (summary != nullptr && *summary != '\0') {
+            std::ofstream out(summary, std::ios::app);
+            sdscprov::write_check_markdown_summary(out, checked);
+            if (!out) {
+                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
+                          << ")\n";
+            }
+        }
+    }
+}
+
+// What the summary counts: findings, files, and kernels (by name; a directory without one by its
+// own name) and directories, in all and with findings: the words and numbers of scan's report
+// (docs/formats.md).
+struct CheckTally {
+    std::uint64_t findings = 0;
+    std::uint64_t files = 0;
+    std::set<std::string> kernels;
+    std::set<std::string> kernels_found;
+    std::uint64_t dirs = 0;
+    std::uint64_t dirs_found = 0;
+
+    void count(const sdscprov::KernelReport& k, const sdscprov::CheckedKernel& kernel) {
+        files += kernel.files;
+        findings += kernel.findings.size();
+        std::string name = k.dir.kernel ? *k.dir.kernel
+                                        : k.dir.path.substr(k.dir.path.rfind('/') + 1);
+        ++dirs;
+        if (!kernel.findings.empty()) {
+            ++dirs_found;
+            kernels_found.insert(name);
+        }
+        kernels.insert(std::move(name));
+    }
+
+    // The run's summary line on standard error.
+    void print() const {
+        auto counted = [](std::uint64_t k, std::uint64_t d) {
+            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
+                   (d == 1 ? " directory)" : " directories)");
+        };
+        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
+                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << "; "
+                  << counted(kernels_found.size(), dirs_found)
+                  << (kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
+                  << counted(kernels.size(), dirs) << '\n';
+    }
+};
+
+} // namespace
+
 void add_check_options(CLI::App& check_command, CheckCli& options) {
     CLI::App* check = &check_command;
     check
@@ -37,14 +109,7 @@ void add_check_options(CLI::App& check_command, CheckCli& options) {
 int run_check(const CheckCli& cli) {
     const Format format = cli.common.format;
     sdscprov::CheckResult checked; // kept whole only for the formats written at the end
-    std::uint64_t findings = 0;
-    std::uint64_t files = 0;
-    // Kernels (by name; a directory without one by its own name) and directories, in all and with
-    // findings: the words and numbers of scan's report (docs/formats.md).
-    std::set<std::string> kernels;
-    std::set<std::string> kernels_found;
-    std::uint64_t dirs = 0;
-    std::uint64_t dirs_found = 0;
+    CheckTally tally;
     sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
                                     report_width(STDOUT_FILENO));
     // Text findings are held to the end unless --all; the page streams; the other formats are
@@ -61,16 +126,7 @@ int run_check(const CheckCli& cli) {
             html->kernel(k);
         }
         auto kernel = sdscprov::checked_kernel(k);
-        files += kernel.files;
-        findings += kernel.findings.size();
-        std::string name = k.dir.kernel ? *k.dir.kernel
-                                        : k.dir.path.substr(k.dir.path.rfind('/') + 1);
-        ++dirs;
-        if (!kernel.findings.empty()) {
-            ++dirs_found;
-            kernels_found.insert(name);
-        }
-        kernels.insert(std::move(name));
+        tally.count(k, kernel);
         if (format != Format::text) {
             checked.kernels.push_back(std::move(kernel));
             return;
@@ -107,46 +163,17 @@ int run_check(const CheckCli& cli) {
         text.finish();
     } else if (html) {
         html->finish(result->totals, checked.problems);
-    } else if (format == Format::json && result->totals.shard) {
-        sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
-    } else if (format == Format::json) {
-        std::vector<sdscprov::Finding> all;
-        for (const auto& k : checked.kernels) {
-            all.insert(all.end(), k.findings.begin(), k.findings.end());
-        }
-        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
-    } else if (format == Format::sarif) {
-        sdscprov::write_check_sarif(std::cout, checked);
-    } else if (format == Format::junit) {
-        sdscprov::write_check_junit(std::cout, checked);
-    } else if (format == Format::github) {
-        sdscprov::write_check_github(std::cout, checked);
-        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
-        if (summary != nullptr && *summary != '\0') {
-            std::ofstream out(summary, std::ios::app);
-            sdscprov::write_check_markdown_summary(out, checked);
-            if (!out) {
-                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
-                          << ")\n";
-            }
-        }
+    } else {
+        write_whole_report(format, checked, result->totals.shard);
     }
     std::cout.flush();
     // The sidecars' own problems were printed when they were read.
     print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
                     result->problems.end()});
     if (!quiet_mode) {
-        auto counted = [](std::uint64_t k, std::uint64_t d) {
-            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
-                   (d == 1 ? " directory)" : " directories)");
-        };
-        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
-                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << "; "
-                  << counted(kernels_found.size(), dirs_found)
-                  << (kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
-                  << counted(kernels.size(), dirs) << '\n';
+        tally.print();
     }
-    return exit_status(result->problems, findings > 0);
+    return exit_status(result->problems, tally.findings > 0);
 }
 
 } // namespace sdscprov::cli
