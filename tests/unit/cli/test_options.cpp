@@ -178,3 +178,15 @@ TEST_CASE("options: strip's write flags become one WriteSettings, and a writing 
     CHECK(parse("strip", add_strip_options, bad, {"--durability", "some", "cache"}) ==
           "--durability: some not in {none,batch,full}");
 }
+
+TEST_CASE("options: --help lists a choice's names with the default's name") {
+    CLI::App app{"test", "sdscprov"};
+    StripCli strip;
+    auto* cmd = app.add_subcommand("strip", "the command");
+    add_strip_options(*cmd, strip);
+    std::string help = cmd->help();
+    CHECK(help.find("--format TEXT:{text,json}=text") != std::string::npos);
+    CHECK(help.find("--color TEXT:{auto,always,never}=auto") != std::string::npos);
+    CHECK(help.find("--durability TEXT:{none,batch,full}=batch") != std::string::npos);
+    CHECK(help.find("--shard I/N") != std::string::npos);
+}
