@@ -17,9 +17,8 @@ sdscprov::AnnotateRunOptions annotate_run_options(const CommonOptions& common,
     return options;
 }
 
-CLI::App* add_annotate_command(CLI::App& app, AnnotateCli& options) {
-    auto* annotate = app.add_subcommand(
-        "annotate", "Write debug_handle_ into SuperDSC files from the compile's origins map");
+void add_annotate_options(CLI::App& annotate_command, AnnotateCli& options) {
+    CLI::App* annotate = &annotate_command;
     annotate
         ->add_option("--origins", options.origins,
                      "The compile's sidecar: an origins map (docs/origins-map.md), torch-spyre's "
@@ -41,7 +40,6 @@ CLI::App* add_annotate_command(CLI::App& app, AnnotateCli& options) {
         "  sdscprov annotate --check --origins origins.json golden/   # CI: exit 1 if stale\n"
         "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable files, "
         "3 internal error.");
-    return annotate;
 }
 
 int run_annotate(const AnnotateCli& cli) {
@@ -53,7 +51,7 @@ int run_annotate(const AnnotateCli& cli) {
 
     // With --diff the diffs are the output (`annotate --diff ... | git apply`, as black does):
     // the text report goes to standard error.
-    const bool diffs_out = cli.write.diff && cli.common.format == "text";
+    const bool diffs_out = cli.write.diff && cli.common.format == Format::text;
     std::ostream& report_out = diffs_out ? std::cerr : std::cout;
     sdscprov::PrinterOptions printer_options =
         printer_options_for(cli.common, "annotate", diffs_out);
@@ -64,7 +62,7 @@ int run_annotate(const AnnotateCli& cli) {
     sdscprov::AnnotateRunResult result;
     {
         Progress progress(mode == sdscprov::WriteMode::write ? "annotated" : "checked",
-                          cli.write.diff || cli.common.all || cli.common.format != "text");
+                          cli.write.diff || cli.common.all || cli.common.format != Format::text);
         auto deliver = [&](const sdscprov::KernelReport& k) {
             progress.kernel(k.files.size());
             if (diffs_out) {

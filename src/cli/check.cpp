@@ -12,10 +12,80 @@
 
 namespace sdscprov::cli {
 
-CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
-    auto* check = app.add_subcommand(
-        "check", "Gate for golden kernels and CI: exit 1 if any SDSC file lacks a populated, "
-                 "well-formed debug_handle_ (or, with --origins, holds another handle)");
+namespace {
+
+// The formats written once the run is complete: json, sarif, junit, github (with the step
+// summary GitHub Actions shows, when $GITHUB_STEP_SUMMARY names one).
+void write_whole_report(Format format, const sdscprov::CheckResult& checked,
+                        const std::optional<sdscprov::ShardWalk>& shard) {
+    if (format == Format::json && shard) {
+        sdscprov::write_check_json(std::cout, checked, *shard);
+    } else if (format == Format::json) {
+        std::vector<sdscprov::Finding> all;
+        for (const auto& k : checked.kernels) {
+            all.insert(all.end(), k.findings.begin(), k.findings.end());
+        }
+        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
+    } else if (format == Format::sarif) {
+        sdscprov::write_check_sarif(std::cout, checked);
+    } else if (format == Format::junit) {
+        sdscprov::write_check_junit(std::cout, checked);
+    } else if (format == Format::github) {
+        sdscprov::write_check_github(std::cout, checked);
+        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+        if (summary != nullptr && *summary != '\0') {
+            std::ofstream out(summary, std::ios::app);
+            sdscprov::write_check_markdown_summary(out, checked);
+            if (!out) {
+                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
+                          << ")\n";
+            }
+        }
+    }
+}
+
+// What the summary counts: findings, files, and kernels (by name; a directory without one by its
+// own name) and directories, in all and with findings: the words and numbers of scan's report
+// (docs/formats.md).
+struct CheckTally {
+    std::uint64_t findings = 0;
+    std::uint64_t files = 0;
+    std::set<std::string> kernels;
+    std::set<std::string> kernels_found;
+    std::uint64_t dirs = 0;
+    std::uint64_t dirs_found = 0;
+
+    void count(const sdscprov::KernelReport& k, const sdscprov::CheckedKernel& kernel) {
+        files += kernel.files;
+        findings += kernel.findings.size();
+        std::string name = k.dir.kernel ? *k.dir.kernel
+                                        : k.dir.path.substr(k.dir.path.rfind('/') + 1);
+        ++dirs;
+        if (!kernel.findings.empty()) {
+            ++dirs_found;
+            kernels_found.insert(name);
+        }
+        kernels.insert(std::move(name));
+    }
+
+    // The run's summary line on standard error.
+    void print() const {
+        auto counted = [](std::uint64_t k, std::uint64_t d) {
+            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
+                   (d == 1 ? " directory)" : " directories)");
+        };
+        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
+                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << "; "
+                  << counted(kernels_found.size(), dirs_found)
+                  << (kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
+                  << counted(kernels.size(), dirs) << '\n';
+    }
+};
+
+} // namespace
+
+void add_check_options(CLI::App& check_command, CheckCli& options) {
+    CLI::App* check = &check_command;
     check
         ->add_option("--origins", options.origins,
                      "Also check that each handle is the one this sidecar gives (an origins map "
@@ -23,14 +93,14 @@ CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_common_options(*check, options.common,
-                       {"text", "json", "sarif", "github", "junit", "html"});
+                       {Format::text, Format::json, Format::sarif, Format::github, Format::junit,
+                        Format::html});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"
         "  git diff --cached --name-only -z -- ':(glob)**/sdsc_[0-9]*.json' | xargs -0 -r "
         "sdscprov check --origins origins.json\n"
         "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
-    return check;
 }
 
 // The run: a scan of the paths, or with --origins annotate's run in check mode (its sidecars'
@@ -63,42 +133,27 @@ checked_run(const CheckCli& cli, Progress& progress,
 // formats are written once the run is complete. Problems and the summary go to standard error.
 // Exit 1 with findings, 2 with bad input, 0 when clean.
 int run_check(const CheckCli& cli) {
-    const std::string& format = cli.common.format;
+    const Format format = cli.common.format;
     sdscprov::CheckResult checked; // kept whole only for the formats written at the end
-    std::uint64_t findings = 0;
-    std::uint64_t files = 0;
-    // Kernels (by name; a directory without one by its own name) and directories, in all and with
-    // findings: the words and numbers of scan's report (docs/formats.md).
-    std::set<std::string> kernels;
-    std::set<std::string> kernels_found;
-    std::uint64_t dirs = 0;
-    std::uint64_t dirs_found = 0;
+    CheckTally tally;
     sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
                                     report_width(STDOUT_FILENO));
     // Text findings are held to the end unless --all; the page streams; the other formats are
     // written at the end.
-    Progress progress("checked", cli.common.all || format == "html");
+    Progress progress("checked", cli.common.all || format == Format::html);
     // --format html: the page printer of scan, with the findings (report/html.hpp).
-    auto html = format == "html" ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
-                                                          printer_options_for(cli.common, "check"))
-                                 : nullptr;
+    auto html = format == Format::html
+                    ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
+                                             printer_options_for(cli.common, "check"))
+                    : nullptr;
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
         if (html) {
             html->kernel(k);
         }
         auto kernel = sdscprov::checked_kernel(k);
-        files += kernel.files;
-        findings += kernel.findings.size();
-        std::string name = k.dir.kernel ? *k.dir.kernel
-                                        : k.dir.path.substr(k.dir.path.rfind('/') + 1);
-        ++dirs;
-        if (!kernel.findings.empty()) {
-            ++dirs_found;
-            kernels_found.insert(name);
-        }
-        kernels.insert(std::move(name));
-        if (format != "text") {
+        tally.count(k, kernel);
+        if (format != Format::text) {
             checked.kernels.push_back(std::move(kernel));
             return;
         }
@@ -121,49 +176,19 @@ int run_check(const CheckCli& cli) {
     checked.problems = std::move(sidecar_problems);
     checked.problems.insert(checked.problems.end(), result->problems.begin(),
                             result->problems.end());
-    if (format == "text") {
+    if (format == Format::text) {
         text.finish();
     } else if (html) {
         html->finish(result->totals, checked.problems);
-    } else if (format == "json" && result->totals.shard) {
-        sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
-    } else if (format == "json") {
-        std::vector<sdscprov::Finding> all;
-        for (const auto& k : checked.kernels) {
-            all.insert(all.end(), k.findings.begin(), k.findings.end());
-        }
-        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
-    } else if (format == "sarif") {
-        sdscprov::write_check_sarif(std::cout, checked);
-    } else if (format == "junit") {
-        sdscprov::write_check_junit(std::cout, checked);
-    } else if (format == "github") {
-        sdscprov::write_check_github(std::cout, checked);
-        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
-        if (summary != nullptr && *summary != '\0') {
-            std::ofstream out(summary, std::ios::app);
-            sdscprov::write_check_markdown_summary(out, checked);
-            if (!out) {
-                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
-                          << ")\n";
-            }
-        }
+    } else {
+        write_whole_report(format, checked, result->totals.shard);
     }
     std::cout.flush();
     print_problems(result->problems);
-
     if (!quiet_mode) {
-        auto counted = [](std::uint64_t k, std::uint64_t d) {
-            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
-                   (d == 1 ? " directory)" : " directories)");
-        };
-        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
-                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << "; "
-                  << counted(kernels_found.size(), dirs_found)
-                  << (kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
-                  << counted(kernels.size(), dirs) << '\n';
+        tally.print();
     }
-    return exit_status(checked.problems, findings > 0);
+    return exit_status(checked.problems, tally.findings > 0);
 }
 
 } // namespace sdscprov::cli

@@ -1,5 +1,6 @@
-// The commands' fronts: each adds its subcommand and options to the application, and runs the
-// library's stages with them (one file per command: scan.cpp, annotate.cpp, ...).
+// The commands' fronts: each adds its options to its subcommand (made by main.cpp's table of
+// commands, with its name and summary), and runs the library's stages with them (one file per
+// command: scan.cpp, annotate.cpp, ...).
 #pragma once
 
 #include "common.hpp"
@@ -14,7 +15,7 @@
 
 namespace sdscprov::cli {
 
-CLI::App* add_scan_command(CLI::App& app, CommonOptions& options);
+void add_scan_options(CLI::App& scan, CommonOptions& options);
 int run_scan(const CommonOptions& options);
 
 struct AnnotateCli {
@@ -23,7 +24,7 @@ struct AnnotateCli {
     bool refresh = false;
     WriteCli write;
 };
-CLI::App* add_annotate_command(CLI::App& app, AnnotateCli& options);
+void add_annotate_options(CLI::App& annotate, AnnotateCli& options);
 int run_annotate(const AnnotateCli& options);
 
 // The options of annotate's run (commands/annotate_run.hpp) that annotate and check --origins
@@ -33,10 +34,10 @@ AnnotateRunOptions annotate_run_options(const CommonOptions& common,
 
 struct StripCli {
     CommonOptions common;
-    bool remove = false;
     WriteCli write;
+    StripOptions strip; // --remove, and the write options once the command line is parsed
 };
-CLI::App* add_strip_command(CLI::App& app, StripCli& options);
+void add_strip_options(CLI::App& strip, StripCli& options);
 int run_strip(const StripCli& options);
 
 struct ExplainCli {
@@ -44,23 +45,22 @@ struct ExplainCli {
     std::vector<std::string> roots;
     std::vector<std::string> mappings;
     std::vector<std::string> origins; // spyre_provenance.json: provenance keys to directories
-    std::string format = "text";
-    std::string color = "auto";
-    bool include_incomplete = false;
-    bool follow_symlinks = false;
+    Format format = Format::text;
+    ColorMode color = ColorMode::automatic;
+    DiscoverOptions discover;
     std::uint64_t max_file_size = default_max_file_size;
 };
-CLI::App* add_explain_command(CLI::App& app, ExplainCli& options);
+void add_explain_options(CLI::App& explain, ExplainCli& options);
 int run_explain(const ExplainCli& options);
 
 struct CheckCli {
     CommonOptions common;
     std::vector<std::string> origins;
 };
-CLI::App* add_check_command(CLI::App& app, CheckCli& options);
+void add_check_options(CLI::App& check, CheckCli& options);
 int run_check(const CheckCli& options);
 
-CLI::App* add_merge_command(CLI::App& app, std::vector<std::string>& reports);
+void add_merge_options(CLI::App& merge, std::vector<std::string>& reports);
 int run_merge(const std::vector<std::string>& reports);
 
 } // namespace sdscprov::cli

@@ -1,7 +1,6 @@
 #include "common.hpp"
 
 #include "sdscprov/core/display.hpp"
-#include "sdscprov/walk/shard.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,21 +12,6 @@
 namespace sdscprov::cli {
 
 namespace {
-
-// --shard I/N: only the kernel directories whose path hashes to shard I of N (1-based); the JSON
-// reports of all N shards are put back together by `sdscprov merge`.
-void add_shard_option(CLI::App& cmd, std::string& shard) {
-    cmd.add_option("--shard", shard,
-                   "Process shard I of N (1-based) of the kernel directories, chosen by a hash of "
-                   "each directory's path; `sdscprov merge` joins the shards' JSON reports")
-        ->type_name("I/N")
-        ->check(CLI::Validator(
-            [](const std::string& text) {
-                std::string error;
-                return parse_shard(text, error) ? std::string() : error;
-            },
-            ""));
-}
 
 bool any_internal_error(const std::vector<Problem>& problems) {
     return std::any_of(problems.begin(), problems.end(),
@@ -47,24 +31,14 @@ void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::st
         ->capture_default_str();
 }
 
-void add_color_option(CLI::App& cmd, std::string& color, const std::string& what) {
-    cmd.add_option("--color", color, what)
-        ->check(CLI::IsMember({"auto", "always", "never"}))
-        ->capture_default_str();
-}
-
-void add_common_options(CLI::App& cmd, CommonOptions& o, const std::vector<std::string>& formats) {
+void add_common_options(CLI::App& cmd, CommonOptions& o, const std::vector<Format>& formats) {
     cmd.add_option("paths", o.paths, "Kernel cache directories, kernel directories or SDSC files")
         ->required();
-    cmd.add_option("--format", o.format, "Report format")
-        ->check(CLI::IsMember(formats))
-        ->capture_default_str();
+    add_format_option(cmd, o.format, formats, "Report format");
     cmd.add_option("-j,--jobs", o.jobs, "Worker threads (default: all cores)")
         ->check(CLI::Range(1U, 1024U));
-    cmd.add_flag("--include-incomplete", o.include_incomplete,
-                 "Also scan the kernel cache's temporary (*.tmp.*) and failed/ entries");
-    cmd.add_flag("--follow-symlinks", o.follow_symlinks,
-                 "Follow symbolic links to directories (loops are detected)");
+    add_discover_options(cmd, o.discover, "scan",
+                         "Follow symbolic links to directories (loops are detected)");
     add_max_file_size_option(cmd, o.max_file_size,
                              "Larger files (SDSC files, bundle.mlir, sidecars) are reported, not "
                              "read (bytes)");
@@ -77,37 +51,11 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, const std::vector<std::
     add_shard_option(cmd, o.shard);
 }
 
-void add_write_options(CLI::App& cmd, WriteCli& o, const std::string& check_help) {
-    cmd.add_flag("--dry-run", o.dry_run, "Report what would change, write nothing");
-    cmd.add_flag("--check", o.check, check_help);
-    cmd.add_flag("--diff", o.diff,
-                 "Print a unified diff of each change and write nothing (a preview, as black "
-                 "and ruff do; with --check, exit 1 when there are changes)");
-    cmd.add_option("--durability", o.durability,
-                   "none: no fsync; batch: one syncfs per batch of files, then renames; "
-                   "full: fsync every file")
-        ->check(CLI::IsMember({"none", "batch", "full"}))
-        ->capture_default_str();
-}
-
-WriteSettings write_settings(const WriteCli& o) {
-    WriteSettings w;
-    // --diff previews: it never writes, so `strip --diff . > out.diff` leaves the tree alone.
-    w.mode = o.check               ? WriteMode::check
-             : o.dry_run || o.diff ? WriteMode::dry_run
-                                   : WriteMode::write;
-    w.durability = o.durability == "none"   ? Durability::none
-                   : o.durability == "full" ? Durability::full
-                                            : Durability::batch;
-    w.diff = o.diff;
-    return w;
-}
-
-bool use_color(const std::string& mode, int fd) {
-    if (mode == "always") {
+bool use_color(ColorMode mode, int fd) {
+    if (mode == ColorMode::always) {
         return true;
     }
-    if (mode == "never") {
+    if (mode == ColorMode::never) {
         return false;
     }
     const char* no_color = std::getenv("NO_COLOR");
@@ -143,29 +91,12 @@ PrinterOptions printer_options_for(const CommonOptions& o, std::string command, 
     return p;
 }
 
-ReportFormat report_format(const std::string& name) {
-    if (name == "json") {
-        return ReportFormat::json;
-    }
-    if (name == "markdown") {
-        return ReportFormat::markdown;
-    }
-    if (name == "html") {
-        return ReportFormat::html;
-    }
-    return ReportFormat::text;
-}
-
 PipelineOptions pipeline_options(const CommonOptions& o) {
     PipelineOptions options;
     options.jobs = o.jobs;
-    options.discover.include_incomplete = o.include_incomplete;
-    options.discover.follow_symlinks = o.follow_symlinks;
+    options.discover = o.discover;
     options.scan.max_file_size = o.max_file_size;
-    if (!o.shard.empty()) {
-        std::string error;
-        options.shard = parse_shard(o.shard, error); // validated when parsed
-    }
+    options.shard = o.shard;
     return options;
 }
 

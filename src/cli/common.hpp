@@ -7,10 +7,12 @@
 #include "sdscprov/core/file_size.hpp"
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/report/report.hpp"
+#include "options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -26,15 +28,14 @@ inline constexpr int exit_internal = 3;
 // The options of scan, annotate, strip and check.
 struct CommonOptions {
     std::vector<std::string> paths;
-    std::string format = "text";
+    Format format = Format::text;
     unsigned jobs = 0;
-    bool include_incomplete = false;
-    bool follow_symlinks = false;
+    DiscoverOptions discover;
     std::uint64_t max_file_size = default_max_file_size;
-    std::string color = "auto";
+    ColorMode color = ColorMode::automatic;
     bool quiet = false;
-    bool all = false;  // text: one row per directory
-    std::string shard; // --shard I/N (shard.hpp); empty: every kernel directory
+    bool all = false;          // text: one row per directory
+    std::optional<Shard> shard; // --shard I/N (shard.hpp); unset: every kernel directory
 };
 
 // --quiet: nothing but findings (check) and errors; set once the command line is parsed.
@@ -45,23 +46,12 @@ void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::st
 // paths, --format (one of `formats`), -j, --include-incomplete, --follow-symlinks,
 // --max-file-size, -q, -v/--all, --color, --shard.
 void add_common_options(CLI::App& cmd, CommonOptions& o,
-                        const std::vector<std::string>& formats = {"text", "json", "markdown",
-                                                                   "html"});
-// --color auto|always|never.
-void add_color_option(CLI::App& cmd, std::string& color, const std::string& what);
-// The write options of annotate and strip: --dry-run, --check, --diff, --durability.
-struct WriteCli {
-    bool dry_run = false;
-    bool check = false;
-    bool diff = false;
-    std::string durability = "batch";
-};
-void add_write_options(CLI::App& cmd, WriteCli& o, const std::string& check_help);
-WriteSettings write_settings(const WriteCli& o);
+                        const std::vector<Format>& formats = {Format::text, Format::json,
+                                                              Format::markdown, Format::html});
 
 // Colour for a report written to `fd`: --color always / never, else only on a terminal and
 // without NO_COLOR (no-color.org: the command-line flag wins over the variable).
-bool use_color(const std::string& mode, int fd = STDOUT_FILENO);
+bool use_color(ColorMode mode, int fd = STDOUT_FILENO);
 // The width text reports fit in: $COLUMNS, else the terminal's, else 100.
 std::size_t text_width(int fd);
 // The width of a report's names: text_width() on a terminal; elsewhere unlimited_width (a piped
@@ -70,7 +60,7 @@ std::size_t report_width(int fd);
 // Printer options shared by the commands: colour and width for the stream the report goes to.
 PrinterOptions printer_options_for(const CommonOptions& o, std::string command,
                                    bool to_stderr = false);
-ReportFormat report_format(const std::string& name);
+// The pipeline's options: -j, the walk's, --max-file-size, --shard.
 PipelineOptions pipeline_options(const CommonOptions& o);
 
 bool any_error(const std::vector<Problem>& problems);

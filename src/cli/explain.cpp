@@ -12,9 +12,8 @@
 
 namespace sdscprov::cli {
 
-CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
-    auto* explain = app.add_subcommand(
-        "explain", "Show, op by op, where a kernel comes from: source line, ATen op, FX nodes");
+void add_explain_options(CLI::App& explain_command, ExplainCli& options) {
+    CLI::App* explain = &explain_command;
     explain
         ->add_option("target", options.target,
                      "A kernel name, a kernel directory, an SDSC file, or a kernel row of "
@@ -36,14 +35,11 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
                      "key (KERNEL@KEY) is; may be given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
-    explain->add_option("--format", options.format, "Output format")
-        ->check(CLI::IsMember({"text", "json", "html"}))
-        ->capture_default_str();
+    add_format_option(*explain, options.format, {Format::text, Format::json, Format::html},
+                      "Output format");
     add_color_option(*explain, options.color, "Colour in text output");
-    explain->add_flag("--include-incomplete", options.include_incomplete,
-                      "Also look in the kernel cache's temporary (*.tmp.*) and failed/ entries");
-    explain->add_flag("--follow-symlinks", options.follow_symlinks,
-                      "Follow symbolic links to directories");
+    add_discover_options(*explain, options.discover, "look in",
+                         "Follow symbolic links to directories");
     add_max_file_size_option(*explain, options.max_file_size,
                              "Larger files (SDSC files, mappings) are reported, not read (bytes)");
     explain->footer("Example:\n  sdscprov explain sdsc_fused_addmm_1\n"
@@ -52,13 +48,9 @@ CLI::App* add_explain_command(CLI::App& app, ExplainCli& options) {
                     "cache/inductor-spyre/sdsc_fused_addmm_1_b9d3wz0e\n"
                     "Exit status: 0 explained, 2 target not found or bad input, 3 internal "
                     "error.");
-    return explain;
 }
 
 int run_explain(const ExplainCli& cli) {
-    sdscprov::DiscoverOptions discover;
-    discover.include_incomplete = cli.include_incomplete;
-    discover.follow_symlinks = cli.follow_symlinks;
     std::vector<sdscprov::Problem> problems;
     std::vector<sdscprov::UpstreamMappings> mappings;
     for (const auto& path : cli.mappings) {
@@ -85,7 +77,7 @@ int run_explain(const ExplainCli& cli) {
     scan.max_file_size = cli.max_file_size;
     scan.fstat_before_read = false;
     auto dirs =
-        sdscprov::resolve_explain_target(cli.target, roots, problems, discover, sidecars, scan);
+        sdscprov::resolve_explain_target(cli.target, roots, problems, cli.discover, sidecars, scan);
     sdscprov::Scanner scanner(scan);
     std::vector<sdscprov::ExplainKernel> kernels;
     bool bad_file = false;
@@ -101,9 +93,9 @@ int run_explain(const ExplainCli& cli) {
             bad_file |= any_error(op.problems);
         }
     }
-    if (cli.format == "json") {
+    if (cli.format == Format::json) {
         sdscprov::print_explain_json(std::cout, kernels, problems);
-    } else if (cli.format == "html") {
+    } else if (cli.format == Format::html) {
         sdscprov::print_explain_html(std::cout, kernels, problems);
     } else {
         sdscprov::print_explain_text(std::cout, kernels, use_color(cli.color));

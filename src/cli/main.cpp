@@ -9,10 +9,12 @@
 #include <cerrno>
 #include <exception>
 #include <fcntl.h>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string_view>
 #include <unistd.h>
+#include <vector>
 
 using namespace sdscprov::cli;
 
@@ -64,6 +66,76 @@ std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
     return std::nullopt;
 }
 
+// Every command's options, as the command line fills them.
+struct Parsed {
+    CommonOptions scan;
+    AnnotateCli annotate;
+    StripCli strip;
+    ExplainCli explain;
+    CheckCli check;
+    std::vector<std::string> merge;
+    ProfileCli profile;
+    std::string shell; // completion
+};
+
+void add_completion_options(CLI::App& completion, std::string& shell) {
+    completion.add_option("shell", shell, "The shell: bash, zsh or fish")
+        ->required()
+        ->check(CLI::IsMember(std::vector<std::string>(std::begin(completion_shells),
+                                                       std::end(completion_shells))));
+    completion.footer(
+        "Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
+        "sdscprov completion bash > ~/.local/share/bash-completion/completions/sdscprov\n"
+        "  mkdir -p ~/.zfunc && sdscprov completion zsh > ~/.zfunc/_sdscprov   # fpath+=(~/.zfunc) "
+        "in ~/.zshrc, before compinit\n"
+        "  mkdir -p ~/.config/fish/completions && "
+        "sdscprov completion fish > ~/.config/fish/completions/sdscprov.fish");
+}
+
+// A command: its name and summary (what `sdscprov help`, the man page and the completions list,
+// in this order), its options and arguments, and its run once they are parsed.
+struct Command {
+    const char* name;
+    const char* summary;
+    std::function<void(CLI::App&)> setup;
+    std::function<int()> run;
+};
+
+std::vector<Command> command_table(Parsed& o, const CLI::App& app) {
+    return {
+        {"scan", "Report, per kernel directory, how much provenance the SuperDSC files carry",
+         [&](CLI::App& c) { add_scan_options(c, o.scan); }, [&] { return run_scan(o.scan); }},
+        {"annotate", "Write debug_handle_ into SuperDSC files from the compile's origins map",
+         [&](CLI::App& c) { add_annotate_options(c, o.annotate); },
+         [&] { return run_annotate(o.annotate); }},
+        {"strip", "Set every debug_handle_ to null (or remove it), touching no other byte",
+         [&](CLI::App& c) { add_strip_options(c, o.strip); }, [&] { return run_strip(o.strip); }},
+        {"explain", "Show, op by op, where a kernel comes from: source line, ATen op, FX nodes",
+         [&](CLI::App& c) { add_explain_options(c, o.explain); },
+         [&] { return run_explain(o.explain); }},
+        {"check",
+         "Gate for golden kernels and CI: exit 1 if any SDSC file lacks a populated, "
+         "well-formed debug_handle_ (or, with --origins, holds another handle)",
+         [&](CLI::App& c) { add_check_options(c, o.check); }, [&] { return run_check(o.check); }},
+        {"merge",
+         "Join the JSON reports of a run's shards (--shard I/N) into the report of one run over "
+         "the same caches",
+         [&](CLI::App& c) { add_merge_options(c, o.merge); }, [&] { return run_merge(o.merge); }},
+        {"profile",
+         "Rank a profiler trace's device time by model source line, ATen op and kernel, pairing "
+         "each kernel event with its provenance",
+         [&](CLI::App& c) { add_profile_options(c, o.profile); },
+         [&] { return run_profile(o.profile); }},
+        {"completion",
+         "Print a shell completion script (bash, zsh or fish), generated from these options",
+         [&](CLI::App& c) { add_completion_options(c, o.shell); },
+         [&] {
+             write_completion(std::cout, app, o.shell);
+             return exit_ok;
+         }},
+    };
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -93,44 +165,21 @@ int main(int argc, char** argv) {
                "SDSCPROV_IO_URING=0 (open files without io_uring).\n"
                "Run 'sdscprov help COMMAND' for a command's options.");
 
-    CommonOptions scan_options;
-    auto* scan = add_scan_command(app, scan_options);
-    AnnotateCli annotate_options;
-    auto* annotate = add_annotate_command(app, annotate_options);
-    StripCli strip_options;
-    auto* strip = add_strip_command(app, strip_options);
-    ExplainCli explain_options;
-    auto* explain = add_explain_command(app, explain_options);
-    CheckCli check_options;
-    auto* check = add_check_command(app, check_options);
-    std::vector<std::string> merge_reports;
-    auto* merge = add_merge_command(app, merge_reports);
-    ProfileCli profile_options;
-    auto* profile = add_profile_command(app, profile_options);
-
-    std::string shell;
-    auto* completion = app.add_subcommand(
-        "completion", "Print a shell completion script (bash, zsh or fish), generated from these "
-                      "options");
-    completion->add_option("shell", shell, "The shell: bash, zsh or fish")
-        ->required()
-        ->check(CLI::IsMember(std::vector<std::string>(std::begin(completion_shells),
-                                                       std::end(completion_shells))));
-    completion->footer(
-        "Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
-        "sdscprov completion bash > ~/.local/share/bash-completion/completions/sdscprov\n"
-        "  mkdir -p ~/.zfunc && sdscprov completion zsh > ~/.zfunc/_sdscprov   # fpath+=(~/.zfunc) "
-        "in ~/.zshrc, before compinit\n"
-        "  mkdir -p ~/.config/fish/completions && "
-        "sdscprov completion fish > ~/.config/fish/completions/sdscprov.fish");
+    Parsed parsed;
+    std::vector<Command> commands = command_table(parsed, app);
+    std::vector<CLI::App*> subcommands;
+    for (const auto& command : commands) {
+        subcommands.push_back(app.add_subcommand(command.name, command.summary));
+        command.setup(*subcommands.back());
+    }
 
     if (auto early = before_parsing(app, argc, argv)) {
         return with_report_written(*early);
     }
     try {
         app.parse(argc, argv);
-        for (const auto* options : {&scan_options, &annotate_options.common, &strip_options.common,
-                                    &check_options.common}) {
+        for (const auto* options : {&parsed.scan, &parsed.annotate.common, &parsed.strip.common,
+                                    &parsed.check.common}) {
             quiet_mode |= options->quiet;
         }
     } catch (const CLI::RequiredError& e) {
@@ -146,30 +195,10 @@ int main(int argc, char** argv) {
         return with_report_written(rc == 0 ? exit_ok : exit_bad_input);
     }
     try {
-        if (scan->parsed()) {
-            return with_report_written(run_scan(scan_options));
-        }
-        if (annotate->parsed()) {
-            return with_report_written(run_annotate(annotate_options));
-        }
-        if (check->parsed()) {
-            return with_report_written(run_check(check_options));
-        }
-        if (strip->parsed()) {
-            return with_report_written(run_strip(strip_options));
-        }
-        if (explain->parsed()) {
-            return with_report_written(run_explain(explain_options));
-        }
-        if (merge->parsed()) {
-            return with_report_written(run_merge(merge_reports));
-        }
-        if (completion->parsed()) {
-            write_completion(std::cout, app, shell);
-            return with_report_written(exit_ok);
-        }
-        if (profile->parsed()) {
-            return with_report_written(run_profile(profile_options));
+        for (std::size_t i = 0; i < commands.size(); ++i) {
+            if (subcommands[i]->parsed()) {
+                return with_report_written(commands[i].run());
+            }
         }
     } catch (const std::exception& e) {
         std::cerr << "sdscprov: internal error: " << e.what() << '\n';

@@ -9,22 +9,18 @@
 
 namespace sdscprov::cli {
 
-CLI::App* add_merge_command(CLI::App& app, std::vector<std::string>& reports) {
-    auto* merge = app.add_subcommand(
-        "merge", "Join the JSON reports of a run's shards (--shard I/N) into the report of one "
-                 "run over the same caches");
+void add_merge_options(CLI::App& merge, std::vector<std::string>& reports) {
     merge
-        ->add_option("reports", reports,
+        .add_option("reports", reports,
                      "The JSON reports of every shard (scan, annotate, strip or check, "
                      "--format json), in any order")
         ->required()
         ->check(CLI::ExistingFile);
-    merge->footer("Example:\n  for i in 1 2 3; do sdscprov scan --format json --shard $i/3 cache/ "
+    merge.footer("Example:\n  for i in 1 2 3; do sdscprov scan --format json --shard $i/3 cache/ "
                   "> shard-$i.json; done\n"
                   "  sdscprov merge shard-*.json > report.json\n"
                   "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
                   "versions or shardings, a shard missing or twice, not a shard report).");
-    return merge;
 }
 
 // merge: the shards' JSON reports (--shard I/N, --format json) into the single run's report.

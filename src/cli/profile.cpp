@@ -106,10 +106,8 @@ bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size
     return ok;
 }
 
-CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
-    auto* cmd = app.add_subcommand(
-        "profile", "Rank a profiler trace's device time by model source line, ATen op and "
-                   "kernel, pairing each kernel event with its provenance");
+void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
+    CLI::App* cmd = &profile_command;
     cmd->add_option("trace", o.trace,
                     "The Chrome trace (prof.export_chrome_trace), plain or gzip (.json.gz); - "
                     "reads standard input")
@@ -122,12 +120,12 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
                     "once (the first that has a key gives it)")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
-    cmd->add_option("--format", o.format,
-                    "text (ranked tables), json (docs/profile.md), folded (flame graph stacks), "
-                    "html (a self-contained page); with --fail-over also junit, github, sarif "
-                    "(the gate's findings)")
-        ->check(CLI::IsMember({"text", "json", "folded", "html", "junit", "github", "sarif"}))
-        ->capture_default_str();
+    add_format_option(*cmd, o.format,
+                      {Format::text, Format::json, Format::folded, Format::html, Format::junit,
+                       Format::github, Format::sarif},
+                      "text (ranked tables), json (docs/profile.md), folded (flame graph stacks), "
+                      "html (a self-contained page); with --fail-over also junit, github, sarif "
+                      "(the gate's findings)");
     cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
     cmd->add_option("--by", o.by,
                     "Only these tables in text (line, aten, kernel, category), ranked by time "
@@ -142,11 +140,12 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
             return parse_core_mhz(text, error) ? std::string() : error;
         })
         ->capture_default_str();
-    cmd->add_option("--value", o.value,
-                    "The folded stacks' value: device, ideal or lost time against the ideal (ns)")
-        ->check(CLI::IsMember({"time", "ideal", "lost"}))
-        ->type_name("QUANTITY")
-        ->capture_default_str();
+    add_choice_option(*cmd, "--value", o.value,
+                      Choices<FoldedValue>{{"time", FoldedValue::time},
+                                           {"ideal", FoldedValue::ideal},
+                                           {"lost", FoldedValue::lost}},
+                      "The folded stacks' value: device, ideal or lost time against the ideal (ns)")
+        ->type_name("QUANTITY");
     cmd->add_flag("--stages", o.stages,
                   "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");
     cmd->add_option("--annotate-trace", o.annotate_trace,
@@ -159,9 +158,7 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
     cmd->add_option("-j,--jobs", o.jobs,
                     "Threads reading the caches and parsing the trace (default: all cores)")
         ->check(CLI::Range(1U, 1024U));
-    cmd->add_flag("--include-incomplete", o.include_incomplete,
-                  "Also read the kernel cache's temporary (*.tmp.*) and failed/ entries");
-    cmd->add_flag("--follow-symlinks", o.follow_symlinks, "Follow symbolic links to directories");
+    add_discover_options(*cmd, o.discover, "read", "Follow symbolic links to directories");
     add_max_file_size_option(*cmd, o.max_file_size,
                              "Larger SDSC files and sidecars are reported, not read (bytes)");
     cmd->footer("Example:\n  sdscprov profile spyre_trace.json --origins spyre_provenance.json\n"
@@ -169,7 +166,6 @@ CLI::App* add_profile_command(CLI::App& app, ProfileCli& o) {
                 "flamegraph.pl > flame.svg\n"
                 "Exit status: 0 done, 2 bad input (the trace, a sidecar or a cache; errors such "
                 "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
-    return cmd;
 }
 
 int run_profile(const ProfileCli& o) {
@@ -196,8 +192,7 @@ int run_profile(const ProfileCli& o) {
         inputs.trace = o.trace;
         inputs.sidecars = o.origins;
         inputs.caches = roots;
-        inputs.discover.include_incomplete = o.include_incomplete;
-        inputs.discover.follow_symlinks = o.follow_symlinks;
+        inputs.discover = o.discover;
         if (auto refused = annotated->open(inputs)) {
             print_problems({*refused});
             return exit_bad_input;
@@ -229,11 +224,11 @@ int run_profile(const ProfileCli& o) {
     // The annotated copy on standard output takes the report's place there.
     if (!o.quiet && !(annotated && annotated->to_stdout())) {
         std::string out;
-        if (o.format == "json") {
+        if (o.format == Format::json) {
             out = render_profile_json(report);
-        } else if (o.format == "folded") {
-            out = render_profile_folded(report, folded_value(o.value));
-        } else if (o.format == "html") {
+        } else if (o.format == Format::folded) {
+            out = render_profile_folded(report, o.value);
+        } else if (o.format == Format::html) {
             out = render_profile_html(report);
         } else {
             ProfileTextOptions text;

@@ -1,7 +1,9 @@
 // `sdscprov profile`: the command-line front of the profile stage (include/sdscprov/profile/).
 #pragma once
 
+#include "options.hpp"
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -16,18 +18,17 @@ struct ProfileCli {
     std::string trace;
     std::vector<std::string> caches;
     std::vector<std::string> origins;
-    std::string format = "text";
+    Format format = Format::text;
     std::size_t top = 20;
     std::vector<std::string> by;   // tables (empty: every ranking) and time or lost
     std::uint32_t core_mhz = 1100; // --core-mhz (default_core_mhz), checked by parse_core_mhz
-    std::string value = "time";    // --value of the folded stacks
+    FoldedValue value = FoldedValue::time; // --value of the folded stacks
     bool stages = false;
     std::string annotate_trace;
-    std::string color = "auto";
+    ColorMode color = ColorMode::automatic;
     bool quiet = false;
     unsigned jobs = 0;
-    bool include_incomplete = false;
-    bool follow_symlinks = false;
+    DiscoverOptions discover;
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
     // --baseline BASE_TRACE: compare TRACE with it (profile_baseline.cpp); the gate's options.
     std::string baseline;
@@ -35,7 +36,7 @@ struct ProfileCli {
     double fail_min_share = 1;
 };
 
-CLI::App* add_profile_command(CLI::App& app, ProfileCli& options);
+void add_profile_options(CLI::App& profile, ProfileCli& options);
 int run_profile(const ProfileCli& options);
 
 // Shared by profile.cpp and profile_baseline.cpp: the --origins sidecars read into `sources`

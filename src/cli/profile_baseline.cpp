@@ -20,8 +20,8 @@ namespace sdscprov::cli {
 
 namespace {
 
-bool is_ci_format(const std::string& f) {
-    return f == "junit" || f == "github" || f == "sarif";
+bool is_ci_format(Format f) {
+    return f == Format::junit || f == Format::github || f == Format::sarif;
 }
 
 // A usage error of the comparison's options, or nullopt.
@@ -30,10 +30,10 @@ std::optional<std::string> misuse(const ProfileCli& o) {
         if (o.fail_over) {
             return "--fail-over needs --baseline BASE_TRACE (the run the new one is compared with)";
         }
-        return "--format " + o.format + " needs --fail-over PCT and --baseline BASE_TRACE";
+        return "--format " + std::string(to_string(o.format)) + " needs --fail-over PCT and --baseline BASE_TRACE";
     }
     if (is_ci_format(o.format) && !o.fail_over) {
-        return "--format " + o.format + " writes the gate's findings: give --fail-over PCT";
+        return "--format " + std::string(to_string(o.format)) + " writes the gate's findings: give --fail-over PCT";
     }
     if (!o.annotate_trace.empty()) {
         return "--annotate-trace annotates one trace: run it without --baseline";
@@ -148,14 +148,14 @@ int run_profile_baseline(const ProfileCli& o) {
     bool failed = false;
     if (!o.quiet) {
         std::string out;
-        if (o.format == "json") {
+        if (o.format == Format::json) {
             out = render_comparison_json(comparison);
-        } else if (o.format == "folded") {
+        } else if (o.format == Format::folded) {
             out = render_comparison_folded(comparison);
-        } else if (o.format == "html") {
+        } else if (o.format == Format::html) {
             out = render_comparison_html(comparison);
         } else if (is_ci_format(o.format)) {
-            out = render_gate_findings(findings, o.format, o.trace);
+            out = render_gate_findings(findings, to_string(o.format), o.trace);
         } else {
             ProfileTextOptions text;
             text.top = o.top;

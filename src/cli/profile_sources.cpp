@@ -47,11 +47,10 @@ bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
         }
     }
     sources.utilization.core_mhz = o.core_mhz; // checked by parse_core_mhz with the options
-    sources.utilization.read = IdealReadOptions{o.max_file_size, o.follow_symlinks};
+    sources.utilization.read = IdealReadOptions{o.max_file_size, o.discover.follow_symlinks};
     if (!roots.empty()) {
         HandleIndexOptions index_options;
-        index_options.discover.include_incomplete = o.include_incomplete;
-        index_options.discover.follow_symlinks = o.follow_symlinks;
+        index_options.discover = o.discover;
         index_options.max_file_size = o.max_file_size;
         index_options.jobs = o.jobs;
         auto indexed = index_handles(roots, index_options);

@@ -5,13 +5,10 @@
 
 namespace sdscprov::cli {
 
-CLI::App* add_scan_command(CLI::App& app, CommonOptions& options) {
-    auto* scan = app.add_subcommand(
-        "scan", "Report, per kernel directory, how much provenance the SuperDSC files carry");
-    add_common_options(*scan, options);
-    scan->footer("Example:\n  sdscprov scan ${TORCHINDUCTOR_CACHE_DIR:-/tmp/torchinductor_$USER}\n"
+void add_scan_options(CLI::App& scan, CommonOptions& options) {
+    add_common_options(scan, options);
+    scan.footer("Example:\n  sdscprov scan ${TORCHINDUCTOR_CACHE_DIR:-/tmp/torchinductor_$USER}\n"
                  "  sdscprov scan --format json -j 2 cache/ > report.json");
-    return scan;
 }
 
 int run_scan(const CommonOptions& o) {
@@ -24,7 +21,7 @@ int run_scan(const CommonOptions& o) {
     PipelineResult result;
     {
         // The default text report is written at the end; --all and the other formats stream.
-        Progress progress("scanned", o.all || o.format != "text");
+        Progress progress("scanned", o.all || o.format != Format::text);
         result = run_pipeline(progress.counting(discover_source(o.paths, options.discover)),
                               options, scan_kernel,
                               [&](const KernelReport& k) {

@@ -5,27 +5,29 @@
 
 namespace sdscprov::cli {
 
-CLI::App* add_strip_command(CLI::App& app, StripCli& options) {
-    auto* strip = app.add_subcommand(
-        "strip", "Set every debug_handle_ to null (or remove it), touching no other byte");
-    add_common_options(*strip, options.common, {"text", "json"});
-    strip->add_flag("--remove", options.remove, "Remove the member instead of setting it to null");
+void add_strip_options(CLI::App& strip_command, StripCli& options) {
+    CLI::App* strip = &strip_command;
+    add_common_options(*strip, options.common, {Format::text, Format::json});
+    strip->add_flag("--remove", options.strip.remove,
+                    "Remove the member instead of setting it to null");
     add_write_options(*strip, options.write, "Write nothing; exit 1 if any file would change");
+    // Our temporaries are looked for where they could be left: by a run that writes.
+    strip->callback([&options] {
+        options.strip.write = write_settings(options.write);
+        options.common.discover.find_temps = options.strip.write.mode == WriteMode::write;
+    });
     strip->footer("For sharing kernels without private source paths, and comparing goldens "
                   "without provenance churn.\nExample:\n  sdscprov strip kernels-to-share/\n"
                   "  sdscprov strip --remove --diff kernels-to-share/\n"
                   "Exit status: 0 done, 1 changes pending (--check), 2 bad input or unwritable "
                   "files, 3 internal error.");
-    return strip;
 }
 
 // strip: the JSON report (--format json) or, in text, the diffs (--diff) and a summary.
 int run_strip(const StripCli& cli) {
-    sdscprov::StripOptions strip_options;
-    strip_options.remove = cli.remove;
-    strip_options.write = write_settings(cli.write);
+    const sdscprov::StripOptions& strip_options = cli.strip;
     bool dry = strip_options.write.mode != sdscprov::WriteMode::write;
-    bool json = cli.common.format == "json";
+    bool json = cli.common.format == Format::json;
 
     sdscprov::PrinterOptions printer_options;
     printer_options.command = "strip";
@@ -34,8 +36,7 @@ int run_strip(const StripCli& cli) {
         json ? sdscprov::make_printer(sdscprov::ReportFormat::json, std::cout, printer_options)
              : nullptr;
     auto options = pipeline_options(cli.common);
-    options.discover.find_temps = !dry;
-    Progress progress(dry ? "checked" : "stripped", json || cli.write.diff);
+    Progress progress(dry ? "checked" : "stripped", json || strip_options.write.diff);
     auto result = sdscprov::run_pipeline(
         progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)), options,
         [&](sdscprov::KernelReport& k, sdscprov::Scanner& s) {
@@ -63,12 +64,17 @@ int run_strip(const StripCli& cli) {
         printer->finish(result.totals, result.problems);
     } else if (!quiet_mode) {
         // With --diff the diffs are the output and the summary goes to standard error.
+<<<<<<< HEAD
         std::ostream& out = cli.write.diff ? std::cerr : std::cout;
         const auto& a = result.totals.rewrites;
+=======
+        std::ostream& out = strip_options.write.diff ? std::cerr : std::cout;
+        const auto& a = result.totals.rewrites;
+>>>>>>> 7a67797
         std::uint64_t done = dry ? a.stripped : a.written;
         out << (dry ? "would strip: " : "stripped: ") << done << " file" << (done == 1 ? "" : "s")
-            << (cli.remove ? " (member removed)" : " (set to null)") << "; " << a.kept
-            << " without " << (cli.remove ? "a handle" : "a populated handle") << ", of "
+            << (strip_options.remove ? " (member removed)" : " (set to null)") << "; " << a.kept
+            << " without " << (strip_options.remove ? "a handle" : "a populated handle") << ", of "
             << result.totals.counts.files << " SDSC files";
         if (a.failed > 0) {
             out << "; " << a.failed << " could not be written";
