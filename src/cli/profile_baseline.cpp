@@ -30,10 +30,12 @@ std::optional<std::string> misuse(const ProfileCli& o) {
         if (o.fail_over) {
             return "--fail-over needs --baseline BASE_TRACE (the run the new one is compared with)";
         }
-        return "--format " + std::string(to_string(o.format)) + " needs --fail-over PCT and --baseline BASE_TRACE";
+        return "--format " + std::string(to_string(o.format)) +
+               " needs --fail-over PCT and --baseline BASE_TRACE";
     }
     if (is_ci_format(o.format) && !o.fail_over) {
-        return "--format " + std::string(to_string(o.format)) + " writes the gate's findings: give --fail-over PCT";
+        return "--format " + std::string(to_string(o.format)) +
+               " writes the gate's findings: give --fail-over PCT";
     }
     if (!o.annotate_trace.empty()) {
         return "--annotate-trace annotates one trace: run it without --baseline";
