@@ -117,11 +117,7 @@ checked_run(const CheckCli& cli, Progress& progress,
             options, sdscprov::scan_kernel, deliver);
     }
     auto options = annotate_run_options(cli.common, cli.origins);
-<<<<<<< HEAD
     options.annotate.write.mode = sdscprov::WriteMode::check;
-=======
-    options.annotate.write.mode = sdscprov::WriteMode::check;
->>>>>>> 5f5fda0
     options.annotate.stale_warnings = false; // each is a stale-handle finding
     auto run = sdscprov::annotate(options,
                                   {deliver, [&](std::uint64_t files) { progress.total(files); }});

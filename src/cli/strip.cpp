@@ -64,13 +64,8 @@ int run_strip(const StripCli& cli) {
         printer->finish(result.totals, result.problems);
     } else if (!quiet_mode) {
         // With --diff the diffs are the output and the summary goes to standard error.
-<<<<<<< HEAD
-        std::ostream& out = cli.write.diff ? std::cerr : std::cout;
-        const auto& a = result.totals.rewrites;
-=======
         std::ostream& out = strip_options.write.diff ? std::cerr : std::cout;
         const auto& a = result.totals.rewrites;
->>>>>>> 7a67797
         std::uint64_t done = dry ? a.stripped : a.written;
         out << (dry ? "would strip: " : "stripped: ") << done << " file" << (done == 1 ? "" : "s")
             << (strip_options.remove ? " (member removed)" : " (set to null)") << "; " << a.kept

@@ -113,6 +113,75 @@ std::vector<KernelDir> key_directories(const std::string& key, const std::string
 
 // ---- target resolution --------------------------------------------------------------------------
 
+namespace {
+
+// A TARGET that names a path: its kernel directories, with the files named only.
+std::vector<KernelDir> path_target(const std::string& target, const DiscoverOptions& options,
+                                   std::vector<Problem>& problems,
+                                   const std::function<void(Problem&&)>& on_problem) {
+    std::vector<KernelDir> found;
+    discover(
+        {target}, options,
+        [&](KernelDir&& k) {
+            drop_context_files(k); // a file target: that file only
+            found.push_back(std::move(k));
+        },
+        on_problem);
+    if (found.empty()) {
+        problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
+                                        "no SDSC files under '" + target + "'"));
+    }
+    return found;
+}
+
+// What a TARGET that is not a path names. A profile row's label: KERNEL@DIRECTORY-NAME or
+// KERNEL@KEY; a bare KEY with a sidecar; a kernel event's name (its bundle's key); else KERNEL.
+struct NamedTarget {
+    bool labelled = false; // KERNEL@...
+    std::string name;      // the kernel name, empty for a key alone
+    std::string tail;      // what follows the '@'
+    std::optional<std::string> key;
+};
+
+NamedTarget named_target(const std::string& target, const std::vector<SpyreProvenance>& sidecars) {
+    NamedTarget t;
+    auto at = target.find('@');
+    t.labelled = at != std::string::npos;
+    t.name = !t.labelled ? target : target.substr(0, at);
+    t.tail = !t.labelled ? "" : target.substr(at + 1);
+    if (t.labelled && is_provenance_key(t.tail)) {
+        t.key = t.tail;
+    } else if (!t.labelled && !sidecars.empty() && is_provenance_key(target)) {
+        t.key = target;
+        t.name.clear();
+    } else if (!t.labelled && target.starts_with("spyre_kernel_v1_") && target.size() > 33 &&
+               target[target.size() - 17] == '_' &&
+               is_provenance_key(std::string_view(target).substr(target.size() - 16))) {
+        t.key = target.substr(target.size() - 16); // a kernel event's name: its bundle's key
+        t.name.clear();
+    }
+    return t;
+}
+
+// Nothing under the roots answers to `target`: said with the nearest of the names `seen`.
+Problem not_found(const std::string& target, const std::vector<std::string>& search_roots,
+                  const std::set<std::string>& seen) {
+    std::string roots;
+    for (const auto& r : search_roots) {
+        roots += (roots.empty() ? "'" : ", '") + r + "'";
+    }
+    std::vector<std::string> names(seen.begin(), seen.end());
+    auto near = nearest_names(target, names);
+    std::string hint;
+    for (const auto& n : near) {
+        hint += (hint.empty() ? "; the nearest names: " : ", ") + n;
+    }
+    return make_problem(target, {}, ProblemCode::bad_argument,
+                        "no kernel directory named '" + target + "' under " + roots + hint);
+}
+
+} // namespace
+
 std::vector<KernelDir>
 resolve_explain_target(const std::string& target, const std::vector<std::string>& search_roots,
                        std::vector<Problem>& problems, const DiscoverOptions& options,
@@ -131,18 +200,7 @@ resolve_explain_target(const std::string& target, const std::vector<std::string>
     }
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0) {
-        discover(
-            {target}, options,
-            [&](KernelDir&& k) {
-                drop_context_files(k); // a file target: that file only
-                found.push_back(std::move(k));
-            },
-            on_problem_but_empty);
-        if (found.empty()) {
-            problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
-                                            "no SDSC files under '" + target + "'"));
-        }
-        return found;
+        return path_target(target, options, problems, on_problem_but_empty);
     }
     int err = errno;
     // Kernel names are identifiers: a TARGET with a '/' was meant as a path.
@@ -151,10 +209,6 @@ resolve_explain_target(const std::string& target, const std::vector<std::string>
                                         "cannot access: " + errno_text(err)));
         return found;
     }
-    std::string roots;
-    for (const auto& r : search_roots) {
-        roots += (roots.empty() ? "'" : ", '") + r + "'";
-    }
     if (search_roots.empty()) {
         problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
                                         "no such file or directory, and no kernel cache to look "
@@ -162,25 +216,10 @@ resolve_explain_target(const std::string& target, const std::vector<std::string>
                                             target + "' in"));
         return found;
     }
-    // A profile row's label: KERNEL@DIRECTORY-NAME or KERNEL@KEY; a bare KEY with a sidecar.
-    auto at = target.find('@');
-    std::string name = at == std::string::npos ? target : target.substr(0, at);
-    std::string tail = at == std::string::npos ? "" : target.substr(at + 1);
-    std::optional<std::string> key;
-    if (at != std::string::npos && is_provenance_key(tail)) {
-        key = tail;
-    } else if (at == std::string::npos && !sidecars.empty() && is_provenance_key(target)) {
-        key = target;
-        name.clear();
-    } else if (at == std::string::npos && target.starts_with("spyre_kernel_v1_") &&
-               target.size() > 33 && target[target.size() - 17] == '_' &&
-               is_provenance_key(std::string_view(target).substr(target.size() - 16))) {
-        key = target.substr(target.size() - 16); // a kernel event's name: its bundle's key
-        name.clear();
-    }
+    const NamedTarget t = named_target(target, sidecars);
     std::pair<const SpyreProvenance*, std::set<std::string>> bundle;
-    if (key) {
-        bundle = bundle_kernels(*key, name, sidecars);
+    if (t.key) {
+        bundle = bundle_kernels(*t.key, t.name, sidecars);
     }
     std::vector<KernelDir> named; // KERNEL@KEY: the directories of its kernel names
     std::set<std::string> seen;   // kernel and directory names (labels), for the suggestions
@@ -188,7 +227,7 @@ resolve_explain_target(const std::string& target, const std::vector<std::string>
         search_roots, options,
         [&](KernelDir&& k) {
             std::string dir(base_name(k.path));
-            if (at != std::string::npos) {
+            if (t.labelled) {
                 seen.insert((k.kernel ? *k.kernel : dir) + "@" + dir); // as profile labels it
             } else {
                 if (k.kernel) {
@@ -196,34 +235,27 @@ resolve_explain_target(const std::string& target, const std::vector<std::string>
                 }
                 seen.insert(dir);
             }
-            if (at == std::string::npos && !key) {
+            if (!t.labelled && !t.key) {
                 if ((k.kernel && *k.kernel == target) || dir == target) {
                     found.push_back(std::move(k));
                 }
-            } else if (at != std::string::npos && dir == tail) {
+            } else if (t.labelled && dir == t.tail) {
                 found.push_back(std::move(k));
-            } else if (key && k.kernel && bundle.second.count(*k.kernel) != 0) {
+            } else if (t.key && k.kernel && bundle.second.count(*k.kernel) != 0) {
                 named.push_back(std::move(k));
             }
         },
         on_problem_but_empty);
-    if (found.empty() && key) {
+    if (found.empty() && t.key) {
         std::size_t before = problems.size();
-        found = key_directories(*key, name, std::move(named), bundle.first, scan, target, problems);
+        found =
+            key_directories(*t.key, t.name, std::move(named), bundle.first, scan, target, problems);
         if (!found.empty() || problems.size() != before) {
             return found;
         }
     }
     if (found.empty()) {
-        std::vector<std::string> names(seen.begin(), seen.end());
-        auto near = nearest_names(target, names);
-        std::string hint;
-        for (const auto& n : near) {
-            hint += (hint.empty() ? "; the nearest names: " : ", ") + n;
-        }
-        problems.push_back(
-            make_problem(target, {}, ProblemCode::bad_argument,
-                         "no kernel directory named '" + target + "' under " + roots + hint));
+        problems.push_back(not_found(target, search_roots, seen));
     }
     return found;
 }
