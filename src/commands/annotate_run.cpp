@@ -116,7 +116,7 @@ AnnotateRunResult annotate(const AnnotateRunOptions& options,
                            std::cref(pipeline.discover));
     AnnotateRunResult result;
     Sidecars sidecars =
-        read_sidecars(options.origins, result.sidecar_problems, options.max_file_size);
+        read_sidecars_of_any_kind(options.origins, result.sidecar_problems, options.max_file_size);
     if (std::any_of(result.sidecar_problems.begin(), result.sidecar_problems.end(),
                     [](const Problem& p) { return p.severity == Severity::error; })) {
         walk.wait();

@@ -1,6 +1,7 @@
 #include "sdscprov/sidecars/origins.hpp"
 
 #include "sidecars/located_json.hpp"
+#include "sidecars/padded_readers.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -689,6 +690,16 @@ OriginsReadResult parse_padded(const std::string& path, std::string_view bytes) 
 }
 
 } // namespace
+
+OriginsReadResult detail::parse_origins_padded(const std::string& path, std::string_view bytes) {
+    OriginsReadResult result;
+    MapText text(bytes);
+    result.map = StreamingReader(path, text).read(result.problems);
+    if (result.map) {
+        return result;
+    }
+    return parse_padded(path, bytes);
+}
 
 OriginsReadResult parse_origins_map(const std::string& path, std::string_view bytes) {
     OriginsReadResult result;
