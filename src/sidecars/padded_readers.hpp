@@ -12,7 +12,8 @@
 
 namespace sdscprov::detail {
 
-OriginsReadResult parse_origins_padded(const std::string& path, std::string_view bytes);
+OriginsReadResult parse_origins_padded(const std::string& path, std::string_view bytes,
+                                       const KernelFilter* filter = nullptr);
 SpyreReadResult parse_spyre_padded(const std::string& path, std::string_view bytes);
 UpstreamReadResult parse_upstream_padded(const std::string& path, std::string_view bytes);
 

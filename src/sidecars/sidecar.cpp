@@ -109,8 +109,8 @@ bool starts_as_origins_map(const std::string& path, std::uint64_t max_size) {
 
 // A file that its first bytes do not show to be an origins map: loaded once, its kind told from
 // its members, then read in place by that kind's reader.
-void read_loaded(const std::string& path, std::uint64_t max_size, Sidecars& out,
-                 std::vector<Problem>& problems) {
+void read_loaded(const std::string& path, std::uint64_t max_size, const KernelFilter* filter,
+                 Sidecars& out, std::vector<Problem>& problems) {
     auto content = detail::load_padded(path, "origins file", max_size, problems);
     if (!content) {
         return;
@@ -133,6 +133,9 @@ void read_loaded(const std::string& path, std::uint64_t max_size, Sidecars& out,
         problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         if (read.doc) {
             out.maps.push_back(spyre_origins(*read.doc));
+            if (filter != nullptr) {
+                filter_kernels(out.maps.back(), *filter);
+            }
             for (auto& m : spyre_upstream(*read.doc)) {
                 out.upstream.push_back(std::move(m));
             }
@@ -150,7 +153,7 @@ void read_loaded(const std::string& path, std::uint64_t max_size, Sidecars& out,
     case SidecarKind::origins_map:
     case SidecarKind::unknown: {
         // The origins map reader says why a text that is no JSON object cannot be read.
-        auto read = detail::parse_origins_padded(path, bytes);
+        auto read = detail::parse_origins_padded(path, bytes, filter);
         problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         if (read.map) {
             out.maps.push_back(std::move(*read.map));
@@ -186,14 +189,15 @@ SpyreReadResult read_spyre_sidecar(const std::string& path, std::optional<Sideca
 }
 
 Sidecars read_sidecars_of_any_kind(const std::vector<std::string>& paths,
-                                   std::vector<Problem>& problems, std::uint64_t max_size) {
+                                   std::vector<Problem>& problems, std::uint64_t max_size,
+                                   const KernelFilter* filter) {
     Sidecars out;
     for (const auto& path : paths) {
         if (!starts_as_origins_map(path, max_size)) {
-            read_loaded(path, max_size, out, problems);
+            read_loaded(path, max_size, filter, out, problems);
             continue;
         }
-        auto read = read_origins_map(path, max_size);
+        auto read = read_origins_map(path, max_size, filter);
         problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         if (read.map) {
             out.maps.push_back(std::move(*read.map));

@@ -40,10 +40,12 @@ struct Sidecars {
 // checked whole; problems at path:line:col. A file that is not regular or has more than
 // `max_size` bytes (--max-file-size) is refused unread. A file is loaded once: an origins map
 // known from its first bytes is read streaming, any other file is loaded whole, its kind told
-// from its members and read in place.
+// from its members and read in place. With `filter`, the maps hold only the kernels it keeps
+// (origins.hpp); the kernel-level mappings are kept whole.
 Sidecars read_sidecars_of_any_kind(const std::vector<std::string>& paths,
                                    std::vector<Problem>& problems,
-                                   std::uint64_t max_size = default_max_file_size);
+                                   std::uint64_t max_size = default_max_file_size,
+                                   const KernelFilter* filter = nullptr);
 
 // The file at `path`, read once, when it is torch-spyre's spyre_provenance.json. `kind` is the
 // kind its members tell (nullopt when it cannot be loaded: the result's problems say why, for a
