@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Grow an origins map to many kernels, for the memory benchmark of annotate.
 
-    gen_big_map.py IN_MAP OUT_MAP --kernels K [--seed S]
+    gen_big_map.py IN_MAP OUT_MAP --kernels K [--seed S] [--ops-per-kernel N]
 
 IN_MAP is a generated cache's map (scripts/gen_cache.py --origins-map); OUT_MAP holds its kernels
 and nodes unchanged, then synthetic kernels until there are K in all: each with a directory name
@@ -10,6 +10,8 @@ compile's entries. A run over the cache of IN_MAP then needs only IN_MAP's part 
 the whole map must still be read and validated: what the memory a run needs should grow with.
 About 450 bytes per added kernel: 100,000 kernels make about 45 MB. The same arguments always give
 the same bytes; written atomically.
+--ops-per-kernel N: every synthetic kernel has N ops, fused from one node (with its stack trace);
+with 3, 100,000 kernels make about 38 MB (the peak memory benchmark, scripts/bench_map_peak.py).
 """
 
 import argparse
@@ -30,6 +32,7 @@ def main():
     p.add_argument("out_map")
     p.add_argument("--kernels", type=int, required=True)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ops-per-kernel", type=int, default=0)
     args = p.parse_args()
     rng = random.Random(args.seed)
     with open(args.in_map) as f:
@@ -39,7 +42,17 @@ def main():
     while len(kernels) < args.kernels:
         serial += 1
         ops = []
-        for k in range(1 if rng.random() < 0.75 else 2):
+        if args.ops_per_kernel:
+            opfunc, aten, line = rng.choice(OPFUNCS)
+            node = f"g{serial}"
+            nodes[node] = {
+                "original_aten": aten,
+                "stack_trace": f"  File \"/src/m{serial % 97}.py\", line {rng.randint(10, 900)}\n"
+                               f"    h = {line}\n",
+            }
+            ops = [{"opfunc": opfunc, "buffer": f"buf{k}", "origins": [node]}
+                   for k in range(args.ops_per_kernel)]
+        for k in range(0 if args.ops_per_kernel else 1 if rng.random() < 0.75 else 2):
             opfunc, aten, line = rng.choice(OPFUNCS)
             node = f"g{serial}_{opfunc}_{k}"
             nodes[node] = {

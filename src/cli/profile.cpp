@@ -76,13 +76,15 @@ bool write_stdout(std::string_view bytes) {
 }
 
 // The sidecars: torch-spyre's spyre_provenance.json only (the handles of a compile, per bundle
-// identity); another kind of file is refused.
-bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
-                   PairingSources& sources, std::vector<Problem>& problems) {
+// identity); another kind of file is refused. Each is read once, with the same limits as every
+// other input: a regular file of at most max_size.
+bool read_spyre_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
+                         PairingSources& sources, std::vector<Problem>& problems) {
     bool ok = true;
     for (const auto& path : paths) {
-        // Read with the same limits as every other input: a regular file of at most max_size.
-        auto kind = sidecar_kind_of_file(path, problems, max_size);
+        std::optional<SidecarKind> kind;
+        auto read = read_spyre_sidecar(path, kind, max_size);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         if (!kind) {
             ok = false;
             continue;
@@ -95,8 +97,6 @@ bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size
             ok = false;
             continue;
         }
-        auto read = read_spyre_provenance(path, max_size);
-        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         if (read.doc) {
             sources.sidecars.push_back(std::move(*read.doc));
         } else {

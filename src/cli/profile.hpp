@@ -42,8 +42,8 @@ int run_profile(const ProfileCli& options);
 // Shared by profile.cpp and profile_baseline.cpp: the --origins sidecars read into `sources`
 // (false when one is refused), diagnostics printed (true when one is an error), and the report
 // written to standard output (false on a failed write, reported).
-bool read_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
-                   PairingSources& sources, std::vector<Problem>& problems);
+bool read_spyre_sidecars(const std::vector<std::string>& paths, std::uint64_t max_size,
+                         PairingSources& sources, std::vector<Problem>& problems);
 bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet);
 // The sidecars read and the caches indexed for pairing (false, said on stderr, when a sidecar is
 // refused or a cache cannot be reached); `several`: the messages speak of the traces.

@@ -16,7 +16,7 @@ namespace sdscprov::cli {
 bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
                      std::vector<std::string>& roots, std::vector<Problem>& problems) {
     const char* what = several ? "traces" : "trace";
-    if (!read_sidecars(o.origins, o.max_file_size, sources, problems)) {
+    if (!read_spyre_sidecars(o.origins, o.max_file_size, sources, problems)) {
         print_problems(problems);
         std::cerr << "sdscprov profile: fix the --origins file first: the " << what
                   << (several ? " were" : " was") << " not read\n";

@@ -6,6 +6,8 @@
 #include <future>
 #include <iterator>
 #include <map>
+#include <optional>
+#include <set>
 #include <string_view>
 #include <sys/stat.h>
 
@@ -48,34 +50,79 @@ Discovered discover_all(const std::vector<std::string>& paths, const DiscoverOpt
 // model against one of its kernel directories would otherwise bury the report).
 constexpr std::size_t notes_per_sidecar = 20;
 
-std::vector<Problem> kernel_without_dir_notes(const std::vector<const IndexedKernel*>& kernels) {
+// From the kernels the filter left out of each map, in map order (a sidecar given twice counts
+// as one).
+std::vector<Problem> kernel_without_dir_notes(const std::vector<OriginsMap>& maps) {
     std::map<std::string_view, std::size_t> total; // per sidecar path
-    for (const auto* k : kernels) {
-        ++total[k->map->path];
+    for (const auto& m : maps) {
+        total[m.path] += m.left_out;
     }
     std::vector<Problem> notes;
     std::map<std::string_view, std::size_t> named;
-    for (const auto* k : kernels) {
-        std::size_t all = total[k->map->path];
-        std::size_t& count = named[k->map->path];
-        if (count == notes_per_sidecar && all > notes_per_sidecar + 1) {
-            std::size_t rest = all - notes_per_sidecar;
-            notes.push_back(
-                make_problem(k->map->path, k->kernel->pos, ProblemCode::kernel_without_dir,
-                             std::to_string(rest) + " more kernels of this sidecar (from kernel '" +
-                                 k->kernel->name + "' on) have no directory in the caches given"));
+    for (const auto& m : maps) {
+        const std::size_t all = total[m.path];
+        std::size_t& count = named[m.path];
+        for (const auto& k : m.first_left_out) {
+            if (count == notes_per_sidecar && all > notes_per_sidecar + 1) {
+                notes.push_back(make_problem(m.path, k.pos, ProblemCode::kernel_without_dir,
+                                             std::to_string(all - notes_per_sidecar) +
+                                                 " more kernels of this sidecar (from kernel '" +
+                                                 k.name +
+                                                 "' on) have no directory in the caches given"));
+            }
+            if (count++ >= notes_per_sidecar && all > notes_per_sidecar + 1) {
+                continue;
+            }
+            notes.push_back(make_problem(m.path, k.pos, ProblemCode::kernel_without_dir,
+                                         "kernel '" + k.name + "'" +
+                                             (k.identity ? " (identity " + *k.identity + ")" : "") +
+                                             " has no directory in the caches given"));
         }
-        if (count++ >= notes_per_sidecar && all > notes_per_sidecar + 1) {
-            continue;
-        }
-        notes.push_back(make_problem(
-            k->map->path, k->kernel->pos, ProblemCode::kernel_without_dir,
-            "kernel '" + k->kernel->name + "'" +
-                (k->kernel->identity ? " (identity " + *k->kernel->identity + ")" : "") +
-                " has no directory in the caches given"));
     }
     return notes;
 }
+
+std::string_view base_name(std::string_view path) {
+    while (path.size() > 1 && path.back() == '/') {
+        path.remove_suffix(1);
+    }
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The walk, awaited when the sidecars' reader first asks which kernels to keep: a map entry is
+// kept when a directory of the walk matches it as join_kernel does (by `dir` when the entry
+// names one, else by kernel name). The walk runs while the sidecars are opened and while a map's
+// nodes, before its kernels, are read.
+class WalkedKernels {
+public:
+    explicit WalkedKernels(std::future<Discovered>& walk) : walk_(walk) {}
+
+    bool has(const OriginsKernel& kernel) {
+        if (!found_) {
+            found_ = walk_.get();
+            for (const auto& d : found_->dirs) {
+                dirs_.insert(base_name(d.path));
+                if (d.kernel) {
+                    names_.insert(*d.kernel);
+                }
+            }
+        }
+        return kernel.dir ? dirs_.count(*kernel.dir) != 0 : names_.count(kernel.name) != 0;
+    }
+
+    Discovered take() {
+        dirs_.clear(); // views of the directories' names
+        names_.clear();
+        return found_ ? std::move(*found_) : walk_.get();
+    }
+
+private:
+    std::future<Discovered>& walk_;
+    std::optional<Discovered> found_;
+    std::set<std::string_view> dirs_;
+    std::set<std::string_view> names_;
+};
 
 bool all_directories(const std::vector<std::string>& paths) {
     return std::all_of(paths.begin(), paths.end(), [](const std::string& path) {
@@ -114,25 +161,28 @@ AnnotateRunResult annotate(const AnnotateRunOptions& options,
     pipeline.discover.find_temps = options.annotate.write.mode == WriteMode::write;
     auto walk = std::async(std::launch::async, discover_all, std::cref(options.paths),
                            std::cref(pipeline.discover));
+    WalkedKernels walked(walk);
+    const bool notes = options.note_kernels_without_dir && all_directories(options.paths);
+    const KernelFilter filter{[&](const OriginsKernel& k) { return walked.has(k); },
+                              notes ? notes_per_sidecar + 1 : 0};
     AnnotateRunResult result;
-    Sidecars sidecars =
-        read_sidecars(options.origins, result.sidecar_problems, options.max_file_size);
+    Sidecars sidecars = read_sidecars_of_any_kind(options.origins, result.sidecar_problems,
+                                                  options.max_file_size, &filter);
+    Discovered found = walked.take();
     if (std::any_of(result.sidecar_problems.begin(), result.sidecar_problems.end(),
                     [](const Problem& p) { return p.severity == Severity::error; })) {
-        walk.wait();
         return result;
     }
-    result.index = std::make_unique<OriginsIndex>(std::move(sidecars.maps));
-    Discovered found = walk.get();
     if (callbacks.walked) {
         callbacks.walked(files_of(found));
     }
     // Kernels of the sidecars that no directory of the whole walk matches (the same list in
     // every shard): the run's own notes, before the walk's problems and the files'.
-    std::vector<Problem> notes;
-    if (options.note_kernels_without_dir && all_directories(options.paths)) {
-        notes = kernel_without_dir_notes(kernels_without_dir(*result.index, found.dirs));
+    std::vector<Problem> run_notes;
+    if (notes) {
+        run_notes = kernel_without_dir_notes(sidecars.maps);
     }
+    result.index = std::make_unique<OriginsIndex>(std::move(sidecars.maps));
     Annotator annotator(*result.index, std::move(found.kernel_names), options.annotate,
                         std::move(sidecars.upstream));
     PipelineResult run = run_pipeline(
@@ -145,8 +195,8 @@ AnnotateRunResult annotate(const AnnotateRunOptions& options,
         },
         [&](std::vector<KernelReport>& batch) { annotator.commit_batch(batch); });
     // Moved, not copied: a large sidecar against a small cache can name many kernels.
-    std::move(run.problems.begin(), run.problems.end(), std::back_inserter(notes));
-    run.problems = std::move(notes);
+    std::move(run.problems.begin(), run.problems.end(), std::back_inserter(run_notes));
+    run.problems = std::move(run_notes);
     result.run = std::move(run);
     return result;
 }

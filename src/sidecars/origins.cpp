@@ -1,6 +1,7 @@
 #include "sdscprov/sidecars/origins.hpp"
 
 #include "sidecars/located_json.hpp"
+#include "sidecars/padded_readers.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +20,31 @@ namespace {
 using simdjson::dom::element;
 
 constexpr std::int64_t supported_version = 1;
+
+// A kernel a filter left out: counted, and among the first `named` kept without its ops.
+void leave_out(OriginsMap& map, OriginsKernel&& kernel, std::size_t named) {
+    ++map.left_out;
+    if (map.first_left_out.size() < named) {
+        kernel.ops = {};
+        map.first_left_out.push_back(std::move(kernel));
+    }
+}
+
+// The nodes that no kept kernel's op names (in its origins or as its origin_node) go.
+void drop_unnamed_nodes(OriginsMap& map) {
+    std::set<std::string_view> named;
+    for (const auto& kernel : map.kernels) {
+        for (const auto& op : kernel.ops) {
+            named.insert(op.origins.begin(), op.origins.end());
+            if (op.origin_node) {
+                named.insert(*op.origin_node);
+            }
+        }
+    }
+    for (auto it = map.nodes.begin(); it != map.nodes.end();) {
+        it = named.count(it->first) != 0 ? std::next(it) : map.nodes.erase(it);
+    }
+}
 
 // Reads the map from a parsed document, walking it in pre-order beside the value locations so
 // that every rejected value is reported at its line and column.
@@ -122,18 +148,22 @@ public:
     // Meaning: origins and origin_node name nodes of the map.
     void check_references(const OriginsMap& map) {
         for (const auto& kernel : map.kernels) {
-            for (const auto& op : kernel.ops) {
-                for (const auto& origin : op.origins) {
-                    if (map.nodes.count(origin) == 0) {
-                        warning(op.pos, "origin '" + origin + "' of kernel '" + kernel.name +
-                                            "' is not in 'nodes': no ATen op or source for it");
-                    }
+            check_references(kernel, map.nodes);
+        }
+    }
+
+    void check_references(const OriginsKernel& kernel, const std::map<std::string, FxNode>& nodes) {
+        for (const auto& op : kernel.ops) {
+            for (const auto& origin : op.origins) {
+                if (nodes.count(origin) == 0) {
+                    warning(op.pos, "origin '" + origin + "' of kernel '" + kernel.name +
+                                        "' is not in 'nodes': no ATen op or source for it");
                 }
-                if (op.origin_node && std::find(op.origins.begin(), op.origins.end(),
-                                                *op.origin_node) == op.origins.end()) {
-                    warning(op.pos, "origin_node '" + *op.origin_node + "' of kernel '" +
-                                        kernel.name + "' is not one of its origins");
-                }
+            }
+            if (op.origin_node && std::find(op.origins.begin(), op.origins.end(),
+                                            *op.origin_node) == op.origins.end()) {
+                warning(op.pos, "origin_node '" + *op.origin_node + "' of kernel '" + kernel.name +
+                                    "' is not one of its origins");
             }
         }
     }
@@ -511,7 +541,8 @@ private:
 
 class StreamingReader {
 public:
-    StreamingReader(std::string path, MapText& text) : path_(std::move(path)), text_(text) {
+    StreamingReader(std::string path, MapText& text, const KernelFilter* filter)
+        : path_(std::move(path)), text_(text), filter_(filter) {
         // A piece sits two containers deep in the map (the map's object, 'nodes' or 'kernels'):
         // parsed alone it may nest two levels less, and one more is given up to stay on the safe
         // side (a deeper piece is read by the whole-document reader, which decides).
@@ -549,6 +580,8 @@ public:
                                  std::size_t) { return read_node(at, end, name, map); })) {
                     return std::nullopt;
                 }
+                // The kernels that follow are checked against them and filtered as they are read.
+                nodes_read_ = (seen & 4) == 0;
             } else if (key == "kernels" && (seen & 4) == 0 && text_.at(i) == '[') {
                 seen |= 4;
                 kernels_at_ = i;
@@ -569,9 +602,15 @@ public:
             text_.failed()) {
             return std::nullopt;
         }
-        OriginsParser references(path_, {});
-        references.check_references(map);
-        problems = std::move(references.problems);
+        if (filter_ != nullptr && nodes_read_) {
+            drop_unnamed_nodes(map);
+        } else {
+            references_.check_references(map);
+            if (filter_ != nullptr) {
+                filter_kernels(map, *filter_);
+            }
+        }
+        problems = std::move(references_.problems);
         return map;
     }
 
@@ -585,7 +624,10 @@ private:
     TextPosition start_;    // of the piece's first byte
     TextPosition at_{1, 1}; // of byte `at_offset_` of the file (the last piece's end)
     std::size_t at_offset_ = 0;
-    std::size_t kernels_at_ = 0;                       // the kernels array's '['
+    std::size_t kernels_at_ = 0; // the kernels array's '['
+    const KernelFilter* filter_ = nullptr;
+    bool nodes_read_ = false; // before the kernels: each kernel is checked and filtered when read
+    OriginsParser references_{path_, {}};              // the warnings of origins that name no node
     static constexpr std::size_t estimate_after = 256; // kernels read before reserving the rest
 
     // A key without escapes at `i` (its quote), then ':': `i` moves to the value.
@@ -683,7 +725,7 @@ private:
         if (!parse(begin, end)) {
             return false;
         }
-        if (index == estimate_after && text_.size_hint() > end) {
+        if (index == estimate_after && text_.size_hint() > end && filter_ == nullptr) {
             // Room for as many kernels as the rest of the file holds at this size per kernel, and
             // a tenth more: growing by doubling held up to three times the kernels' size at once.
             double per_kernel = static_cast<double>(end - kernels_at_) / static_cast<double>(index);
@@ -693,7 +735,17 @@ private:
         }
         OriginsParser reader(path_, std::string_view(piece_.data(), end - begin), start_);
         reader.read_kernel(root_, 0, index, map.kernels);
-        return reader.problems.empty();
+        if (!reader.problems.empty()) {
+            return false;
+        }
+        if (filter_ != nullptr && nodes_read_) {
+            references_.check_references(map.kernels.back(), map.nodes);
+            if (!filter_->keep(map.kernels.back())) {
+                leave_out(map, std::move(map.kernels.back()), filter_->named);
+                map.kernels.pop_back();
+            }
+        }
+        return true;
     }
 };
 
@@ -704,10 +756,38 @@ OriginsReadResult parse_padded(const std::string& path, std::string_view bytes) 
 
 } // namespace
 
+void filter_kernels(OriginsMap& map, const KernelFilter& filter) {
+    std::vector<OriginsKernel> kept;
+    for (auto& kernel : map.kernels) {
+        if (filter.keep(kernel)) {
+            kept.push_back(std::move(kernel));
+        } else {
+            leave_out(map, std::move(kernel), filter.named);
+        }
+    }
+    map.kernels = std::move(kept);
+    drop_unnamed_nodes(map);
+}
+
+OriginsReadResult detail::parse_origins_padded(const std::string& path, std::string_view bytes,
+                                               const KernelFilter* filter) {
+    OriginsReadResult result;
+    MapText text(bytes);
+    result.map = StreamingReader(path, text, filter).read(result.problems);
+    if (result.map) {
+        return result;
+    }
+    result = parse_padded(path, bytes);
+    if (result.map && filter != nullptr) {
+        filter_kernels(*result.map, *filter);
+    }
+    return result;
+}
+
 OriginsReadResult parse_origins_map(const std::string& path, std::string_view bytes) {
     OriginsReadResult result;
     MapText text(bytes);
-    result.map = StreamingReader(path, text).read(result.problems);
+    result.map = StreamingReader(path, text, nullptr).read(result.problems);
     if (result.map) {
         return result;
     }
@@ -715,7 +795,8 @@ OriginsReadResult parse_origins_map(const std::string& path, std::string_view by
     return parse_padded(path, std::string_view(padded.data(), padded.size()));
 }
 
-OriginsReadResult read_origins_map(const std::string& path, std::uint64_t max_size) {
+OriginsReadResult read_origins_map(const std::string& path, std::uint64_t max_size,
+                                   const KernelFilter* filter) {
     OriginsReadResult result;
     // Streamed when it is a regular file within the size limit; anything else, and any problem,
     // is for the whole-document reader (read_file.hpp's checks and messages).
@@ -725,7 +806,7 @@ OriginsReadResult read_origins_map(const std::string& path, std::uint64_t max_si
         static_cast<std::uint64_t>(st.st_size) <= max_size) {
         MapText text(fd, max_size);
         text.set_size_hint(static_cast<std::size_t>(st.st_size));
-        result.map = StreamingReader(path, text).read(result.problems);
+        result.map = StreamingReader(path, text, filter).read(result.problems);
     }
     if (fd >= 0) {
         ::close(fd);
@@ -738,7 +819,11 @@ OriginsReadResult read_origins_map(const std::string& path, std::uint64_t max_si
     if (!content) {
         return result;
     }
-    return parse_padded(path, std::string_view(content->data(), content->size()));
+    result = parse_padded(path, std::string_view(content->data(), content->size()));
+    if (result.map && filter != nullptr) {
+        filter_kernels(*result.map, *filter);
+    }
+    return result;
 }
 
 } // namespace sdscprov

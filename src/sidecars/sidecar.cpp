@@ -2,6 +2,7 @@
 
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 #include "sidecars/located_json.hpp"
+#include "sidecars/padded_readers.hpp"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -106,6 +107,62 @@ bool starts_as_origins_map(const std::string& path, std::uint64_t max_size) {
     return text.substr(json_skip_ws(text, i + 1), key.size()) == key;
 }
 
+// A file that its first bytes do not show to be an origins map: loaded once, its kind told from
+// its members, then read in place by that kind's reader.
+void read_loaded(const std::string& path, std::uint64_t max_size, const KernelFilter* filter,
+                 Sidecars& out, std::vector<Problem>& problems) {
+    auto content = detail::load_padded(path, "origins file", max_size, problems);
+    if (!content) {
+        return;
+    }
+    const std::string_view bytes(content->data(), content->size());
+    bool object = false;
+    SidecarKind kind = kind_of_padded(bytes, object);
+    if (kind == SidecarKind::unknown && object) {
+        problems.push_back(
+            make_problem(path, position_at(bytes, bytes.find('{')), ProblemCode::unknown_sidecar,
+                         "not a sidecar sdscprov reads: an origins map has 'sdscprov_origins'; "
+                         "torch-spyre's "
+                         "spyre_provenance.json has 'schemaVersion'; " +
+                             std::string(upstream_kinds)));
+        return;
+    }
+    switch (kind) {
+    case SidecarKind::spyre_provenance: {
+        auto read = detail::parse_spyre_padded(path, bytes);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.doc) {
+            out.maps.push_back(spyre_origins(*read.doc));
+            if (filter != nullptr) {
+                filter_kernels(out.maps.back(), *filter);
+            }
+            for (auto& m : spyre_upstream(*read.doc)) {
+                out.upstream.push_back(std::move(m));
+            }
+        }
+        return;
+    }
+    case SidecarKind::upstream_mappings: {
+        auto read = detail::parse_upstream_padded(path, bytes);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.mappings) {
+            out.upstream.push_back(std::move(*read.mappings));
+        }
+        return;
+    }
+    case SidecarKind::origins_map:
+    case SidecarKind::unknown: {
+        // The origins map reader says why a text that is no JSON object cannot be read.
+        auto read = detail::parse_origins_padded(path, bytes, filter);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.map) {
+            out.maps.push_back(std::move(*read.map));
+        }
+        return;
+    }
+    }
+}
+
 } // namespace
 
 SidecarKind sidecar_kind(std::string_view json) {
@@ -114,81 +171,36 @@ SidecarKind sidecar_kind(std::string_view json) {
     return kind_of_padded(std::string_view(padded.data(), padded.size()), object);
 }
 
-std::optional<SidecarKind> sidecar_kind_of_file(const std::string& path,
-                                                std::vector<Problem>& problems,
-                                                std::uint64_t max_size) {
-    auto content = detail::load_padded(path, "sidecar", max_size, problems);
+SpyreReadResult read_spyre_sidecar(const std::string& path, std::optional<SidecarKind>& kind,
+                                   std::uint64_t max_size) {
+    SpyreReadResult result;
+    kind.reset();
+    auto content = detail::load_padded(path, "sidecar", max_size, result.problems);
     if (!content) {
-        return std::nullopt;
+        return result;
     }
+    const std::string_view bytes(content->data(), content->size());
     bool object = false;
-    return kind_of_padded(std::string_view(content->data(), content->size()), object);
+    kind = kind_of_padded(bytes, object);
+    if (*kind != SidecarKind::spyre_provenance) {
+        return result;
+    }
+    return detail::parse_spyre_padded(path, bytes);
 }
 
-Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems,
-                       std::uint64_t max_size) {
+Sidecars read_sidecars_of_any_kind(const std::vector<std::string>& paths,
+                                   std::vector<Problem>& problems, std::uint64_t max_size,
+                                   const KernelFilter* filter) {
     Sidecars out;
     for (const auto& path : paths) {
-        if (starts_as_origins_map(path, max_size)) {
-            auto read = read_origins_map(path, max_size);
-            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
-            if (read.map) {
-                out.maps.push_back(std::move(*read.map));
-            }
+        if (!starts_as_origins_map(path, max_size)) {
+            read_loaded(path, max_size, filter, out, problems);
             continue;
         }
-        auto content = detail::load_padded(path, "origins file", max_size, problems);
-        if (!content) {
-            continue;
-        }
-        bool object = false;
-        SidecarKind kind =
-            kind_of_padded(std::string_view(content->data(), content->size()), object);
-        if (kind == SidecarKind::unknown && object) {
-            problems.push_back(make_problem(
-                path,
-                position_at(std::string_view(content->data(), content->size()),
-                            std::string_view(content->data(), content->size()).find('{')),
-                ProblemCode::unknown_sidecar,
-                "not a sidecar sdscprov reads: an origins map has 'sdscprov_origins'; "
-                "torch-spyre's "
-                "spyre_provenance.json has 'schemaVersion'; " +
-                    std::string(upstream_kinds)));
-            continue;
-        }
-        // Each reader loads the file itself, parsing in place: a compile's map is tens of MB,
-        // and a second copy of it would be most of annotate's peak memory.
-        content.reset();
-        switch (kind) {
-        case SidecarKind::spyre_provenance: {
-            auto read = read_spyre_provenance(path, max_size);
-            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
-            if (read.doc) {
-                out.maps.push_back(spyre_origins(*read.doc));
-                for (auto& m : spyre_upstream(*read.doc)) {
-                    out.upstream.push_back(std::move(m));
-                }
-            }
-            break;
-        }
-        case SidecarKind::upstream_mappings: {
-            auto read = read_upstream_mappings(path, max_size);
-            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
-            if (read.mappings) {
-                out.upstream.push_back(std::move(*read.mappings));
-            }
-            break;
-        }
-        case SidecarKind::origins_map:
-        case SidecarKind::unknown: {
-            // The origins map reader says why a text that is no JSON object cannot be read.
-            auto read = read_origins_map(path, max_size);
-            problems.insert(problems.end(), read.problems.begin(), read.problems.end());
-            if (read.map) {
-                out.maps.push_back(std::move(*read.map));
-            }
-            break;
-        }
+        auto read = read_origins_map(path, max_size, filter);
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
+        if (read.map) {
+            out.maps.push_back(std::move(*read.map));
         }
     }
     return out;

@@ -1,6 +1,7 @@
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
 #include "sidecars/located_json.hpp"
+#include "sidecars/padded_readers.hpp"
 #include "sidecars/spyre_meaning.hpp"
 
 #include <algorithm>
@@ -708,6 +709,10 @@ SpyreReadResult parse_padded(const std::string& path, std::string_view bytes) {
 }
 
 } // namespace
+
+SpyreReadResult detail::parse_spyre_padded(const std::string& path, std::string_view bytes) {
+    return parse_padded(path, bytes);
+}
 
 SpyreReadResult parse_spyre_provenance(const std::string& path, std::string_view bytes) {
     simdjson::padded_string padded(bytes);

@@ -2,6 +2,7 @@
 
 #include "sdscprov/core/json_layout.hpp"
 #include "sidecars/located_json.hpp"
+#include "sidecars/padded_readers.hpp"
 
 #include <algorithm>
 #include <simdjson.h>
@@ -145,6 +146,10 @@ bool names_kernel(std::string_view key, std::string_view kernel) {
 }
 
 } // namespace
+
+UpstreamReadResult detail::parse_upstream_padded(const std::string& path, std::string_view bytes) {
+    return detail::read_located<UpstreamParser>(path, bytes, &UpstreamReadResult::mappings);
+}
 
 UpstreamReadResult parse_upstream_mappings(const std::string& path, std::string_view bytes) {
     simdjson::padded_string padded(bytes);

@@ -8,6 +8,7 @@
 #include "sdscprov/handle/debug_handle.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,7 +53,22 @@ struct OriginsMap {
     std::string path;
     std::map<std::string, FxNode> nodes;
     std::vector<OriginsKernel> kernels;
+    // The kernels a KernelFilter left out: how many, and the first of them, without their ops.
+    std::size_t left_out = 0;
+    std::vector<OriginsKernel> first_left_out;
 };
+
+// Which kernels of a map a run keeps (those of the directories it walked: a map of a whole model
+// against a few of its kernel directories need not be held whole). Every kernel is read and
+// checked all the same; those `keep` refuses are counted in OriginsMap::left_out, the first
+// `named` of them kept by name and position, and the nodes only they named are dropped.
+struct KernelFilter {
+    std::function<bool(const OriginsKernel&)> keep;
+    std::size_t named = 0;
+};
+
+// `map` with only the kernels `filter` keeps, as the readers leave it.
+void filter_kernels(OriginsMap& map, const KernelFilter& filter);
 
 struct OriginsReadResult {
     std::optional<OriginsMap> map; // set when the file is a valid origins map
@@ -61,9 +77,11 @@ struct OriginsReadResult {
 
 // Reads and validates an origins map file. Unknown members anywhere are errors, so that typos do
 // not pass silently; so are wrong types, a missing or unsupported `sdscprov_origins` version, and
-// origins that name no node in `nodes`.
+// origins that name no node in `nodes`. With `filter`, only the kernels it keeps are held (when
+// the map lists its nodes before its kernels, each kernel is dropped as soon as it is read).
 OriginsReadResult read_origins_map(const std::string& path,
-                                   std::uint64_t max_size = default_max_file_size);
+                                   std::uint64_t max_size = default_max_file_size,
+                                   const KernelFilter* filter = nullptr);
 OriginsReadResult parse_origins_map(const std::string& path, std::string_view bytes);
 
 } // namespace sdscprov

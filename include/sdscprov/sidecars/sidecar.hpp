@@ -7,8 +7,9 @@
 #pragma once
 
 #include "sdscprov/core/file_size.hpp"
-#include "sdscprov/sidecars/origins.hpp"
 #include "sdscprov/core/problem.hpp"
+#include "sdscprov/sidecars/origins.hpp"
+#include "sdscprov/sidecars/spyre_provenance.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <optional>
@@ -27,12 +28,6 @@ std::string_view to_string(SidecarKind k);
 // stack traces). `unknown` for any other object, and when the text is not a JSON object.
 SidecarKind sidecar_kind(std::string_view json);
 
-// The kind of the file at `path`, read whole; nullopt, with a problem, when it cannot be read,
-// is not a regular file or has more than `max_size` bytes.
-std::optional<SidecarKind> sidecar_kind_of_file(const std::string& path,
-                                                std::vector<Problem>& problems,
-                                                std::uint64_t max_size = default_max_file_size);
-
 struct Sidecars {
     // Handle sources in precedence order: the order of the files on the command line (the first
     // file that gives a kernel wins; a lower one that gives another handle for the same op is
@@ -41,9 +36,22 @@ struct Sidecars {
     std::vector<UpstreamMappings> upstream; // kernel-level mappings (files and spyre projections)
 };
 
-// Reads every file, whatever its kind, each checked whole; problems at path:line:col. A file that
-// is not regular or has more than `max_size` bytes (--max-file-size) is refused unread.
-Sidecars read_sidecars(const std::vector<std::string>& paths, std::vector<Problem>& problems,
-                       std::uint64_t max_size = default_max_file_size);
+// Reads every file, whatever its kind, into the handle sources and the kernel-level mappings, each
+// checked whole; problems at path:line:col. A file that is not regular or has more than
+// `max_size` bytes (--max-file-size) is refused unread. A file is loaded once: an origins map
+// known from its first bytes is read streaming, any other file is loaded whole, its kind told
+// from its members and read in place. With `filter`, the maps hold only the kernels it keeps
+// (origins.hpp); the kernel-level mappings are kept whole.
+Sidecars read_sidecars_of_any_kind(const std::vector<std::string>& paths,
+                                   std::vector<Problem>& problems,
+                                   std::uint64_t max_size = default_max_file_size,
+                                   const KernelFilter* filter = nullptr);
+
+// The file at `path`, read once, when it is torch-spyre's spyre_provenance.json. `kind` is the
+// kind its members tell (nullopt when it cannot be loaded: the result's problems say why, for a
+// file that is not regular or has more than `max_size` bytes too); a file of another kind is
+// left unread, its result empty.
+SpyreReadResult read_spyre_sidecar(const std::string& path, std::optional<SidecarKind>& kind,
+                                   std::uint64_t max_size = default_max_file_size);
 
 } // namespace sdscprov

@@ -88,7 +88,10 @@ TEST_CASE("annotate run: the handle written, the unmatched directory left alone"
     CHECK(written.find("\"debug_handle_\"") != std::string::npos);
     CHECK(written.find("aten.relu.default") != std::string::npos);
     CHECK(read(f.t.root / other_dir / "sdsc_0.json") == other_file);
-    CHECK(result.index != nullptr);
+    // Only the map's kernel with a directory in the cache is held.
+    REQUIRE(result.index != nullptr);
+    REQUIRE(result.index->kernels().size() == 1);
+    CHECK(result.index->kernels()[0].kernel->name == "sdsc_fused_relu_0");
 }
 
 TEST_CASE("annotate run: a dry run writes nothing and says so") {

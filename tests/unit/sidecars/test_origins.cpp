@@ -541,3 +541,59 @@ TEST_CASE("origins: a large map read in pieces places every kernel and op where 
     }
     std::remove(path.c_str());
 }
+
+TEST_CASE("origins: a filter keeps its kernels, counts and names the others, drops their nodes") {
+    const std::string nodes = R"( "nodes": {"a": {"stack_trace": "A"}, "b": {"stack_trace": "B"},
+    "c": {}%s},
+)";
+    const std::string kernels = R"( "kernels": [
+  {"name": "k_kept", "dir": "d_kept", "ops": [{"opfunc": "add", "buffer": "b0", "origins": ["a"]}]},
+  {"name": "k_gone", "ops": [{"opfunc": "add", "buffer": "b0", "origins": ["b", "nowhere"]}]},
+  {"name": "k_named", "ops": [{"opfunc": "add", "buffer": "b0", "origins": ["c"],
+    "origin_node": "c"}]},
+  {"name": "k_gone2", "ops": [{"opfunc": "add", "buffer": "b0", "origins": ["b"]}]}
+ ],
+)";
+    // As a map is usually laid out (each kernel filtered as it is read), with the kernels before
+    // the nodes (filtered at the end), and with an escape in a name (the whole-document reader).
+    for (int layout : {0, 1, 2}) {
+        CAPTURE(layout);
+        std::string n = nodes;
+        n.replace(n.find("%s"), 2, layout == 2 ? R"(, "\u0064": {})" : "");
+        std::string body = layout == 1 ? kernels + n : n + kernels;
+        body.erase(body.rfind(','), 1);
+        const std::string text = "{\"sdscprov_origins\": 1,\n" + body + "}";
+        const std::string path = "origins-filter.json";
+        {
+            std::FILE* f = std::fopen(path.c_str(), "wb");
+            REQUIRE(f != nullptr);
+            REQUIRE(std::fwrite(text.data(), 1, text.size(), f) == text.size());
+            std::fclose(f);
+        }
+        KernelFilter filter{[](const OriginsKernel& k) {
+                                return k.dir ? *k.dir == "d_kept" : k.name == "k_named";
+                            },
+                            1};
+        auto r = read_origins_map(path, default_max_file_size, &filter);
+        std::remove(path.c_str());
+        INFO(describe(r));
+        REQUIRE(r.map);
+        REQUIRE(r.map->kernels.size() == 2);
+        CHECK(r.map->kernels[0].name == "k_kept");
+        CHECK(r.map->kernels[1].name == "k_named");
+        CHECK(r.map->left_out == 2);
+        REQUIRE(r.map->first_left_out.size() == 1);
+        CHECK(r.map->first_left_out[0].name == "k_gone");
+        CHECK(r.map->first_left_out[0].ops.empty());
+        const int first_kernel_line = layout == 1 ? 3 : 5;
+        CHECK(r.map->first_left_out[0].pos.line == first_kernel_line + 1);
+        CHECK(r.map->nodes.size() == 2);
+        CHECK(r.map->nodes.count("a") == 1);
+        CHECK(r.map->nodes.count("c") == 1);
+        // A left-out kernel's origin that names no node is still the map's warning.
+        REQUIRE(r.problems.size() == 1);
+        CHECK(r.problems[0].severity == Severity::warning);
+        CHECK(r.problems[0].message.find("'nowhere' of kernel 'k_gone'") != std::string::npos);
+        CHECK(r.problems[0].pos.line == first_kernel_line + 1);
+    }
+}

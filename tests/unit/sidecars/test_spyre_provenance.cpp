@@ -3,8 +3,8 @@
 // the invalid variants are mutations written here, one per rule.
 #include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
-#include "temp_dir.hpp"
 #include "sdscprov/write/writer.hpp"
+#include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <fstream>
@@ -228,7 +228,7 @@ TEST_CASE("sidecar: a document of no known kind is an error naming the kinds") {
     dir.file("other.json", "\n  {\"nodes\": {}, \"kernels\": []}");
     std::string path = (dir.root / "other.json").string();
     std::vector<Problem> problems;
-    auto sidecars = read_sidecars({path}, problems);
+    auto sidecars = read_sidecars_of_any_kind({path}, problems);
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].code == ProblemCode::unknown_sidecar);
     CHECK(problems[0].severity == Severity::error);
@@ -239,6 +239,61 @@ TEST_CASE("sidecar: a document of no known kind is an error naming the kinds") {
     }
     CHECK(sidecars.maps.empty());
     CHECK(sidecars.upstream.empty());
+}
+
+TEST_CASE("sidecar: profile's read of one file tells its kind and reads only spyre_provenance") {
+    test::TempDir dir;
+    dir.file("spyre.json", testdata("spyre_provenance.json"));
+    // An origins map with an unknown member: read as a map it would be an error.
+    dir.file("map.json", R"({"sdscprov_origins": 1, "nodes": {}, "kernels": [], "typo": 1})");
+    std::optional<SidecarKind> kind;
+    auto spyre = read_spyre_sidecar((dir.root / "spyre.json").string(), kind);
+    CHECK(kind == SidecarKind::spyre_provenance);
+    CHECK(spyre.problems.empty());
+    REQUIRE(spyre.doc);
+    CHECK(spyre.doc->path == (dir.root / "spyre.json").string());
+    CHECK(spyre_origins(*spyre.doc).kernels.size() ==
+          spyre_origins(*parse_spyre_provenance("p", testdata("spyre_provenance.json")).doc)
+              .kernels.size());
+
+    auto map = read_spyre_sidecar((dir.root / "map.json").string(), kind);
+    CHECK(kind == SidecarKind::origins_map);
+    CHECK(map.problems.empty()); // left unread
+    CHECK_FALSE(map.doc);
+
+    auto missing = read_spyre_sidecar((dir.root / "gone.json").string(), kind);
+    CHECK_FALSE(kind);
+    REQUIRE(missing.problems.size() == 1);
+    CHECK(missing.problems[0].severity == Severity::error);
+    auto large = read_spyre_sidecar((dir.root / "spyre.json").string(), kind, 10);
+    CHECK_FALSE(kind);
+    REQUIRE(large.problems.size() == 1);
+    CHECK(large.problems[0].code == ProblemCode::file_too_large);
+}
+
+TEST_CASE("sidecar: annotate's read of files of each kind, loaded once") {
+    test::TempDir dir;
+    dir.file("spyre.json", testdata("spyre_provenance.json"));
+    dir.file("stacks.json", R"({"sdsc_fused_mm_1": ["File \"m.py\", line 1"]})");
+    // An origins map whose version is not its first member: loaded whole, then read in place.
+    dir.file("map.json", R"({"nodes": {}, "kernels": [{"name": "k", "ops": []}],
+        "sdscprov_origins": 1})");
+    std::vector<Problem> problems;
+    auto sidecars = read_sidecars_of_any_kind({(dir.root / "spyre.json").string(),
+                                               (dir.root / "stacks.json").string(),
+                                               (dir.root / "map.json").string()},
+                                              problems);
+    for (const auto& p : problems) {
+        CAPTURE(p.message);
+        CHECK(false);
+    }
+    REQUIRE(sidecars.maps.size() == 2);
+    CHECK(sidecars.maps[0].path == (dir.root / "spyre.json").string());
+    CHECK_FALSE(sidecars.maps[0].kernels.empty());
+    CHECK(sidecars.maps[1].path == (dir.root / "map.json").string());
+    REQUIRE(sidecars.maps[1].kernels.size() == 1);
+    CHECK(sidecars.maps[1].kernels[0].pos.line == 1);
+    CHECK(sidecars.upstream.size() == 3); // the spyre file's two, the stack traces
 }
 
 // fuzz/regressions/spyre/fused-from-dag-exponential-expansion.json: a 5.6 KB document whose
