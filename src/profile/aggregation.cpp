@@ -115,6 +115,9 @@ std::uint32_t Aggregation::evict_least(ProblemCode reason) {
     unresolved_ranking_.erase(unresolved_ranking_.begin());
     BundleState& least = bundles_[slot];
     bundles_[other].bundle.time.add(least.bundle.time);
+    if (step_log_) {
+        step_log_->moved(slot, other);
+    }
     ++overflow_names_;
     evicted_names_.add(*least.bundle.reason, least.bundle.event_name);
     unresolved_by_name_.erase({*least.bundle.reason, least.bundle.event_name});
@@ -209,6 +212,9 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
         unresolved_ranking_.erase(rank(bundle, slot));
     }
     bundle.bundle.time.add(t);
+    if (step_log_) {
+        step_log_->kernel(slot, e, t.ns);
+    }
     if (ranked) {
         unresolved_ranking_.insert(rank(bundle, slot));
     }
@@ -238,11 +244,20 @@ void Aggregation::take_bundles(ProfileReport& r) {
         }
         return std::tie(a.key, a.event_name, a.reason) < std::tie(b.key, b.event_name, b.reason);
     });
+    std::optional<StepLog::Attributed> in_steps;
+    if (step_log_) {
+        in_steps = step_log_->attribute(bundles_.size());
+        r.steps = in_steps->summary;
+    }
     std::map<std::string, DebugHandle> handles;
     for (auto i : order) {
         // A group that no event reached (only its variant's diagnostics) is left out.
         if (bundles_[i].bundle.time.events == 0) {
             continue;
+        }
+        if (in_steps) {
+            bundles_[i].bundle.step_ns = in_steps->ns[i];
+            bundles_[i].bundle.step_events = in_steps->events[i];
         }
         for (auto& h : bundles_[i].handles) {
             handles.emplace(h.id, h);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -60,6 +61,14 @@ public:
     std::uint32_t unresolved_bundle(const UnpairedGroup& g);
 
     void trace_event() { ++coverage_.trace_events; }
+    // Attribute each kernel event to the step it starts in (ProfileBuilder::record_steps()).
+    void record_steps() { step_log_ = std::make_unique<StepLog>(); }
+    // A complete event (ph "X"): a step's span, or a kernel event, when steps are recorded.
+    void complete_event(const TraceEvent& e) {
+        if (step_log_) {
+            step_log_->event(e);
+        }
+    }
     // One kernel event of the bundle at `slot` (`unpaired`: of an unresolved group): its time,
     // stages and ideal added, what its values ran into diagnosed.
     const BundleState& add_event(std::uint32_t slot, bool unpaired, const TraceEvent& e);
@@ -95,6 +104,7 @@ private:
     ProfileCoverage coverage_;
     StageTotals stages_;
     IdealTime coverage_ideal_;
+    std::unique_ptr<StepLog> step_log_; // record_steps()
 };
 
 } // namespace sdscprov

@@ -34,6 +34,7 @@ struct ProfileBuilder::Impl {
         if (e.ph_state != FieldState::ok || e.ph != "X") {
             return; // only complete events carry device time
         }
+        aggregation.complete_event(e);
         bool kernel_name = e.name_state == FieldState::ok && e.name.starts_with("spyre_kernel");
         if (!kernel_name && e.provenance_key_state == FieldState::absent) {
             return;
@@ -73,6 +74,10 @@ ProfileBuilder::~ProfileBuilder() = default;
 
 void ProfileBuilder::event(const TraceEvent& e) {
     impl_->event(e);
+}
+
+void ProfileBuilder::record_steps() {
+    impl_->aggregation.record_steps();
 }
 
 const ProfileBundle* ProfileBuilder::annotated_bundle() const {
