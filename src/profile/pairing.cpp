@@ -1,0 +1,442 @@
+#include "profile/pairing.hpp"
+
+#include "sdscprov/handle/source_text.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+
+namespace sdscprov {
+
+namespace {
+
+constexpr std::string_view event_prefix = "spyre_kernel_v1_";
+constexpr std::size_t key_width = 16;
+
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+bool is_key_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+}
+
+bool is_key(std::string_view s) {
+    return s.size() == key_width && std::all_of(s.begin(), s.end(), is_key_char);
+}
+
+// The name without a `#<step>` suffix (decimal digits); the whole name when it has none, and
+// nullopt when what follows the last '#' is not a step.
+std::optional<std::string_view> without_step(std::string_view name) {
+    auto hash = name.rfind('#');
+    if (hash == std::string_view::npos) {
+        return name;
+    }
+    std::string_view step = name.substr(hash + 1);
+    if (step.empty() || !std::all_of(step.begin(), step.end(), is_digit)) {
+        return std::nullopt;
+    }
+    return name.substr(0, hash);
+}
+
+// The key of `spyre_kernel_v1_<summary>_<key>` (the name without its step): summary non-empty
+// of [A-Za-z0-9_], key 16 lowercase base32 characters, as torch-spyre's parser has it.
+std::optional<std::string_view> name_key(std::string_view base) {
+    if (base.size() <= event_prefix.size() + key_width + 1 || !base.starts_with(event_prefix)) {
+        return std::nullopt;
+    }
+    std::size_t key_start = base.size() - key_width;
+    if (base[key_start - 1] != '_') {
+        return std::nullopt;
+    }
+    std::string_view summary =
+        base.substr(event_prefix.size(), key_start - 1 - event_prefix.size());
+    auto display = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_';
+    };
+    if (summary.empty() || !std::all_of(summary.begin(), summary.end(), display)) {
+        return std::nullopt;
+    }
+    std::string_view key = base.substr(key_start);
+    return is_key(key) ? std::optional(key) : std::nullopt;
+}
+
+std::string id_list(const std::vector<std::string>& ids) {
+    std::string s = "[";
+    for (const auto& id : ids) {
+        s += (s.size() > 1 ? ", " : "") + id;
+    }
+    return s + "]";
+}
+
+void append_field(std::string& key, char state, std::string_view text) {
+    auto n = static_cast<std::uint32_t>(text.size());
+    key.push_back(state);
+    key.append(reinterpret_cast<const char*>(&n), sizeof n);
+    key.append(text);
+}
+
+std::vector<std::uint32_t> intersection(const std::vector<std::uint32_t>& a,
+                                        const std::vector<std::uint32_t>& b) {
+    std::vector<std::uint32_t> out;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+}
+
+// Source lines and ATen ops of a handle and, recursively, of the handles it is fused from.
+void collect(const DebugHandle& h, std::set<SourceLine>& lines, std::set<std::string>& ops) {
+    if (h.source) {
+        lines.insert({h.source->file, h.source->start_line});
+    }
+    if (h.aten_op) {
+        ops.insert(*h.aten_op);
+    }
+    for (const auto& child : h.fused_from) {
+        collect(child, lines, ops);
+    }
+}
+
+UnpairedGroup group_of(ProblemCode reason, std::string_view name, std::string_view key) {
+    return {reason, std::string(name), std::string(key)};
+}
+
+std::string plain(const std::string& s) {
+    return s;
+}
+
+} // namespace
+
+// What an event's name says: the name without its step (`base`, when the step parses), the key
+// it carries (`parsed`) and the name its group goes by.
+struct Pairing::Names {
+    std::optional<std::string_view> base;
+    std::optional<std::string_view> parsed;
+    std::string_view group_name;
+    std::string key; // the key the event pairs by, once read
+};
+
+Pairing::Pairing(const PairingSources& sources, Aggregation& aggregation, DiagnosticLog& log)
+    : sources_(sources), aggregation_(aggregation), log_(log) {
+    for (const auto& doc : sources_.sidecars) {
+        auto& by_identity = occurrences_.emplace_back();
+        for (const auto& [id, occurrence] : doc.occurrences) {
+            by_identity.emplace(occurrence.identity_key, &occurrence);
+        }
+    }
+}
+
+const Variant& Pairing::variant(const TraceEvent& e, std::optional<Variant>& uncached) {
+    // Events with the same name (step aside), provenance key and handles pair alike.
+    key_buf_.clear();
+    std::string_view name = e.name_state == FieldState::ok ? e.name : std::string_view();
+    append_field(key_buf_, 'n', without_step(name).value_or(name));
+    append_field(key_buf_, static_cast<char>('0' + static_cast<int>(e.provenance_key_state)),
+                 e.provenance_key);
+    key_buf_.push_back(static_cast<char>('0' + static_cast<int>(e.debug_handles_state)));
+    for (auto h : e.debug_handles) {
+        append_field(key_buf_, 'h', h);
+    }
+    auto found = variant_of_.find(key_buf_);
+    if (found != variant_of_.end()) {
+        return variants_[found->second];
+    }
+    if (variant_of_.size() < max_cached_variants) {
+        auto index = static_cast<std::uint32_t>(variants_.size());
+        variants_.push_back(classify(e));
+        variant_of_.emplace(key_buf_, index);
+        return variants_[index];
+    }
+    uncached = classify(e);
+    return *uncached;
+}
+
+// args.provenance_key when it is a key; a diagnostic when it is there but not one.
+std::optional<std::string_view> Pairing::native_key(Variant& v, const TraceEvent& e) {
+    if (e.provenance_key_state == FieldState::ok && is_key(e.provenance_key)) {
+        return e.provenance_key;
+    }
+    if (e.provenance_key_state != FieldState::absent) {
+        v.diagnostics.push_back(
+            log_.diagnose(ProblemCode::malformed_provenance_key, e,
+                          e.provenance_key_state == FieldState::ok
+                              ? "args.provenance_key '" + printable(e.provenance_key) +
+                                    "' is not 16 lowercase base32 characters: ignored"
+                              : std::string("args.provenance_key is not a string: ignored")));
+    }
+    return std::nullopt;
+}
+
+// args.debug_handles when they are distinct strings; a diagnostic when they are there but not.
+std::optional<std::vector<std::string>> Pairing::native_handles(Variant& v, const TraceEvent& e) {
+    std::optional<std::vector<std::string>> handles;
+    if (e.debug_handles_state == FieldState::ok) {
+        handles.emplace(e.debug_handles.begin(), e.debug_handles.end());
+        std::set<std::string> distinct(handles->begin(), handles->end());
+        if (distinct.size() != handles->size()) {
+            v.diagnostics.push_back(log_.diagnose(ProblemCode::malformed_debug_handles, e,
+                                                  "args.debug_handles names an id twice: ignored"));
+            handles.reset();
+        }
+    } else if (e.debug_handles_state == FieldState::wrong_type) {
+        v.diagnostics.push_back(
+            log_.diagnose(ProblemCode::malformed_debug_handles, e,
+                          "args.debug_handles is not an array of strings: ignored"));
+    }
+    return handles;
+}
+
+// Classifies the first event of a variant: the pairing rules (profile.hpp).
+Variant Pairing::classify(const TraceEvent& e) {
+    Variant v;
+    Names n;
+    std::string_view name = e.name_state == FieldState::ok ? e.name : std::string_view();
+    n.base = without_step(name);
+    n.parsed = n.base ? name_key(*n.base) : std::nullopt;
+    n.group_name = n.base.value_or(name);
+    std::optional<std::string_view> native = native_key(v, e);
+    std::optional<std::vector<std::string>> handles = native_handles(v, e);
+    if (!n.parsed && !native) {
+        if (!name.starts_with("spyre_kernel")) {
+            return v; // not a Spyre kernel event
+        }
+        v.kernel = true;
+        v.group = group_of(ProblemCode::unparsable_name, n.group_name, "");
+        v.diagnostics.push_back(
+            log_.diagnose(ProblemCode::unparsable_name, e,
+                          "event name '" + printable(name) +
+                              "' is not spyre_kernel_v1_<summary>_<key>[#<step>]: unpaired"));
+        return v;
+    }
+    v.kernel = true;
+    if (n.parsed && native && *n.parsed != *native) {
+        v.group = group_of(ProblemCode::carrier_conflict, n.group_name, *n.parsed);
+        v.diagnostics.push_back(log_.diagnose(ProblemCode::carrier_conflict, e,
+                                              "the name's key " + std::string(*n.parsed) +
+                                                  " and args.provenance_key " +
+                                                  std::string(*native) + " differ: unpaired"));
+        return v;
+    }
+    n.key = std::string(native ? *native : *n.parsed);
+    if (!by_sidecar(v, e, n, handles)) {
+        by_caches(v, e, n, handles);
+    }
+    return v;
+}
+
+// The first sidecar that has the key pairs it (or finds the name collides); false when none has.
+bool Pairing::by_sidecar(Variant& v, const TraceEvent& e, const Names& n,
+                         const std::optional<std::vector<std::string>>& handles) {
+    const std::string& key = n.key;
+    for (std::size_t i = 0; i < sources_.sidecars.size(); ++i) {
+        const auto& doc = sources_.sidecars[i];
+        auto identity = doc.identities.find(key);
+        if (identity == doc.identities.end()) {
+            continue;
+        }
+        const auto& id = identity->second;
+        if (n.parsed && *n.base != id.event_name_base) {
+            v.group = group_of(ProblemCode::collision, n.group_name, key);
+            v.diagnostics.push_back(
+                log_.diagnose(ProblemCode::collision, e,
+                              "key " + key + " is the bundle '" + id.event_name_base + "' in " +
+                                  doc.path + ", not '" + printable(*n.base) + "': unpaired"));
+            return true;
+        }
+        if (handles && *handles != id.direct_handle_ids) {
+            v.diagnostics.push_back(
+                log_.diagnose(ProblemCode::native_handle_disagreement, e,
+                              "args.debug_handles " + id_list(*handles) + " differ from " +
+                                  id_list(id.direct_handle_ids) + " in " + doc.path + " for key " +
+                                  key + ": the sidecar's are used"));
+        }
+        v.bundle = paired_bundle(v, e, n, Resolution::sidecar, &doc, i, id.direct_handle_ids);
+        return true;
+    }
+    return false;
+}
+
+// A key no sidecar has: paired through the caches' files by the event's own handles, if it can.
+void Pairing::by_caches(Variant& v, const TraceEvent& e, const Names& n,
+                        const std::optional<std::vector<std::string>>& handles) {
+    const std::string& key = n.key;
+    bool through_caches = !sources_.caches.empty() && handles;
+    if (!sources_.sidecars.empty()) {
+        v.diagnostics.push_back(
+            log_.diagnose(ProblemCode::unknown_key, e,
+                          "key " + key + " is in no sidecar given" +
+                              (through_caches ? ": paired through the caches" : ": unpaired")));
+    }
+    if (!through_caches) {
+        ProblemCode reason =
+            sources_.sidecars.empty() ? ProblemCode::no_handles : ProblemCode::unknown_key;
+        if (reason == ProblemCode::no_handles) {
+            v.diagnostics.push_back(log_.diagnose(
+                ProblemCode::no_handles, e,
+                "event of key " + key +
+                    " carries no args.debug_handles and there is no sidecar: unpaired"));
+        }
+        v.group = group_of(reason, n.group_name, key);
+        return;
+    }
+    std::vector<std::string> known;
+    std::vector<std::string> unknown;
+    for (const auto& id : *handles) {
+        (sources_.caches.find(id) != nullptr ? known : unknown).push_back(id);
+    }
+    if (!unknown.empty()) {
+        v.diagnostics.push_back(log_.diagnose(
+            ProblemCode::unknown_handle, e,
+            "args.debug_handles " + id_list(unknown) + " of key " + key +
+                (unknown.size() == 1 ? " is" : " are") + " in no SDSC file of the caches" +
+                (known.empty() ? ": unpaired" : "")));
+        if (known.empty()) {
+            v.group = group_of(ProblemCode::unknown_handle, n.group_name, key);
+            return;
+        }
+    }
+    v.bundle = paired_bundle(v, e, n, Resolution::caches, nullptr, 0, known);
+}
+
+// The bundle of a paired key (the first variant that pairs it makes it).
+std::uint32_t Pairing::paired_bundle(Variant& v, const TraceEvent& e, const Names& n,
+                                     Resolution how, const SpyreProvenance* doc,
+                                     std::size_t doc_index, const std::vector<std::string>& ids) {
+    auto found = resolved_by_key_.find(n.key);
+    if (found != resolved_by_key_.end()) {
+        const auto& first = aggregation_.bundle(found->second).bundle;
+        if (how == Resolution::caches && first.handle_ids != ids) {
+            v.diagnostics.push_back(
+                log_.diagnose(ProblemCode::native_handle_disagreement, e,
+                              "events of key " + n.key + " carry other args.debug_handles " +
+                                  id_list(ids) + " than the first one's " +
+                                  id_list(first.handle_ids) + ": the first event's are used"));
+        }
+        return found->second;
+    }
+    BundleState state;
+    ProfileBundle& b = state.bundle;
+    b.key = n.key;
+    b.event_name = std::string(n.group_name);
+    b.resolution = how;
+    b.handle_ids = ids;
+    for (const auto& id : ids) {
+        if (doc != nullptr) {
+            state.handles.push_back(expand_handle(*doc, id));
+        } else if (const auto* cached = sources_.caches.find(id)) {
+            state.handles.push_back(cached->handle);
+        }
+    }
+    std::set<SourceLine> lines;
+    std::set<std::string> ops;
+    for (const auto& h : state.handles) {
+        collect(h, lines, ops);
+    }
+    b.lines.assign(lines.begin(), lines.end());
+    b.aten_ops.assign(ops.begin(), ops.end());
+    kernel_dirs(state, e, doc, doc_index);
+    b.ideal = aggregation_.ideals().of_bundle(b.kernel_dirs);
+    label_frames(b);
+    auto index = aggregation_.add_paired(std::move(state));
+    resolved_by_key_.emplace(n.key, index);
+    return index;
+}
+
+// The directories whose SDSC files hold the bundle's handles (`held`: the caches have one of
+// them): those holding all of them, else, spread over several, every one holding one.
+std::vector<std::uint32_t> Pairing::holding_dirs(const ProfileBundle& b, bool& held) const {
+    const HandleIndex& caches = sources_.caches;
+    std::vector<std::uint32_t> holding;
+    held = false;
+    for (const auto& id : b.handle_ids) {
+        if (const auto* cached = caches.find(id)) {
+            holding = held ? intersection(holding, cached->dirs) : cached->dirs;
+            held = true;
+        }
+    }
+    if (held && holding.empty()) {
+        std::set<std::uint32_t> all;
+        for (const auto& id : b.handle_ids) {
+            if (const auto* cached = caches.find(id)) {
+                all.insert(cached->dirs.begin(), cached->dirs.end());
+            }
+        }
+        holding.assign(all.begin(), all.end());
+    }
+    return holding;
+}
+
+// The directories of the kernels the sidecar names for the bundle, against those holding its
+// handles (the latter win when they differ); `names` gets the kernel names.
+std::vector<std::uint32_t> Pairing::sidecar_dirs(BundleState& state, const TraceEvent& e,
+                                                 std::size_t doc_index,
+                                                 const std::vector<std::uint32_t>& holding,
+                                                 bool held, std::set<std::string>& names) {
+    const ProfileBundle& b = state.bundle;
+    auto [first, last] = occurrences_[doc_index].equal_range(b.key);
+    std::set<std::uint32_t> named;
+    for (auto it = first; it != last; ++it) {
+        names.insert(it->second->kernel_name);
+        for (auto d : sources_.caches.dirs_named(it->second->kernel_name)) {
+            named.insert(d);
+        }
+    }
+    std::vector<std::uint32_t> by_name(named.begin(), named.end());
+    if (by_name.empty() || !held) {
+        return held ? holding : by_name;
+    }
+    std::vector<std::uint32_t> dirs = intersection(by_name, holding);
+    if (dirs.empty()) {
+        state.diagnostics.push_back(log_.diagnose(
+            ProblemCode::sources_disagree, e,
+            "the sidecar's kernel " + joined(names, plain, "") + " is in " + dir_list(by_name) +
+                ", whose SDSC files do not hold its handles " + id_list(b.handle_ids) + "; " +
+                dir_list(holding) + " do: those are used"));
+        dirs = holding;
+    }
+    return dirs;
+}
+
+// Kernel names and directories: the sidecar's occurrences name kernels, whose directories
+// the caches have; the caches' files say which directories hold the bundle's handles.
+void Pairing::kernel_dirs(BundleState& state, const TraceEvent& e, const SpyreProvenance* doc,
+                          std::size_t doc_index) {
+    ProfileBundle& b = state.bundle;
+    const HandleIndex& caches = sources_.caches;
+    bool held = false;
+    std::vector<std::uint32_t> holding = holding_dirs(b, held);
+    std::vector<std::uint32_t> dirs;
+    std::set<std::string> names;
+    if (doc != nullptr) {
+        dirs = sidecar_dirs(state, e, doc_index, holding, held, names);
+        for (std::size_t i = 0; i < b.handle_ids.size() && i < state.handles.size(); ++i) {
+            const auto* cached = caches.find(b.handle_ids[i]);
+            if (cached != nullptr && !(cached->handle == state.handles[i])) {
+                state.diagnostics.push_back(
+                    log_.diagnose(ProblemCode::sources_disagree, e,
+                                  "handle " + b.handle_ids[i] + " differs between " + doc->path +
+                                      " and " + cached->file + ": the sidecar's is used"));
+            }
+        }
+    } else {
+        dirs = holding;
+        for (auto d : dirs) {
+            if (caches.dirs[d].kernel) {
+                names.insert(*caches.dirs[d].kernel);
+            }
+        }
+    }
+    b.kernel_names.assign(names.begin(), names.end());
+    for (auto d : dirs) {
+        b.kernel_dirs.push_back(caches.dirs[d].path);
+    }
+}
+
+std::string Pairing::dir_list(const std::vector<std::uint32_t>& dirs) const {
+    std::string s;
+    for (auto d : dirs) {
+        s += (s.empty() ? "" : ", ") + sources_.caches.dirs[d].path;
+    }
+    return s.empty() ? "no directory" : s;
+}
+
+} // namespace sdscprov
