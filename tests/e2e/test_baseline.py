@@ -393,6 +393,54 @@ def test_totals_when_a_trace_has_no_steps():
         assert report['new']['steps'] == 12
 
 
+# ---- the base run's own caches and sidecars -----------------------------------------------------
+
+def test_base_run_with_its_own_caches_and_sidecars():
+    with TempDir() as tmp:
+        # Two compiles into two caches (another seed: other kernels and handles), a run of each.
+        base_dir, new_dir = os.path.join(tmp, 'base'), os.path.join(tmp, 'new')
+        base = generate_all(base_dir, '--seed', '1')
+        new = generate_all(new_dir, '--seed', '2')
+        base_trace = os.path.join(base_dir, 'trace.json')
+        new_trace = os.path.join(new_dir, 'trace.json')
+        base_cache, new_cache = os.path.join(base_dir, 'cache'), os.path.join(new_dir, 'cache')
+        base_sidecar = os.path.join(base_dir, 'spyre_provenance.json')
+        new_sidecar = os.path.join(new_dir, 'spyre_provenance.json')
+
+        def compared(*args):
+            _, out, _ = run('profile', '--baseline', base_trace, new_trace, '--format', 'json',
+                            *args, check_rc=0)
+            return json.loads(out)
+
+        for pairing, args in (('caches', [new_cache, '--baseline-cache', base_cache]),
+                              ('sidecar', ['--origins', new_sidecar, '--baseline-origins',
+                                           base_sidecar])):
+            report = compared(*args)
+            assert report['base']['resolved_ns'] == base[pairing]['coverage']['resolved_ns'] > 0
+            assert report['new']['resolved_ns'] == new[pairing]['coverage']['resolved_ns'] > 0
+            for table in TABLES:
+                want = expected_rows(base[pairing], new[pairing], table)
+                assert [comparable(r) for r in report[table]] == want, (pairing, table)
+            # Without them the base run pairs with the new run's: its kernels are not there.
+            shared = compared(*args[:-2])
+            assert shared['base']['resolved_ns'] < report['base']['resolved_ns'], pairing
+        # --baseline-cache given twice: both are the base run's caches.
+        half = os.path.join(tmp, 'empty')
+        os.mkdir(half)
+        report = compared(new_cache, '--baseline-cache', half, '--baseline-cache', base_cache)
+        assert report['base']['resolved_ns'] == base['caches']['coverage']['resolved_ns']
+
+        # Bad input: not a directory, missing, or without --baseline: exit 2, the path named.
+        for bad, what in ((base_trace, 'is not a directory'), (os.path.join(tmp, 'nope'),
+                                                                 'cannot be accessed')):
+            _, out, err = run('profile', '--baseline', base_trace, new_trace, new_cache,
+                              '--baseline-cache', bad, check_rc=2)
+            assert out == '' and bad + ': error: --baseline-cache ' + what in err, err
+        _, _, err = run('profile', new_trace, new_cache, '--baseline-cache', base_cache,
+                        check_rc=2)
+        assert '--baseline-cache needs --baseline BASE_TRACE' in err, err
+
+
 if __name__ == '__main__':
     main([
         test_every_row_exact_to_the_ns,
@@ -403,4 +451,5 @@ if __name__ == '__main__':
         test_per_step_exact_to_the_ns,
         test_runs_of_different_lengths_compare_fairly,
         test_totals_when_a_trace_has_no_steps,
+        test_base_run_with_its_own_caches_and_sidecars,
     ])
