@@ -734,6 +734,19 @@ struct ProfileBuilder::Impl {
         });
     }
 
+    // With record_steps(): each bundle's time in steps, and the report's summary of them.
+    void attribute_steps(ProfileReport& r) {
+        if (!step_log) {
+            return;
+        }
+        auto in_steps = step_log->attribute(bundles.size());
+        r.steps = in_steps.summary;
+        for (std::size_t i = 0; i < bundles.size(); ++i) {
+            bundles[i].bundle.step_ns = in_steps.ns[i];
+            bundles[i].bundle.step_events = in_steps.events[i];
+        }
+    }
+
     ProfileReport finish(const TraceReadResult& read) {
         ProfileReport r;
         r.trace = path;
@@ -764,20 +777,12 @@ struct ProfileBuilder::Impl {
             return std::tie(a.key, a.event_name, a.reason) <
                    std::tie(b.key, b.event_name, b.reason);
         });
-        std::optional<StepLog::Attributed> in_steps;
-        if (step_log) {
-            in_steps = step_log->attribute(bundles.size());
-            r.steps = in_steps->summary;
-        }
+        attribute_steps(r);
         std::map<std::string, DebugHandle> handles;
         for (auto i : order) {
             // A group that no event reached (only its variant's diagnostics) is left out.
             if (bundles[i].bundle.time.events == 0) {
                 continue;
-            }
-            if (in_steps) {
-                bundles[i].bundle.step_ns = in_steps->ns[i];
-                bundles[i].bundle.step_events = in_steps->events[i];
             }
             for (auto& h : bundles[i].handles) {
                 handles.emplace(h.id, h);
