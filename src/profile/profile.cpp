@@ -3,7 +3,7 @@
 #include "profile/evicted_names.hpp"
 #include "profile/saturating.hpp"
 #include "profile/utilization_rows.hpp"
-#include "sdsc/json_out.hpp"
+#include "core/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>

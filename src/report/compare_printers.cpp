@@ -2,7 +2,7 @@
 
 #include "report/ci_encoding.hpp"
 #include "report/profile_format.hpp"
-#include "sdsc/json_out.hpp"
+#include "core/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 
 #include <cmath>
