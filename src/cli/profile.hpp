@@ -32,6 +32,10 @@ struct ProfileCli {
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
     // --baseline BASE_TRACE: compare TRACE with it (profile_baseline.cpp); the gate's options.
     std::string baseline;
+    // The base trace's own sidecars and caches (--baseline-origins, --baseline-cache); each
+    // empty: the same as TRACE's.
+    std::vector<std::string> baseline_origins;
+    std::vector<std::string> baseline_caches;
     std::optional<double> fail_over;
     double fail_min_share = 1;
 };

@@ -27,6 +27,11 @@ bool is_ci_format(Format f) {
 // A usage error of the comparison's options, or nullopt.
 std::optional<std::string> misuse(const ProfileCli& o) {
     if (o.baseline.empty()) {
+        if (!o.baseline_origins.empty() || !o.baseline_caches.empty()) {
+            return std::string(o.baseline_origins.empty() ? "--baseline-cache"
+                                                          : "--baseline-origins") +
+                   " needs --baseline BASE_TRACE (the run it pairs)";
+        }
         if (o.fail_over) {
             return "--fail-over needs --baseline BASE_TRACE (the run the new one is compared with)";
         }
@@ -44,6 +49,57 @@ std::optional<std::string> misuse(const ProfileCli& o) {
         return "only one of the two traces can be standard input (-)";
     }
     return std::nullopt;
+}
+
+// Each --baseline-cache a directory; false (said on stderr, with the path) when one is not.
+bool baseline_caches_reachable(const std::vector<std::string>& dirs) {
+    for (const auto& dir : dirs) {
+        struct stat st {};
+        if (::stat(dir.c_str(), &st) != 0) {
+            std::cerr << quote_path(dir)
+                      << ": error: --baseline-cache cannot be accessed: " << std::strerror(errno)
+                      << " [bad-argument]\n";
+            return false;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            std::cerr << quote_path(dir)
+                      << ": error: --baseline-cache is not a directory (give the base run's "
+                         "kernel cache) [bad-argument]\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+// What the base trace pairs with: its own sidecars and caches where given, else TRACE's.
+struct BaseSources {
+    PairingSources own;
+    std::vector<std::string> roots;
+    const PairingSources* sources = nullptr;
+    const std::vector<std::string>* used_roots = nullptr;
+};
+
+bool base_sources(const ProfileCli& o, const PairingSources& shared,
+                  const std::vector<std::string>& shared_roots, BaseSources& out,
+                  std::vector<Problem>& problems) {
+    if (o.baseline_origins.empty() && o.baseline_caches.empty()) {
+        out.sources = &shared;
+        out.used_roots = &shared_roots;
+        return true;
+    }
+    ProfileCli base = o;
+    if (!o.baseline_origins.empty()) {
+        base.origins = o.baseline_origins;
+    }
+    if (!o.baseline_caches.empty()) {
+        base.caches = o.baseline_caches;
+    }
+    if (!pairing_sources(base, true, out.own, out.roots, problems)) {
+        return false;
+    }
+    out.sources = &out.own;
+    out.used_roots = &out.roots;
+    return true;
 }
 
 // One trace profiled against `sources`; nullopt when it could not be read (reported).
@@ -101,6 +157,15 @@ void add_baseline_options(CLI::App& cmd, ProfileCli& o) {
     cmd.add_option("--baseline", o.baseline,
                    "Compare TRACE with this earlier trace of the same model: each row's base and "
                    "new device time and the change (the same caches and sidecars serve both)");
+    cmd.add_option("--baseline-origins", o.baseline_origins,
+                   "With --baseline: the base run's own spyre_provenance.json (instead of "
+                   "--origins); may be given more than once")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--baseline-cache", o.baseline_caches,
+                   "With --baseline: the base run's own kernel cache (instead of CACHES); may be "
+                   "given more than once")
+        ->allow_extra_args(false);
     cmd.add_option("--fail-over", o.fail_over,
                    "With --baseline: exit 1 when a row (source lines, or --by) holding at least "
                    "--fail-min-share of either run's device time grew by more than PCT percent")
@@ -113,13 +178,17 @@ void add_baseline_options(CLI::App& cmd, ProfileCli& o) {
 }
 
 bool wants_baseline(const ProfileCli& o) {
-    return !o.baseline.empty() || o.fail_over || is_ci_format(o.format);
+    return !o.baseline.empty() || o.fail_over || is_ci_format(o.format) ||
+           !o.baseline_origins.empty() || !o.baseline_caches.empty();
 }
 
 int run_profile_baseline(const ProfileCli& o) {
     if (auto error = misuse(o)) {
         std::cerr << "sdscprov profile: " << *error << '\n';
         return exit_bad_input;
+    }
+    if (!baseline_caches_reachable(o.baseline_caches)) {
+        return exit_bad_input; // before any cache or trace is read
     }
     quiet_mode = o.quiet;
     std::vector<Problem> problems;
@@ -129,9 +198,16 @@ int run_profile_baseline(const ProfileCli& o) {
         return exit_bad_input;
     }
 
-    // The caches' problems are reported once, with the new run.
-    auto base = profile_one(o, sources, o.baseline, roots, {});
+    std::vector<Problem> base_problems;
+    BaseSources base_pairing;
+    if (!base_sources(o, sources, roots, base_pairing, base_problems)) {
+        return exit_bad_input;
+    }
+    // Shared caches' problems are reported once, with the new run; the base's own with it.
+    auto base =
+        profile_one(o, *base_pairing.sources, o.baseline, *base_pairing.used_roots, base_problems);
     if (!base) {
+        print_problems(base_problems);
         print_problems(problems);
         return exit_bad_input;
     }

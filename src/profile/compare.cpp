@@ -56,6 +56,84 @@ DeviceTime compared_time(const ProfileReport& run, const ProfileRow& r, CompareB
     return t;
 }
 
+// How many trailing path components two paths share ("a/b/c.py", "x/b/c.py": 2).
+std::size_t shared_tail(std::string_view a, std::string_view b) {
+    std::size_t n = 0;
+    while (!a.empty() && !b.empty()) {
+        auto sa = a.rfind('/');
+        auto sb = b.rfind('/');
+        auto ca = sa == std::string_view::npos ? a : a.substr(sa + 1);
+        auto cb = sb == std::string_view::npos ? b : b.substr(sb + 1);
+        if (ca != cb || ca.empty()) {
+            break;
+        }
+        ++n;
+        a = sa == std::string_view::npos ? std::string_view() : a.substr(0, sa);
+        b = sb == std::string_view::npos ? std::string_view() : b.substr(0, sb);
+    }
+    return n;
+}
+
+// Of `candidates` (indexes into rows), the one whose file shares the most trailing components
+// with `file`, when it alone does (and shares the file name at least).
+std::optional<std::size_t> closest_file(const std::vector<RowChange>& rows,
+                                        const std::vector<std::size_t>& candidates,
+                                        const std::string& file) {
+    std::optional<std::size_t> best;
+    std::size_t best_n = 0;
+    bool tie = false;
+    for (auto i : candidates) {
+        std::size_t n =
+            rows[i].line->file == file ? std::string::npos : shared_tail(rows[i].line->file, file);
+        if (n > best_n) {
+            best = i;
+            best_n = n;
+            tie = false;
+        } else if (n == best_n && n > 0) {
+            tie = true;
+        }
+    }
+    return tie ? std::nullopt : best;
+}
+
+// Gone and new source line rows of the same text and the same file, one each: one moved row
+// (the new row with the base time; the gone row removed).
+void match_moved(std::vector<RowChange>& rows) {
+    std::map<std::string_view, std::pair<std::vector<std::size_t>, std::vector<std::size_t>>>
+        by_text;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        if (r.line && r.text && !r.text->empty() && (r.is_new() != r.is_gone())) {
+            auto& side = by_text[*r.text];
+            (r.is_gone() ? side.first : side.second).push_back(i);
+        }
+    }
+    std::vector<bool> drop(rows.size(), false);
+    for (const auto& [text, sides] : by_text) {
+        const auto& [gone, added] = sides;
+        for (auto g : gone) {
+            auto n = closest_file(rows, added, rows[g].line->file);
+            // Mutual: the gone row is also the new row's closest.
+            if (!n || closest_file(rows, gone, rows[*n].line->file) != g) {
+                continue;
+            }
+            rows[*n].base = rows[g].base;
+            rows[*n].moved_from = rows[g].line;
+            drop[g] = true;
+        }
+    }
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (!drop[i]) {
+            if (kept != i) {
+                rows[kept] = std::move(rows[i]);
+            }
+            ++kept;
+        }
+    }
+    rows.resize(kept);
+}
+
 std::vector<RowChange> join(const ProfileReport& base, const std::vector<ProfileRow>& base_rows,
                             const ProfileReport& now, const std::vector<ProfileRow>& now_rows,
                             CompareBasis basis) {
@@ -93,6 +171,7 @@ std::vector<RowChange> join(const ProfileReport& base, const std::vector<Profile
             c.where = heaviest_line(base, r);
         }
     }
+    match_moved(out); // source line rows only: other rows have no line
     std::sort(out.begin(), out.end(), [](const RowChange& a, const RowChange& b) {
         std::int64_t ca = a.change_ns();
         std::int64_t cb = b.change_ns();

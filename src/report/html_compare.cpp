@@ -119,8 +119,27 @@ void problems(HtmlModel& model, const ProfileReport& run) {
 std::string render_comparison_html(const ProfileComparison& c) {
     HtmlModel model("profile", "sdscprov profile --baseline");
     summaries(model, c);
-    model.profile_totals(c.now.coverage, c.now.bundles.size());
-    model.baseline_totals(c.base.coverage, c.base.bundles.size(), "totals");
+    // The totals as compared: per step, each run's device time and events in its steps.
+    auto compared = [&c](const ProfileReport& report, const RunCompared& run) {
+        ProfileCoverage coverage = report.coverage;
+        if (c.basis == CompareBasis::steps) {
+            coverage.kernel_ns = run.ns;
+            coverage.kernel_events = run.events;
+            std::uint64_t paired_ns = 0;
+            coverage.resolved_events = 0;
+            for (const auto& b : report.bundles) {
+                if (b.resolution != Resolution::unresolved) {
+                    paired_ns = paired_ns > ~std::uint64_t{0} - b.step_ns ? ~std::uint64_t{0}
+                                                                          : paired_ns + b.step_ns;
+                    coverage.resolved_events += b.step_events;
+                }
+            }
+            coverage.resolved_ns = per_step(paired_ns, run.steps);
+        }
+        return coverage;
+    };
+    model.profile_totals(compared(c.now, c.new_run), c.now.bundles.size());
+    model.baseline_totals(compared(c.base, c.base_run), c.base.bundles.size(), to_string(c.basis));
     KernelOf kernel_of = add_kernels(model, c);
     model.change_ranking("line", "Source lines", "source line",
                          "a bundle counts fully for each of its lines: the rows can add up to "

@@ -393,6 +393,141 @@ def test_totals_when_a_trace_has_no_steps():
         assert report['new']['steps'] == 12
 
 
+# ---- the base run's own caches and sidecars -----------------------------------------------------
+
+def test_base_run_with_its_own_caches_and_sidecars():
+    with TempDir() as tmp:
+        # Two compiles into two caches (another seed: other kernels and handles), a run of each.
+        base_dir, new_dir = os.path.join(tmp, 'base'), os.path.join(tmp, 'new')
+        base = generate_all(base_dir, '--seed', '1')
+        new = generate_all(new_dir, '--seed', '2')
+        base_trace = os.path.join(base_dir, 'trace.json')
+        new_trace = os.path.join(new_dir, 'trace.json')
+        base_cache, new_cache = os.path.join(base_dir, 'cache'), os.path.join(new_dir, 'cache')
+        base_sidecar = os.path.join(base_dir, 'spyre_provenance.json')
+        new_sidecar = os.path.join(new_dir, 'spyre_provenance.json')
+
+        def compared(*args):
+            _, out, _ = run('profile', '--baseline', base_trace, new_trace, '--format', 'json',
+                            *args, check_rc=0)
+            return json.loads(out)
+
+        for pairing, args in (('caches', [new_cache, '--baseline-cache', base_cache]),
+                              ('sidecar', ['--origins', new_sidecar, '--baseline-origins',
+                                           base_sidecar])):
+            report = compared(*args)
+            assert report['base']['resolved_ns'] == base[pairing]['coverage']['resolved_ns'] > 0
+            assert report['new']['resolved_ns'] == new[pairing]['coverage']['resolved_ns'] > 0
+            for table in TABLES:
+                want = expected_rows(base[pairing], new[pairing], table)
+                assert [comparable(r) for r in report[table]] == want, (pairing, table)
+            # Without them the base run pairs with the new run's: its kernels are not there.
+            shared = compared(*args[:-2])
+            assert shared['base']['resolved_ns'] < report['base']['resolved_ns'], pairing
+        # --baseline-cache given twice: both are the base run's caches.
+        half = os.path.join(tmp, 'empty')
+        os.mkdir(half)
+        report = compared(new_cache, '--baseline-cache', half, '--baseline-cache', base_cache)
+        assert report['base']['resolved_ns'] == base['caches']['coverage']['resolved_ns']
+
+        # Bad input: not a directory, missing, or without --baseline: exit 2, the path named.
+        for bad, what in ((base_trace, 'is not a directory'), (os.path.join(tmp, 'nope'),
+                                                                 'cannot be accessed')):
+            _, out, err = run('profile', '--baseline', base_trace, new_trace, new_cache,
+                              '--baseline-cache', bad, check_rc=2)
+            assert out == '' and bad + ': error: --baseline-cache ' + what in err, err
+        _, _, err = run('profile', new_trace, new_cache, '--baseline-cache', base_cache,
+                        check_rc=2)
+        assert '--baseline-cache needs --baseline BASE_TRACE' in err, err
+
+
+# ---- moved lines --------------------------------------------------------------------------------
+
+def sources_of(value, out):
+    """Every handle source object in a sidecar's JSON value."""
+    if isinstance(value, dict):
+        if 'file' in value and 'start_line' in value:
+            out.append(value)
+        for v in value.values():
+            sources_of(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            sources_of(v, out)
+    return out
+
+
+def test_moved_lines_matched_by_file_and_text():
+    with TempDir() as tmp:
+        # One run of the model, compiled from two checkouts of its source: the new one with two
+        # lines inserted above every line of half the files (those lines move down by two).
+        gen = os.path.join(tmp, 'gen')
+        expected = generate(gen)
+        trace = os.path.join(gen, 'trace.json')
+        with open(os.path.join(gen, 'spyre_provenance.json')) as f:
+            sidecar = json.load(f)
+        lines = {}
+        for src in sources_of(sidecar['handles'], []):
+            lines.setdefault(src['file'], set()).add(src['start_line'])
+        files = sorted(lines)
+        shifted = set(files[::2])
+        base_root, new_root = os.path.join(tmp, 'base-src'), os.path.join(tmp, 'new-src')
+        for path in files:
+            text = ['v%d = layer(%r, %d)\n' % (i, path, i) for i in range(1, max(lines[path]) + 3)]
+            new_text = (['# inserted\n', 'import torch\n'] if path in shifted else []) + text
+            for root, body in ((base_root, text), (new_root, new_text)):
+                os.makedirs(os.path.dirname(root + path), exist_ok=True)
+                with open(root + path, 'w') as f:
+                    f.writelines(body)
+        for root, name in ((base_root, 'base.json'), (new_root, 'new.json')):
+            doc = json.loads(json.dumps(sidecar))
+            for src in sources_of(doc['handles'], []):
+                if root == new_root and src['file'] in shifted:
+                    src['start_line'] += 2
+                src['file'] = root + src['file']
+            with open(os.path.join(tmp, name), 'w') as f:
+                json.dump(doc, f)
+        # The base checkout's copy of one file is gone: its lines' text is unreadable there.
+        unreadable = files[1]
+        os.remove(base_root + unreadable)
+
+        def new_line(path, line):
+            return line + 2 if path in shifted else line
+
+        _, out, err = run('profile', '--baseline', trace, trace, '--format', 'json',
+                          '--origins', os.path.join(tmp, 'new.json'),
+                          '--baseline-origins', os.path.join(tmp, 'base.json'), check_rc=0)
+        rows = {r['label']: r for r in json.loads(out)['by_line']}
+        moved = 0
+        for label, (ns, events) in expected['by_line'].items():
+            if label.startswith('['):
+                r = rows.pop(label)
+                assert (r['status'], r['base_ns'], r['new_ns']) == ('same', ns, ns), r
+                continue
+            path, line = label.rsplit(':', 1)
+            line = int(line)
+            new_label = '%s%s:%d' % (new_root, path, new_line(path, line))
+            r = rows.pop(new_label)
+            if path == unreadable:
+                assert r['status'] == 'new' and r['moved_from'] is None, r
+                gone = rows.pop('%s%s:%d' % (base_root, path, line))
+                assert gone['status'] == 'gone' and gone['base_ns'] == ns, gone
+                continue
+            assert r['moved_from'] == {'file': base_root + path, 'line': line}, r
+            assert (r['status'], r['base_ns'], r['new_ns']) == ('same', ns, ns), r
+            assert r['text'] == 'v%d = layer(%r, %d)' % (line, path, line)
+            moved += 1
+        assert rows == {}, list(rows)[:3]
+        assert moved >= 4
+        # Text: base file:line -> new file:line.
+        _, out, _ = run('profile', '--baseline', trace, trace, '--by', 'line', '--top', '0',
+                        '--origins', os.path.join(tmp, 'new.json'),
+                        '--baseline-origins', os.path.join(tmp, 'base.json'), check_rc=0)
+        path = files[2] if files[2] in shifted else files[0]
+        line = min(lines[path])
+        assert '  %s%s:%d -> %s%s:%d\n' % (base_root, path, line, new_root, path,
+                                           line + 2) in out, out
+
+
 if __name__ == '__main__':
     main([
         test_every_row_exact_to_the_ns,
@@ -403,4 +538,6 @@ if __name__ == '__main__':
         test_per_step_exact_to_the_ns,
         test_runs_of_different_lengths_compare_fairly,
         test_totals_when_a_trace_has_no_steps,
+        test_base_run_with_its_own_caches_and_sidecars,
+        test_moved_lines_matched_by_file_and_text,
     ])

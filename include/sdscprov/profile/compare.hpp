@@ -32,6 +32,11 @@ struct RowChange {
     // The model source line a finding about this row points at: the row's own line, else the
     // line of most new (then base) device time among the row's bundles; nullopt when none has one.
     std::optional<SourceLine> where;
+    // A source line row matched as moved: the base run's line (and file) it was at. A base row
+    // with no match and an unmatched new row are one moved line when their texts are equal (both
+    // readable) and their files are the same file: equal paths, or the pair of paths sharing the
+    // most trailing components (the file name at least) among the rows of that text, alone.
+    std::optional<SourceLine> moved_from;
 
     std::uint64_t base_ns() const { return base ? base->ns : 0; }
     std::uint64_t new_ns() const { return now ? now->ns : 0; }

@@ -146,3 +146,62 @@ TEST_CASE("compare: per step when both runs have steps, the rows' time per step"
     CHECK(compare_profiles(run(10, 1005, 5000), std::move(outside)).basis_note ==
           "no kernel event of the new trace starts in one of its step spans");
 }
+
+namespace {
+
+ProfileRow line_row(std::string file, std::int64_t line, std::string text, std::uint64_t ns) {
+    ProfileRow r;
+    r.line = SourceLine{file, line};
+    r.label = r.line->label();
+    r.text = std::move(text);
+    r.time.ns = ns;
+    r.time.events = 1;
+    return r;
+}
+
+ProfileReport lines_report(std::vector<ProfileRow> rows) {
+    ProfileReport r;
+    r.by_line = std::move(rows);
+    return r;
+}
+
+const RowChange* row_labelled(const std::vector<RowChange>& rows, const std::string& label) {
+    for (const auto& r : rows) {
+        if (r.label == label) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("compare: moved lines matched by file and text, alone") {
+    auto c = compare_profiles(
+        lines_report({line_row("/m.py", 12, "y = f(x)", 100), line_row("/m.py", 20, "z = g(y)", 7),
+                      line_row("/a/pkg/n.py", 3, "w = h(z)", 5),
+                      line_row("/m.py", 30, "return y", 9)}),
+        lines_report(
+            {line_row("/m.py", 14, "y = f(x)", 150), line_row("/m.py", 21, "z = g(y)", 8),
+             line_row("/m.py", 22, "z = g(y)", 8), line_row("/b/other/n.py", 3, "w = h(z)", 6),
+             line_row("/b/pkg/n.py", 4, "w = h(z)", 6), line_row("/q.py", 30, "return y", 9)}));
+    const auto* moved = row_labelled(c.by_line, "/m.py:14");
+    REQUIRE(moved != nullptr);
+    REQUIRE(moved->moved_from);
+    CHECK(moved->moved_from->line == 12);
+    CHECK(moved->base_ns() == 100);
+    CHECK(moved->new_ns() == 150);
+    CHECK(row_labelled(c.by_line, "/m.py:12") == nullptr);
+    // Two new rows of that text in that file: which one is not known, none is matched.
+    CHECK(row_labelled(c.by_line, "/m.py:20")->is_gone());
+    CHECK_FALSE(row_labelled(c.by_line, "/m.py:21")->moved_from);
+    // Another checkout: the path sharing the most trailing components.
+    const auto* pkg = row_labelled(c.by_line, "/b/pkg/n.py:4");
+    REQUIRE(pkg->moved_from);
+    CHECK(pkg->moved_from->file == "/a/pkg/n.py");
+    CHECK(row_labelled(c.by_line, "/b/other/n.py:3")->is_new());
+    // Another file name: not the same file.
+    CHECK(row_labelled(c.by_line, "/m.py:30")->is_gone());
+    CHECK(row_labelled(c.by_line, "/q.py:30")->is_new());
+    CHECK(c.by_line.size() == 8); // 4 + 6 rows, two pairs joined
+}
