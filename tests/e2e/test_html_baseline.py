@@ -7,6 +7,7 @@ left out of one run or the other); every expectation is computed from what the g
 into each trace (its expected.json), never from sdscprov's output. Screenshots go to
 <build>/screenshots/ as test_html.py's do.
 """
+import json
 import os
 import sys
 
@@ -157,5 +158,42 @@ def test_baseline_page():
         shoot(b, 'profile-baseline')
 
 
+def cpu_only_trace(path):
+    """A trace with no device kernel event (a CPU-only capture)."""
+    events = [{'ph': 'X', 'cat': 'cpu_op', 'name': 'aten::mm', 'pid': 1, 'tid': 1, 'ts': i, 'dur': 1}
+              for i in range(45)]
+    with open(path, 'w') as f:
+        json.dump({'traceEvents': events}, f)
+
+
+def test_baseline_page_with_a_run_without_kernel_events():
+    """One of the two runs has no device time (no source line ran in it): the page still opens,
+    every row new (or gone), the heat by change that of the other run."""
+    with TempDir() as tmp, Browser() as b:
+        runs = Runs(tmp)
+        cpu = os.path.join(tmp, 'cpu.json')
+        cpu_only_trace(cpu)
+        empty = {'coverage': {'kernel_ns': 0, 'kernel_events': 0, 'resolved_ns': 0},
+                 'by_line': {}, 'by_aten': {}, 'by_kernel': {}}
+        for name, base, new, base_expected, new_expected, status in (
+                ('no-base', cpu, runs.new_trace, empty, runs.new, 'new'),
+                ('no-new', runs.base_trace, cpu, runs.base, empty, 'gone')):
+            path = os.path.join(tmp, f'{name}.html')
+            write_page(path, 'profile', '--baseline', base, new, '--origins', runs.sidecar)
+            b.open(path)
+            assert_clean(b, f'profile-baseline-{name}')
+            rows = all_rows(b, 'rank-list', "[...['.c-base', '.c-new', '.c-change', '.c-pct', '.label']]"
+                                            ".map((s) => e.querySelector(s).textContent)")
+            want = expected_rows(empty if status == 'new' else runs.base, runs.new if status == 'new' else empty,
+                                 'by_line')
+            assert rows == [shown_row(r) for r in want] and rows, (name, rows[:3])
+            assert {r[3] for r in rows} == {status}, (name, rows[:3])
+            lines = [r for r in want if not r['label'].startswith('[')]
+            heat = line_heat(b)
+            assert {k: v[0] for k, v in heat.items()} == {r['label']: fmt_signed(r['change_ns']) for r in lines}, name
+            assert text_of(b, 'headline').startswith(
+                f"Compared totals of each run: base {fmt_dur(base_expected['coverage']['kernel_ns'])} in "), name
+
+
 if __name__ == '__main__':
-    main([test_baseline_page])
+    main([test_baseline_page, test_baseline_page_with_a_run_without_kernel_events])

@@ -451,7 +451,7 @@
     heat = S.map((s) => {
       if (mode !== 'change') return new Map(mode === 'time' ? s.heat : s[mode]);
       const m = new Map(s.heat);
-      for (const [n, ns] of s.base) m.set(n, (m.get(n) || 0) - ns);
+      for (const [n, ns] of s.base || []) m.set(n, (m.get(n) || 0) - ns); // none: no line ran in the base run
       return m;
     });
     fileMax = heat.map((m) => { let x = 0; for (const v of m.values()) x = Math.max(x, Math.abs(v)); return x; });
