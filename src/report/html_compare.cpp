@@ -73,7 +73,10 @@ std::vector<HtmlChangeRow> change_rows(const std::vector<RowChange>& rows,
     }
     auto kernels_of = [&kernel_of](const ProfileReport& run, const ProfileRow* r,
                                    std::vector<std::uint32_t>& out) {
-        for (auto i : r ? r->bundles : std::vector<std::uint32_t>{}) {
+        if (!r) {
+            return; // the row is not in this run
+        }
+        for (auto i : r->bundles) {
             if (i < run.bundles.size()) {
                 out.push_back(kernel_of.at(run.bundles[i].label));
             }
