@@ -60,6 +60,11 @@ def check_rankings(b, runs):
                                         ".map((s) => e.querySelector(s).textContent)")
         want = [shown_row(r) for r in expected_rows(runs.base, runs.new, table)]
         assert rows == want, (tab, [(g, w) for g, w in zip(rows, want) if g != w][:3], len(rows), len(want))
+        # Each time exact to the ns, in the cells' tooltips.
+        exact = all_rows(b, 'rank-list', "[...['.c-base', '.c-new', '.c-change']].map((s) => e.querySelector(s).title)")
+        want = [[f"{r['base_ns']} ns", f"{r['new_ns']} ns", f"{r['change_ns']:+d} ns" if r['change_ns'] else '0 ns']
+                for r in expected_rows(runs.base, runs.new, table)]
+        assert exact == want, (tab, [(g, w) for g, w in zip(exact, want) if g != w][:3])
         if tab != 'aten':  # ATen ops are shared by several bundles
             assert {'new', 'gone'} <= {r[3] for r in rows}, (tab, {r[3] for r in rows})
     b.click('.tab[data-tab="line"]')

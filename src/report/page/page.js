@@ -369,8 +369,10 @@
     const change = r[1] - r[7], bar = el('span', 'bar small'), t = el('i', change < 0 ? 'b-shrink' : 'b-grow');
     t.style.width = (maxChange[rankTab] ? 100 * Math.abs(change) / maxChange[rankTab] : 0) + '%';
     bar.append(t);
-    return [el('span', 'num c-time c-base', r[9] === 1 ? '-' : dur(r[7])), el('span', 'num c-time c-new', r[9] === 2 ? '-' : dur(r[1])),
-      el('span', 'num c-time c-change', signedDur(change)), changeMark(change, r[7], r[9]), bar];
+    // Each time's exact nanoseconds in its tooltip.
+    const cell = (cls, text, ns) => { const c = el('span', 'num c-time ' + cls, text); c.title = ns + ' ns'; return c; };
+    return [cell('c-base', r[9] === 1 ? '-' : dur(r[7]), r[7]), cell('c-new', r[9] === 2 ? '-' : dur(r[1]), r[1]),
+      cell('c-change', signedDur(change), (change > 0 ? '+' : '') + change), changeMark(change, r[7], r[9]), bar];
   }
   const rankList = VList($('rank-list'), (i) => {
     const r = R[rankTab].rows[i];
