@@ -70,6 +70,37 @@ def check_rankings(b, runs):
     b.click('.tab[data-tab="line"]')
 
 
+def check_growth_order(b, runs):
+    """The switch of the rankings' order: by growth, the largest first and the largest shrink
+    last (the comparison's order between rows of the same change)."""
+    b.eval("(() => { const s = document.getElementById('rank-order'); s.value = 'growth'; "
+           "s.dispatchEvent(new Event('change')); })()")
+    b.settle()
+    for tab, table in (('line', 'by_line'), ('kernel', 'by_kernel')):
+        b.click(f'.tab[data-tab="{tab}"]')
+        rows = all_rows(b, 'rank-list', "e.querySelector('.label').textContent")
+        want = [r['label'] for r in sorted(expected_rows(runs.base, runs.new, table), key=lambda r: -r['change_ns'])]
+        assert rows == want, (tab, rows[:5], want[:5])
+    # A row clicked in that order is the row shown.
+    b.eval("document.getElementById('rank-list').scrollTop = 0")
+    b.settle()
+    b.click('.rank-row[data-i="0"]')
+    assert text_of(b, 'line-status').startswith(want[0] + ' \u2192 '), (text_of(b, 'line-status'), want[0])
+    b.click('#focus-clear')
+    b.eval("(() => { const s = document.getElementById('rank-order'); s.value = 'change'; "
+           "s.dispatchEvent(new Event('change')); })()")
+    b.settle()
+    b.click('.tab[data-tab="line"]')
+
+
+def check_labels_whole(b):
+    """At 1400x1000 the compared rows leave each label's tail in view."""
+    cut = b.eval("""[...document.querySelectorAll('.rank-row .mid')].filter((e) =>
+        e.querySelector('.tail').getBoundingClientRect().right - e.getBoundingClientRect().right > 0.5
+        || e.getBoundingClientRect().right > e.parentElement.getBoundingClientRect().right + 0.5).map((e) => e.title)""")
+    assert cut == [], f'labels cut off at their tail: {cut[:5]}'
+
+
 def line_heat(b):
     """Every source line's heat on the page, in each file: {file:line: (title, colour)}."""
     heat = {}
@@ -151,13 +182,15 @@ def test_baseline_page():
         assert text_of(b, 'headline') == headline(runs.base, runs.new), text_of(b, 'headline')
         summary = text_of(b, 'summary')
         assert runs.base_trace + 'base trace' in summary and runs.new_trace + 'new trace' in summary, summary
-        check_rankings(b, runs)
         # The page opens on the line that grew the most.
         grew = next(r for r in expected_rows(runs.base, runs.new, 'by_line')
                     if r['change_ns'] > 0 and not r['label'].startswith('['))
         assert text_of(b, 'line-status').startswith(
             f"The largest growth: {grew['label']}, {fmt_signed(grew['change_ns'])} ({mark(grew)})."), \
             (text_of(b, 'line-status'), grew)
+        check_rankings(b, runs)
+        check_labels_whole(b)
+        check_growth_order(b, runs)
         check_heat(b, runs)
         check_kernels(b, runs)
         shoot(b, 'profile-baseline')

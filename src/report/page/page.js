@@ -374,8 +374,18 @@
     return [cell('c-base', r[9] === 1 ? '-' : dur(r[7]), r[7]), cell('c-new', r[9] === 2 ? '-' : dur(r[1]), r[1]),
       cell('c-change', signedDur(change), (change > 0 ? '+' : '') + change), changeMark(change, r[7], r[9]), bar];
   }
+  // Compared: the rows in the comparison's order (the size of the change, growth first at equal
+  // size), or by growth: the largest growth first, the largest shrink last.
+  const rankOrder = $('rank-order');
+  let rankBy = null;
+  const rowAt = (i) => R[rankTab].rows[rankBy ? rankBy[i] : i];
+  function orderRanking() {
+    const rows = R[rankTab].rows;
+    rankBy = rankOrder.value === 'growth' && R[rankTab].cmp
+      ? rows.map((_, i) => i).sort((a, b) => ((rows[b][1] - rows[b][7]) - (rows[a][1] - rows[a][7])) || a - b) : null;
+  }
   const rankList = VList($('rank-list'), (i) => {
-    const r = R[rankTab].rows[i];
+    const r = rowAt(i);
     const e = el('div', 'row rank-row' + (rankSel === i ? ' sel' : ''));
     if (R[rankTab].cmp) {
       e.append(...changeCells(r), nameEl(r[0], 'grow label'));
@@ -414,11 +424,12 @@
     if (R[t].ideal) $('rank-head').append(el('span', 'num c-time', 'ideal'), el('span', 'num c-share', 'util'), el('span', 'num c-time', 'lost'));
     $('rank-head').append(el('span', 'grow', R[t].what));
     rankList.top();
+    orderRanking();
     rankList.set(R[t].rows.length);
   }
   // A ranking's row: its kernels listed, its line shown in the model, a kernel of its own shown.
   function activateRank(i) {
-    const r = R[rankTab].rows[i];
+    const r = rowAt(i);
     rankSel = i;
     rankList.draw();
     if (r[4] >= 0) {
@@ -430,6 +441,15 @@
     $('line-status').textContent = r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' +
       (R[rankTab].cmp ? signedDur(r[1] - r[7]) + ' (' + changeMark(r[1] - r[7], r[7], r[9]).textContent + ')' : dur(r[1]));
     if (r[3].length === 1) selectKernel(r[3][0], true);
+  }
+  if (C) {
+    rankOrder.hidden = false;
+    for (const [v, text] of [['change', 'by the size of the change'], ['growth', 'by growth (the largest growth first)']]) {
+      const o = el('option', '', text);
+      o.value = v;
+      rankOrder.append(o);
+    }
+    rankOrder.addEventListener('change', () => { rankSel = -1; orderRanking(); rankList.top(); rankList.draw(); });
   }
   if (profile) {
     $('rank-pane').hidden = false;
