@@ -166,7 +166,7 @@
     }
   }
   const legend = $('legend');
-  const parts = C ? [['b-time', 'new device time'], ['b-grow', 'growth'], ['b-shrink', 'shrink']] : profile ? [['b-time', 'device time']] : [['b-pop', 'populated'], ['b-nul', 'null'], ['b-abs', 'absent'], ['b-mal', 'malformed']];
+  const parts = C ? [['b-time', 'new device time']] : profile ? [['b-time', 'device time']] : [['b-pop', 'populated'], ['b-nul', 'null'], ['b-abs', 'absent'], ['b-mal', 'malformed']];
   for (const [cls, name] of parts) legend.append(el('i', cls), document.createTextNode(name));
 
   // ---- what came from where ---------------------------------------------------------------------
