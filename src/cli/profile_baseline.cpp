@@ -53,6 +53,7 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
     reader_options.threads = o.jobs;
     TraceReader reader(reader_options);
     ProfileBuilder builder(sources, trace, reader);
+    builder.record_steps();
     Progress progress("read the trace:", false);
     TraceProgress counted(builder, progress, trace);
     TraceReadResult read =

@@ -1,7 +1,7 @@
 // The HTML page's data (html_model.hpp), as JSON for the page's script (src/report/page/page.js).
 #include "report/html_model.hpp"
 
-#include "sdsc/json_out.hpp"
+#include "core/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
 #include <rapidjson/stringbuffer.h>
