@@ -140,7 +140,7 @@ std::string render_comparison_html(const ProfileComparison& c) {
     HtmlModel model("profile", "sdscprov profile --baseline");
     summaries(model, c);
     model.profile_totals(c.now.coverage, c.now.bundles.size());
-    model.baseline_totals(c.base.coverage, c.base.bundles.size(), "totals");
+    model.baseline_totals(c);
     KernelOf kernel_of = add_kernels(model, c);
     model.change_ranking("line", "Source lines", "source line",
                          "a bundle counts fully for each of its lines: the rows can add up to "

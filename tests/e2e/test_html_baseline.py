@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import TempDir, main  # noqa: E402
-from test_baseline import Runs, expected_rows  # noqa: E402
+from test_baseline import Runs, SteppedRuns, expected_rows, outside  # noqa: E402
 from test_html import Browser, all_rows, assert_clean, count, fmt_dur, fmt_share, set_sort, shoot, \
     text_of, write_page  # noqa: E402
 
@@ -26,7 +26,9 @@ def fmt_signed(ns):
 
 
 def fmt_pct(change, base):
-    """The change in percent of the base, one decimal, its size rounded half up."""
+    """The change in percent of the base, one decimal, its size rounded half up ("-": no base)."""
+    if not base:
+        return '-'
     tenths = (2000 * abs(change) + base) // (2 * base)
     return ('' if not tenths else '-' if change < 0 else '+') + f'{tenths // 10}.{tenths % 10}%'
 
@@ -42,15 +44,45 @@ def shown_row(r):
             fmt_signed(r['change_ns']), mark(r), r['label']]
 
 
+def share_or_dash(part, whole):
+    return fmt_share(part, whole) if whole else '-'
+
+
 def headline(base, new):
+    """The header's sentence after "Compared totals of each run (WHY): " (WHY: the product's own
+    words for why the runs are not compared per step)."""
     b, n = base['coverage'], new['coverage']
     change = n['kernel_ns'] - b['kernel_ns']
-    return (f"Compared totals of each run: base {fmt_dur(b['kernel_ns'])} in "
+    return (f"base {fmt_dur(b['kernel_ns'])} in "
             f"{count(b['kernel_events'], 'kernel event', 'kernel events')}, new {fmt_dur(n['kernel_ns'])} in "
             f"{count(n['kernel_events'], 'kernel event', 'kernel events')}: {fmt_signed(change)} "
             f"({fmt_pct(change, b['kernel_ns'])}). Paired with provenance: "
-            f"{fmt_share(b['resolved_ns'], b['kernel_ns'])} of the base, "
-            f"{fmt_share(n['resolved_ns'], n['kernel_ns'])} of the new.")
+            f"{share_or_dash(b['resolved_ns'], b['kernel_ns'])} of the base, "
+            f"{share_or_dash(n['resolved_ns'], n['kernel_ns'])} of the new.")
+
+
+def check_totals_headline(b, base, new):
+    text = text_of(b, 'headline')
+    why, sep, rest = text.partition('): ')
+    assert why.startswith('Compared totals of each run (') and 'step' in why and sep, text
+    assert rest == headline(base, new), (rest, headline(base, new))
+
+
+def step_headline(runs):
+    """The header of runs compared per step: time per step, the events of the steps, the steps,
+    and the events that start in no step."""
+    def run(view, whole):
+        return (f"{fmt_dur(view['coverage']['kernel_ns'])} per step "
+                f"({count(whole['steps']['sidecar']['coverage']['kernel_events'], 'kernel event', 'kernel events')} in "
+                f"{count(whole['steps']['spans'], 'step', 'steps')})")
+    b, n = runs.base['coverage']['kernel_ns'], runs.new['coverage']['kernel_ns']
+    cb, cn = runs.base_all['sidecar']['coverage'], runs.new_all['sidecar']['coverage']
+    (ob, obns), (on, onns) = outside(runs.base_all), outside(runs.new_all)
+    return (f"Compared per step: base {run(runs.base, runs.base_all)}, new {run(runs.new, runs.new_all)}: "
+            f"{fmt_signed(n - b)} ({fmt_pct(n - b, b)}). Paired with provenance: "
+            f"{fmt_share(cb['resolved_ns'], cb['kernel_ns'])} of the base, "
+            f"{fmt_share(cn['resolved_ns'], cn['kernel_ns'])} of the new. Left out: the kernel events "
+            f"that start in no step, {ob:,} of the base ({fmt_dur(obns)}), {on:,} of the new ({fmt_dur(onns)}).")
 
 
 def check_rankings(b, runs):
@@ -180,21 +212,39 @@ def test_baseline_page():
         write_page(path, 'profile', '--baseline', runs.base_trace, runs.new_trace, '--origins', runs.sidecar)
         b.open(path)
         assert_clean(b, 'profile-baseline')
-        assert text_of(b, 'headline') == headline(runs.base, runs.new), text_of(b, 'headline')
+        check_totals_headline(b, runs.base, runs.new)
         summary = text_of(b, 'summary')
         assert runs.base_trace + 'base trace' in summary and runs.new_trace + 'new trace' in summary, summary
-        # The page opens on the line that grew the most.
-        grew = next(r for r in expected_rows(runs.base, runs.new, 'by_line')
-                    if r['change_ns'] > 0 and not r['label'].startswith('['))
-        assert text_of(b, 'line-status').startswith(
-            f"The largest growth: {grew['label']}, {fmt_signed(grew['change_ns'])} ({mark(grew)})."), \
-            (text_of(b, 'line-status'), grew)
-        check_rankings(b, runs)
-        check_labels_whole(b)
-        check_growth_order(b, runs)
-        check_heat(b, runs)
-        check_kernels(b, runs)
-        shoot(b, 'profile-baseline')
+        check_compared(b, runs, 'profile-baseline')
+
+
+def check_compared(b, runs, page):
+    """The rows, the first view, the orders, the heat and the kernels of a compared page."""
+    # The page opens on the line that grew the most.
+    grew = next(r for r in expected_rows(runs.base, runs.new, 'by_line')
+                if r['change_ns'] > 0 and not r['label'].startswith('['))
+    assert text_of(b, 'line-status').startswith(
+        f"The largest growth: {grew['label']}, {fmt_signed(grew['change_ns'])} ({mark(grew)})."), \
+        (text_of(b, 'line-status'), grew)
+    check_rankings(b, runs)
+    check_labels_whole(b)
+    check_growth_order(b, runs)
+    check_heat(b, runs)
+    check_kernels(b, runs)
+    shoot(b, page)
+
+
+def test_baseline_page_per_step():
+    """Runs of 10 and 12 steps: every figure per step, the header says so and what it left out."""
+    with TempDir() as tmp, Browser() as b:
+        runs = SteppedRuns(tmp)
+        path = os.path.join(tmp, 'steps.html')
+        write_page(path, 'profile', '--baseline', runs.base_trace, runs.new_trace, '--origins', runs.sidecar)
+        b.open(path)
+        assert_clean(b, 'profile-baseline-steps')
+        assert text_of(b, 'headline') == step_headline(runs), (text_of(b, 'headline'), step_headline(runs))
+        assert outside(runs.base_all)[0] > 0
+        check_compared(b, runs, 'profile-baseline-steps')
 
 
 def cpu_only_trace(path):
@@ -230,9 +280,9 @@ def test_baseline_page_with_a_run_without_kernel_events():
             lines = [r for r in want if not r['label'].startswith('[')]
             heat = line_heat(b)
             assert {k: v[0] for k, v in heat.items()} == {r['label']: fmt_signed(r['change_ns']) for r in lines}, name
-            assert text_of(b, 'headline').startswith(
-                f"Compared totals of each run: base {fmt_dur(base_expected['coverage']['kernel_ns'])} in "), name
+            check_totals_headline(b, base_expected, new_expected)
 
 
 if __name__ == '__main__':
-    main([test_baseline_page, test_baseline_page_with_a_run_without_kernel_events])
+    main([test_baseline_page, test_baseline_page_per_step,
+          test_baseline_page_with_a_run_without_kernel_events])

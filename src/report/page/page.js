@@ -135,12 +135,18 @@
     v.textContent = D.verdict[1];
   }
   if (C) {
-    const h = $('headline');
+    // Each run's figures as compared ([steps, ns, events, events in no step, their ns]).
+    const h = $('headline'), [rb, rn] = C.runs, steps = C.basis === 'steps';
+    const events = (r) => ' ' + (steps ? 'per step (' + count(r[2], 'kernel event', 'kernel events') + ' in ' + count(r[0], 'step', 'steps') + ')'
+      : 'in ' + count(r[2], 'kernel event', 'kernel events'));
     h.hidden = false;
-    h.append((C.basis === 'steps' ? 'Compared per step' : 'Compared totals of each run') + ': base ', el('b', '', dur(C.ns)),
-      ' in ' + count(C.events, 'kernel event', 'kernel events') + ', new ', el('b', '', dur(T.ns)),
-      ' in ' + count(T.events, 'kernel event', 'kernel events') + ': ', el('b', 'change', signedDur(T.ns - C.ns) + ' (' + changePct(T.ns - C.ns, C.ns) + ')'),
+    h.append((steps ? 'Compared per step' : 'Compared totals of each run' + (C.note ? ' (' + C.note + ')' : '')) + ': base ', el('b', '', dur(rb[1])),
+      events(rb) + ', new ', el('b', '', dur(rn[1])), events(rn) + ': ', el('b', 'change', signedDur(rn[1] - rb[1]) + ' (' + changePct(rn[1] - rb[1], rb[1]) + ')'),
       '. Paired with provenance: ' + share(C.paired_ns, C.ns) + ' of the base, ' + share(T.paired_ns, T.ns) + ' of the new.');
+    if (steps && (rb[3] || rn[3])) {
+      h.append(' Left out: the kernel events that start in no step, ' + thousands(rb[3]) + ' of the base (' + dur(rb[4]) + '), ' +
+        thousands(rn[3]) + ' of the new (' + dur(rn[4]) + ').');
+    }
   } else if (D.profile) {
     const h = $('headline');
     h.hidden = false;
@@ -634,8 +640,8 @@
     kv(g, 'status', x.note);
     if (!profile) kv(g, 'handles', 'populated ' + x.bar[0] + ', null ' + x.bar[1] + ', absent ' + x.bar[2] + ', malformed ' + x.bar[3]);
     if (C) {
-      kv(g, 'new device time', x.ns === undefined ? 'gone (not in the new run)' : dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the new run)');
-      kv(g, 'base device time', x.b ? dur(x.b[0]) + ' in ' + count(x.b[1], 'event', 'events') + ' (' + share(x.b[0], C.ns) + ' of the base run)' : 'new (not in the base run)');
+      kv(g, 'new device time', x.ns === undefined ? 'gone (not in the new run)' : dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, C.runs[1][1]) + ' of the new run)');
+      kv(g, 'base device time', x.b ? dur(x.b[0]) + ' in ' + count(x.b[1], 'event', 'events') + ' (' + share(x.b[0], C.runs[0][1]) + ' of the base run)' : 'new (not in the base run)');
       kv(g, 'change', signedDur(kChange(x)) + ' (' + changeMark(kChange(x), baseNs(x), x.b ? (x.ns === undefined ? 2 : 0) : 1).textContent + ')');
     } else if (x.ns !== undefined) kv(g, 'device time', dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the device time)');
     if (kernelLines[k].size) {
