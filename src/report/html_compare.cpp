@@ -25,36 +25,53 @@ HandlesById handles_by_id(const ProfileReport& run) {
     return by_id;
 }
 
+// A bundle's times in both runs as the comparison has them (its kernel row: the whole trace's,
+// or per step), over those of the bundle itself.
+void compared_times(HtmlKernel& row, const RowChange& r) {
+    row.ns.reset();
+    row.events = 0;
+    row.base.reset();
+    if (r.now) {
+        row.ns = r.now->ns;
+        row.events = r.now->events;
+    }
+    if (r.base) {
+        row.base = std::pair{r.base->ns, r.base->events};
+    }
+}
+
 // The bundles of the new run, then those of the base run that are gone from it.
 KernelOf add_kernels(HtmlModel& model, const ProfileComparison& c) {
     KernelOf kernel_of;
     std::uint32_t kernels = 0;
-    std::map<std::string_view, const ProfileBundle*> in_base;
-    for (const auto& b : c.base.bundles) {
-        in_base.emplace(b.label, &b);
+    std::map<std::string_view, const RowChange*> kernel_rows;
+    for (const auto& r : c.by_kernel) {
+        kernel_rows.emplace(r.label, &r);
     }
+    auto add = [&](const ProfileBundle& b, const HandlesById& handles, bool gone) {
+        if (!kernel_of.emplace(b.label, kernels).second) {
+            return; // in the new run already
+        }
+        HtmlKernel row = profile_bundle_row(b);
+        auto ops = profile_bundle_ops(b, handles, row);
+        if (gone) {
+            row.base = std::pair{b.time.ns, b.time.events};
+            row.ns.reset();
+            row.events = 0;
+        }
+        if (auto it = kernel_rows.find(b.label); it != kernel_rows.end()) {
+            compared_times(row, *it->second);
+        }
+        ++kernels;
+        model.kernel(row, ops);
+    };
     const HandlesById now_handles = handles_by_id(c.now);
     for (const auto& b : c.now.bundles) {
-        HtmlKernel row = profile_bundle_row(b);
-        auto ops = profile_bundle_ops(b, now_handles, row);
-        if (auto it = in_base.find(b.label); it != in_base.end()) {
-            row.base = std::pair{it->second->time.ns, it->second->time.events};
-        }
-        kernel_of.emplace(b.label, kernels++);
-        model.kernel(row, ops);
+        add(b, now_handles, false);
     }
     const HandlesById base_handles = handles_by_id(c.base);
     for (const auto& b : c.base.bundles) {
-        if (kernel_of.count(b.label) > 0) {
-            continue;
-        }
-        HtmlKernel row = profile_bundle_row(b);
-        auto ops = profile_bundle_ops(b, base_handles, row);
-        row.base = std::pair{b.time.ns, b.time.events};
-        row.ns.reset(); // gone from the new run
-        row.events = 0;
-        kernel_of.emplace(b.label, kernels++);
-        model.kernel(row, ops);
+        add(b, base_handles, true);
     }
     return kernel_of;
 }
@@ -73,7 +90,10 @@ std::vector<HtmlChangeRow> change_rows(const std::vector<RowChange>& rows,
     }
     auto kernels_of = [&kernel_of](const ProfileReport& run, const ProfileRow* r,
                                    std::vector<std::uint32_t>& out) {
-        for (auto i : r ? r->bundles : std::vector<std::uint32_t>{}) {
+        if (!r) {
+            return; // the row is not in this run
+        }
+        for (auto i : r->bundles) {
             if (i < run.bundles.size()) {
                 out.push_back(kernel_of.at(run.bundles[i].label));
             }
@@ -119,27 +139,8 @@ void problems(HtmlModel& model, const ProfileReport& run) {
 std::string render_comparison_html(const ProfileComparison& c) {
     HtmlModel model("profile", "sdscprov profile --baseline");
     summaries(model, c);
-    // The totals as compared: per step, each run's device time and events in its steps.
-    auto compared = [&c](const ProfileReport& report, const RunCompared& run) {
-        ProfileCoverage coverage = report.coverage;
-        if (c.basis == CompareBasis::steps) {
-            coverage.kernel_ns = run.ns;
-            coverage.kernel_events = run.events;
-            std::uint64_t paired_ns = 0;
-            coverage.resolved_events = 0;
-            for (const auto& b : report.bundles) {
-                if (b.resolution != Resolution::unresolved) {
-                    paired_ns = paired_ns > ~std::uint64_t{0} - b.step_ns ? ~std::uint64_t{0}
-                                                                          : paired_ns + b.step_ns;
-                    coverage.resolved_events += b.step_events;
-                }
-            }
-            coverage.resolved_ns = per_step(paired_ns, run.steps);
-        }
-        return coverage;
-    };
-    model.profile_totals(compared(c.now, c.new_run), c.now.bundles.size());
-    model.baseline_totals(compared(c.base, c.base_run), c.base.bundles.size(), to_string(c.basis));
+    model.profile_totals(c.now.coverage, c.now.bundles.size());
+    model.baseline_totals(c);
     KernelOf kernel_of = add_kernels(model, c);
     model.change_ranking("line", "Source lines", "source line",
                          "a bundle counts fully for each of its lines: the rows can add up to "

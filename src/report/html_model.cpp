@@ -424,8 +424,7 @@ void HtmlModel::line_base(const std::string& file, std::int64_t line, std::uint6
     any_base_ = true;
 }
 
-void HtmlModel::baseline_totals(const ProfileCoverage& c, std::size_t bundles,
-                                std::string_view basis) {
+void HtmlModel::baseline_totals(const ProfileComparison& c) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     w.StartObject();
@@ -433,14 +432,31 @@ void HtmlModel::baseline_totals(const ProfileCoverage& c, std::size_t bundles,
         json_out::key(w, name);
         w.Uint64(n);
     };
-    number("trace_events", c.trace_events);
-    number("events", c.kernel_events);
-    number("paired_events", c.resolved_events);
-    number("ns", c.kernel_ns);
-    number("paired_ns", c.resolved_ns);
-    number("bundles", bundles);
+    const ProfileCoverage& b = c.base.coverage;
+    number("trace_events", b.trace_events);
+    number("events", b.kernel_events);
+    number("paired_events", b.resolved_events);
+    number("ns", b.kernel_ns);
+    number("paired_ns", b.resolved_ns);
+    number("bundles", c.base.bundles.size());
     json_out::key(w, "basis");
-    json_out::string(w, basis);
+    json_out::string(w, to_string(c.basis));
+    if (!c.basis_note.empty()) {
+        json_out::key(w, "note");
+        json_out::string(w, c.basis_note);
+    }
+    // [[steps, ns, events, events in no step, their ns]] of the base run, then the new: the
+    // figures compared (per step: ns per step, the events of the steps).
+    json_out::key(w, "runs");
+    w.StartArray();
+    for (const RunCompared* r : {&c.base_run, &c.new_run}) {
+        w.StartArray();
+        for (auto n : {r->steps, r->ns, r->events, r->outside_events, r->outside_ns}) {
+            w.Uint64(n);
+        }
+        w.EndArray();
+    }
+    w.EndArray();
     w.EndObject();
     b_->compare.assign(buffer.GetString(), buffer.GetSize());
 }

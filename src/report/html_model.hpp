@@ -104,10 +104,9 @@ public:
     // ideal (the other heat; the page offers the switch once a line has one).
     void line_time(const std::string& file, std::int64_t line, std::uint64_t ns);
     void line_lost(const std::string& file, std::int64_t line, std::uint64_t ns);
-    // Profile --baseline: the base run's totals (profile_totals gives the new run's) and how the
-    // runs are compared, shown in words.
-    void baseline_totals(const ProfileCoverage& coverage, std::size_t bundles,
-                         std::string_view basis);
+    // Profile --baseline: the base run's totals (profile_totals gives the new run's), how the
+    // runs are compared (totals, and why; or per step) and each run's figures as compared.
+    void baseline_totals(const ProfileComparison& c);
     // Profile --baseline: one compared ranking, in the comparison's order (the largest change
     // first).
     void change_ranking(std::string_view id, std::string_view title, std::string_view what,

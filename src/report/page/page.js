@@ -135,12 +135,18 @@
     v.textContent = D.verdict[1];
   }
   if (C) {
-    const h = $('headline');
+    // Each run's figures as compared ([steps, ns, events, events in no step, their ns]).
+    const h = $('headline'), [rb, rn] = C.runs, steps = C.basis === 'steps';
+    const events = (r) => ' ' + (steps ? 'per step (' + count(r[2], 'kernel event', 'kernel events') + ' in ' + count(r[0], 'step', 'steps') + ')'
+      : 'in ' + count(r[2], 'kernel event', 'kernel events'));
     h.hidden = false;
-    h.append((C.basis === 'steps' ? 'Compared per step' : 'Compared totals of each run') + ': base ', el('b', '', dur(C.ns)),
-      ' in ' + count(C.events, 'kernel event', 'kernel events') + ', new ', el('b', '', dur(T.ns)),
-      ' in ' + count(T.events, 'kernel event', 'kernel events') + ': ', el('b', 'change', signedDur(T.ns - C.ns) + ' (' + changePct(T.ns - C.ns, C.ns) + ')'),
+    h.append((steps ? 'Compared per step' : 'Compared totals of each run' + (C.note ? ' (' + C.note + ')' : '')) + ': base ', el('b', '', dur(rb[1])),
+      events(rb) + ', new ', el('b', '', dur(rn[1])), events(rn) + ': ', el('b', 'change', signedDur(rn[1] - rb[1]) + ' (' + changePct(rn[1] - rb[1], rb[1]) + ')'),
       '. Paired with provenance: ' + share(C.paired_ns, C.ns) + ' of the base, ' + share(T.paired_ns, T.ns) + ' of the new.');
+    if (steps && (rb[3] || rn[3])) {
+      h.append(' Left out: the kernel events that start in no step, ' + thousands(rb[3]) + ' of the base (' + dur(rb[4]) + '), ' +
+        thousands(rn[3]) + ' of the new (' + dur(rn[4]) + ').');
+    }
   } else if (D.profile) {
     const h = $('headline');
     h.hidden = false;
@@ -166,7 +172,7 @@
     }
   }
   const legend = $('legend');
-  const parts = C ? [['b-time', 'new device time'], ['b-grow', 'growth'], ['b-shrink', 'shrink']] : profile ? [['b-time', 'device time']] : [['b-pop', 'populated'], ['b-nul', 'null'], ['b-abs', 'absent'], ['b-mal', 'malformed']];
+  const parts = C ? [['b-time', 'new device time']] : profile ? [['b-time', 'device time']] : [['b-pop', 'populated'], ['b-nul', 'null'], ['b-abs', 'absent'], ['b-mal', 'malformed']];
   for (const [cls, name] of parts) legend.append(el('i', cls), document.createTextNode(name));
 
   // ---- what came from where ---------------------------------------------------------------------
@@ -369,11 +375,23 @@
     const change = r[1] - r[7], bar = el('span', 'bar small'), t = el('i', change < 0 ? 'b-shrink' : 'b-grow');
     t.style.width = (maxChange[rankTab] ? 100 * Math.abs(change) / maxChange[rankTab] : 0) + '%';
     bar.append(t);
-    return [el('span', 'num c-time c-base', r[9] === 1 ? '-' : dur(r[7])), el('span', 'num c-time c-new', r[9] === 2 ? '-' : dur(r[1])),
-      el('span', 'num c-time c-change', signedDur(change)), changeMark(change, r[7], r[9]), bar];
+    // Each time's exact nanoseconds in its tooltip.
+    const cell = (cls, text, ns) => { const c = el('span', 'num c-time ' + cls, text); c.title = ns + ' ns'; return c; };
+    return [cell('c-base', r[9] === 1 ? '-' : dur(r[7]), r[7]), cell('c-new', r[9] === 2 ? '-' : dur(r[1]), r[1]),
+      cell('c-change', signedDur(change), (change > 0 ? '+' : '') + change), changeMark(change, r[7], r[9]), bar];
+  }
+  // Compared: the rows in the comparison's order (the size of the change, growth first at equal
+  // size), or by growth: the largest growth first, the largest shrink last.
+  const rankOrder = $('rank-order');
+  let rankBy = null;
+  const rowAt = (i) => R[rankTab].rows[rankBy ? rankBy[i] : i];
+  function orderRanking() {
+    const rows = R[rankTab].rows;
+    rankBy = rankOrder.value === 'growth' && R[rankTab].cmp
+      ? rows.map((_, i) => i).sort((a, b) => ((rows[b][1] - rows[b][7]) - (rows[a][1] - rows[a][7])) || a - b) : null;
   }
   const rankList = VList($('rank-list'), (i) => {
-    const r = R[rankTab].rows[i];
+    const r = rowAt(i);
     const e = el('div', 'row rank-row' + (rankSel === i ? ' sel' : ''));
     if (R[rankTab].cmp) {
       e.append(...changeCells(r), nameEl(r[0], 'grow label'));
@@ -412,11 +430,12 @@
     if (R[t].ideal) $('rank-head').append(el('span', 'num c-time', 'ideal'), el('span', 'num c-share', 'util'), el('span', 'num c-time', 'lost'));
     $('rank-head').append(el('span', 'grow', R[t].what));
     rankList.top();
+    orderRanking();
     rankList.set(R[t].rows.length);
   }
   // A ranking's row: its kernels listed, its line shown in the model, a kernel of its own shown.
   function activateRank(i) {
-    const r = R[rankTab].rows[i];
+    const r = rowAt(i);
     rankSel = i;
     rankList.draw();
     if (r[4] >= 0) {
@@ -428,6 +447,15 @@
     $('line-status').textContent = r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' +
       (R[rankTab].cmp ? signedDur(r[1] - r[7]) + ' (' + changeMark(r[1] - r[7], r[7], r[9]).textContent + ')' : dur(r[1]));
     if (r[3].length === 1) selectKernel(r[3][0], true);
+  }
+  if (C) {
+    rankOrder.hidden = false;
+    for (const [v, text] of [['change', 'by the size of the change'], ['growth', 'by growth (the largest growth first)']]) {
+      const o = el('option', '', text);
+      o.value = v;
+      rankOrder.append(o);
+    }
+    rankOrder.addEventListener('change', () => { rankSel = -1; orderRanking(); rankList.top(); rankList.draw(); });
   }
   if (profile) {
     $('rank-pane').hidden = false;
@@ -451,7 +479,7 @@
     heat = S.map((s) => {
       if (mode !== 'change') return new Map(mode === 'time' ? s.heat : s[mode]);
       const m = new Map(s.heat);
-      for (const [n, ns] of s.base) m.set(n, (m.get(n) || 0) - ns);
+      for (const [n, ns] of s.base || []) m.set(n, (m.get(n) || 0) - ns); // none: no line ran in the base run
       return m;
     });
     fileMax = heat.map((m) => { let x = 0; for (const v of m.values()) x = Math.max(x, Math.abs(v)); return x; });
@@ -612,8 +640,8 @@
     kv(g, 'status', x.note);
     if (!profile) kv(g, 'handles', 'populated ' + x.bar[0] + ', null ' + x.bar[1] + ', absent ' + x.bar[2] + ', malformed ' + x.bar[3]);
     if (C) {
-      kv(g, 'new device time', x.ns === undefined ? 'gone (not in the new run)' : dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the new run)');
-      kv(g, 'base device time', x.b ? dur(x.b[0]) + ' in ' + count(x.b[1], 'event', 'events') + ' (' + share(x.b[0], C.ns) + ' of the base run)' : 'new (not in the base run)');
+      kv(g, 'new device time', x.ns === undefined ? 'gone (not in the new run)' : dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, C.runs[1][1]) + ' of the new run)');
+      kv(g, 'base device time', x.b ? dur(x.b[0]) + ' in ' + count(x.b[1], 'event', 'events') + ' (' + share(x.b[0], C.runs[0][1]) + ' of the base run)' : 'new (not in the base run)');
       kv(g, 'change', signedDur(kChange(x)) + ' (' + changeMark(kChange(x), baseNs(x), x.b ? (x.ns === undefined ? 2 : 0) : 1).textContent + ')');
     } else if (x.ns !== undefined) kv(g, 'device time', dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the device time)');
     if (kernelLines[k].size) {

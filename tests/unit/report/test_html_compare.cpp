@@ -164,3 +164,12 @@ TEST_CASE("the compared page: each line's time in both runs, and none on a page 
     CHECK_FALSE(one["kernels"][0].HasMember("b"));
     CHECK(render_comparison_html(c) == render_comparison_html(c));
 }
+
+TEST_CASE("the compared page keeps a hostile label out of the markup") {
+    auto c = compare_profiles(run("base.json", {bundle("k</script><b>&", 10, 1)}),
+                              run("new.json", {bundle("k</script><b>&", 20, 1)}));
+    std::string page = render_comparison_html(c);
+    CHECK(page.find("</script><b>") == std::string::npos);
+    auto d = page_data(page);
+    CHECK(std::string(d["rankings"][2]["rows"][0][0].GetString()) == "k</script><b>&");
+}
