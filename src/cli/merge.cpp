@@ -1,5 +1,6 @@
 // `sdscprov merge REPORTS...`: the shards' JSON reports joined into one run's report.
 #include "sdscprov/report/merge.hpp"
+#include "sdscprov/report/profile_merge.hpp"
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -11,20 +12,44 @@ namespace sdscprov::cli {
 CLI::App* add_merge_command(CLI::App& app, std::vector<std::string>& reports) {
     auto* merge = app.add_subcommand(
         "merge", "Join the JSON reports of a run's shards (--shard I/N) into the report of one "
-                 "run over the same caches");
+                 "run over the same caches, or profile reports of several traces into one");
     merge
         ->add_option("reports", reports,
                      "The JSON reports of every shard (scan, annotate, strip or check, "
-                     "--format json), in any order")
+                     "--format json), in any order; or profile reports (profile --format json) "
+                     "of traces profiled one by one")
         ->required()
         ->check(CLI::ExistingFile);
     merge->footer("Example:\n  for i in 1 2 3; do sdscprov scan --format json --shard $i/3 cache/ "
                   "> shard-$i.json; done\n"
                   "  sdscprov merge shard-*.json > report.json\n"
+                  "Profile reports of traces profiled one by one (profile TRACE --format json):\n"
+                  "  sdscprov merge rank*.profile.json > ranks.json\n"
                   "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
-                  "versions or shardings, a shard missing or twice, not a shard report).");
+                  "versions or shardings, a shard missing or twice, not a shard report; profile "
+                  "reports of other caches or versions).");
     return merge;
 }
+
+namespace {
+
+// Profile reports (profile --format json) of several traces, added up into one.
+int merge_profiles_out(const std::vector<sdscprov::ShardReport>& reports) {
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& r : reports) {
+        inputs.emplace_back(r.source, r.json);
+    }
+    auto merged = merge_profile_reports(inputs);
+    if (!merged.error.empty()) {
+        std::cerr << "sdscprov merge: " << merged.error << '\n';
+        return exit_bad_input;
+    }
+    std::cout << merged.report;
+    std::cout.flush();
+    return std::cout ? exit_ok : exit_bad_input;
+}
+
+} // namespace
 
 // merge: the shards' JSON reports (--shard I/N, --format json) into the single run's report.
 int run_merge(const std::vector<std::string>& paths) {
@@ -38,6 +63,9 @@ int run_merge(const std::vector<std::string>& paths) {
             return exit_bad_input;
         }
         reports.push_back(std::move(*report));
+    }
+    if (!reports.empty() && is_profile_report(reports.front().json)) {
+        return merge_profiles_out(reports);
     }
     auto merged = sdscprov::merge_reports(reports);
     if (!merged.error.empty()) {

@@ -729,6 +729,7 @@ struct ProfileBuilder::Impl {
         r.trace = path;
         r.gzip = read.stats.gzip;
         r.trace_bytes = read.stats.bytes;
+        r.distributed_rank = read.stats.distributed_rank;
         for (const auto& doc : sources.sidecars) {
             r.sidecars.push_back(doc.path);
         }
@@ -862,6 +863,14 @@ const ProfileBundle* ProfileBuilder::annotated_bundle() const {
 
 ProfileReport ProfileBuilder::finish(const TraceReadResult& read) {
     return impl_->finish(read);
+}
+
+void ProfileBuilder::label_frames(ProfileBundle& bundle) {
+    Impl::label(bundle);
+}
+
+void ProfileBuilder::label_bundles(std::vector<ProfileBundle>& bundles) {
+    Impl::label_rows(bundles);
 }
 
 } // namespace sdscprov

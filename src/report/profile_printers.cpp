@@ -275,6 +275,73 @@ void time_json(Writer& w, const DeviceTime& t) {
     utilization_printers::time_json(w, t.ideal);
 }
 
+// Over several traces: the time in each rank, in the order of "traces".
+void rank_ns_json(Writer& w, const std::vector<std::uint64_t>& rank_ns) {
+    if (rank_ns.empty()) {
+        return;
+    }
+    json_out::key(w, "rank_ns");
+    w.StartArray();
+    for (auto ns : rank_ns) {
+        w.Uint64(ns);
+    }
+    w.EndArray();
+}
+
+void optional_int(Writer& w, const std::optional<std::int64_t>& v) {
+    if (v) {
+        w.Int64(*v);
+    } else {
+        w.Null();
+    }
+}
+
+// The trace, or over several traces each one (its rank, its own totals) and how they are
+// numbered.
+void traces_json(Writer& w, const ProfileReport& r) {
+    if (r.ranks.empty()) {
+        json_out::key(w, "trace");
+        w.StartObject();
+        json_out::key(w, "path");
+        json_out::string(w, r.trace);
+        json_out::key(w, "gzip");
+        w.Bool(r.gzip);
+        json_out::key(w, "bytes");
+        w.Uint64(r.trace_bytes);
+        json_out::key(w, "events");
+        w.Uint64(r.coverage.trace_events);
+        json_out::key(w, "distributed_rank");
+        optional_int(w, r.distributed_rank);
+        w.EndObject();
+        return;
+    }
+    json_out::key(w, "ranks_by");
+    json_out::string(w, r.ranks_by_argument ? "argument order" : "distributedInfo.rank");
+    json_out::key(w, "traces");
+    w.StartArray();
+    for (const auto& k : r.ranks) {
+        w.StartObject();
+        json_out::key(w, "rank");
+        w.Int64(k.rank);
+        json_out::key(w, "path");
+        json_out::string(w, k.trace);
+        json_out::key(w, "gzip");
+        w.Bool(k.gzip);
+        json_out::key(w, "bytes");
+        w.Uint64(k.trace_bytes);
+        json_out::key(w, "events");
+        w.Uint64(k.trace_events);
+        json_out::key(w, "distributed_rank");
+        optional_int(w, k.distributed_rank);
+        json_out::key(w, "kernel_events");
+        w.Uint64(k.kernel_events);
+        json_out::key(w, "kernel_ns");
+        w.Uint64(k.kernel_ns);
+        w.EndObject();
+    }
+    w.EndArray();
+}
+
 bool is_placeholder(const std::string& label) {
     return label.size() > 1 && label.front() == '[' && label.back() == ']';
 }
@@ -324,6 +391,7 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
             strings(w, b.kernel_dirs);
         }
         time_json(w, row.time);
+        rank_ns_json(w, row.rank_ns);
         json_out::key(w, "bundles");
         w.StartArray();
         for (auto b : row.bundles) {
@@ -347,18 +415,10 @@ std::string render_profile_json(const ProfileReport& r) {
     w.SetIndent(' ', 2);
     w.StartObject();
     json_out::key(w, "sdscprov_profile");
-    w.Uint(1);
-    json_out::key(w, "trace");
-    w.StartObject();
-    json_out::key(w, "path");
-    json_out::string(w, r.trace);
-    json_out::key(w, "gzip");
-    w.Bool(r.gzip);
-    json_out::key(w, "bytes");
-    w.Uint64(r.trace_bytes);
-    json_out::key(w, "events");
-    w.Uint64(r.coverage.trace_events);
-    w.EndObject();
+    w.Uint(2);
+    traces_json(w, r);
+    json_out::key(w, "sources");
+    json_out::string(w, r.sources_digest);
     json_out::key(w, "sidecars");
     strings(w, r.sidecars);
     json_out::key(w, "caches");
@@ -439,6 +499,7 @@ std::string render_profile_json(const ProfileReport& r) {
         json_out::key(w, "aten_ops");
         strings(w, b.aten_ops);
         time_json(w, b.time);
+        rank_ns_json(w, b.rank_ns);
         utilization_printers::bundle_json(w, b);
         json_out::key(w, "folded");
         json_out::string(w, folded_stack(b));
