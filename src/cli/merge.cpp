@@ -1,9 +1,9 @@
 // `sdscprov merge REPORTS...`: the shards' JSON reports joined into one run's report.
 #include "sdscprov/report/merge.hpp"
-#include "sdscprov/report/profile_merge.hpp"
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "sdscprov/report/profile_merge.hpp"
 
 #include <iostream>
 

@@ -1,8 +1,7 @@
 // `sdscprov profile T1 T2 ... [CACHES...]`: the traces told from the caches, each trace profiled
 // on its own against the same sources, the reports added up by rank (profile/ranks.hpp).
-#include "profile.hpp"
-
 #include "common.hpp"
+#include "profile.hpp"
 #include "progress.hpp"
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/report/html.hpp"
@@ -59,8 +58,7 @@ InputKind kind_of(const std::string& path) {
     if (first != std::string::npos && head[first] == '[') {
         return InputKind::trace;
     }
-    return head.find("\"traceEvents\"") != std::string::npos ? InputKind::trace
-                                                             : InputKind::cache;
+    return head.find("\"traceEvents\"") != std::string::npos ? InputKind::trace : InputKind::cache;
 }
 
 } // namespace
@@ -144,7 +142,8 @@ std::string render(const ProfileCli& o, const ProfileReport& report) {
 int run_profile_ranks(const ProfileCli& o) {
     quiet_mode = o.quiet;
     if (!o.annotate_trace.empty() || wants_baseline(o)) {
-        std::cerr << "sdscprov profile: " << (o.annotate_trace.empty() ? "--baseline" : "--annotate-trace")
+        std::cerr << "sdscprov profile: "
+                  << (o.annotate_trace.empty() ? "--baseline" : "--annotate-trace")
                   << " takes one trace, and " << o.traces.size()
                   << " were given: profile the traces one by one\n";
         return exit_bad_input;

@@ -168,8 +168,8 @@ RankOrder order_ranks(const std::vector<ProfileReport>& reports) {
         auto [k, c] = from[order[i]];
         o.columns[k][c] = i;
         sorted.push_back(std::move(o.ranks[order[i]]));
-        sorted.back().rank = o.by_argument ? static_cast<std::int64_t>(i)
-                                           : *sorted.back().distributed_rank;
+        sorted.back().rank =
+            o.by_argument ? static_cast<std::int64_t>(i) : *sorted.back().distributed_rank;
     }
     o.ranks = std::move(sorted);
     return o;
@@ -384,17 +384,17 @@ void merge_lists(ProfileReport& out, const std::vector<ProfileReport>& reports) 
     for (auto& [id, h] : handles) {
         out.handles.push_back(std::move(h));
     }
-    std::sort(out.handles.begin(), out.handles.end(), [](const DebugHandle& a, const DebugHandle& b) {
-        return a.id.size() != b.id.size() ? a.id.size() < b.id.size() : a.id < b.id;
-    });
+    std::sort(out.handles.begin(), out.handles.end(),
+              [](const DebugHandle& a, const DebugHandle& b) {
+                  return a.id.size() != b.id.size() ? a.id.size() < b.id.size() : a.id < b.id;
+              });
     auto rank = [&](const ProfileDiagnostic& d) {
         auto it = rank_of.find(d.path);
         return it == rank_of.end() ? out.ranks.size() : it->second;
     };
-    std::stable_sort(out.diagnostics.begin(), out.diagnostics.end(),
-                     [&](const ProfileDiagnostic& a, const ProfileDiagnostic& b) {
-                         return rank(a) < rank(b);
-                     });
+    std::stable_sort(
+        out.diagnostics.begin(), out.diagnostics.end(),
+        [&](const ProfileDiagnostic& a, const ProfileDiagnostic& b) { return rank(a) < rank(b); });
 }
 
 std::optional<std::string> refusal(const std::vector<ProfileReport>& reports) {

@@ -371,8 +371,8 @@ std::optional<ProfileReport> read_profile_report(const std::string& source, std:
     return r;
 }
 
-ProfileMergeResult merge_profile_reports(
-    const std::vector<std::pair<std::string, std::string>>& inputs) {
+ProfileMergeResult
+merge_profile_reports(const std::vector<std::pair<std::string, std::string>>& inputs) {
     ProfileMergeResult out;
     std::vector<ProfileReport> reports;
     for (const auto& [source, json] : inputs) {

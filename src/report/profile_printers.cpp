@@ -403,28 +403,7 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
     w.EndArray();
 }
 
-} // namespace
-
-std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options) {
-    return TextPrinter(report, options).render();
-}
-
-std::string render_profile_json(const ProfileReport& r) {
-    rapidjson::StringBuffer buffer;
-    Writer w(buffer);
-    w.SetIndent(' ', 2);
-    w.StartObject();
-    json_out::key(w, "sdscprov_profile");
-    w.Uint(2);
-    traces_json(w, r);
-    json_out::key(w, "sources");
-    json_out::string(w, r.sources_digest);
-    json_out::key(w, "sidecars");
-    strings(w, r.sidecars);
-    json_out::key(w, "caches");
-    strings(w, r.caches);
-
-    const auto& c = r.coverage;
+void coverage_json(Writer& w, const ProfileCoverage& c) {
     json_out::key(w, "coverage");
     w.StartObject();
     json_out::key(w, "kernel_events");
@@ -448,18 +427,12 @@ std::string render_profile_json(const ProfileReport& r) {
     json_out::key(w, "dirless_ns");
     w.Uint64(c.dirless_ns);
     w.EndObject();
-    json_out::key(w, "stages");
-    stages_json(w, r.stages);
-    utilization_printers::summary_json(w, r);
+}
 
-    rows_json(w, "by_line", r.by_line, "line", r.bundles);
-    rows_json(w, "by_aten", r.by_aten, "aten_op", r.bundles);
-    rows_json(w, "by_kernel", r.by_kernel, "bundle", r.bundles);
-    rows_json(w, "by_category", r.by_category, "category", r.bundles);
-
+void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles) {
     json_out::key(w, "bundles");
     w.StartArray();
-    for (const auto& b : r.bundles) {
+    for (const auto& b : bundles) {
         w.StartObject();
         json_out::key(w, "key");
         if (b.key.empty()) {
@@ -506,7 +479,10 @@ std::string render_profile_json(const ProfileReport& r) {
         w.EndObject();
     }
     w.EndArray();
+}
 
+// The handles, the diagnostics and the problems.
+void findings_json(Writer& w, const ProfileReport& r) {
     json_out::key(w, "handles");
     w.StartArray();
     for (const auto& h : r.handles) {
@@ -543,6 +519,41 @@ std::string render_profile_json(const ProfileReport& r) {
         json_out::problem(w, p);
     }
     w.EndArray();
+}
+
+} // namespace
+
+std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options) {
+    return TextPrinter(report, options).render();
+}
+
+std::string render_profile_json(const ProfileReport& r) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.SetIndent(' ', 2);
+    w.StartObject();
+    json_out::key(w, "sdscprov_profile");
+    w.Uint(2);
+    traces_json(w, r);
+    json_out::key(w, "sources");
+    json_out::string(w, r.sources_digest);
+    json_out::key(w, "sidecars");
+    strings(w, r.sidecars);
+    json_out::key(w, "caches");
+    strings(w, r.caches);
+
+    coverage_json(w, r.coverage);
+    json_out::key(w, "stages");
+    stages_json(w, r.stages);
+    utilization_printers::summary_json(w, r);
+
+    rows_json(w, "by_line", r.by_line, "line", r.bundles);
+    rows_json(w, "by_aten", r.by_aten, "aten_op", r.bundles);
+    rows_json(w, "by_kernel", r.by_kernel, "bundle", r.bundles);
+    rows_json(w, "by_category", r.by_category, "category", r.bundles);
+
+    bundles_json(w, r.bundles);
+    findings_json(w, r);
     w.EndObject();
     buffer.Put('\n');
     return {buffer.GetString(), buffer.GetSize()};

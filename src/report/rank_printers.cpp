@@ -69,7 +69,7 @@ private:
         }
         std::string numbered =
             !r_.ranks_by_argument ? "ranks from each trace's distributedInfo.rank"
-            : without > 0 ? "ranks numbered in argument order (" + std::to_string(without) +
+            : without > 0         ? "ranks numbered in argument order (" + std::to_string(without) +
                                 " of them without distributedInfo.rank)"
                           : "ranks numbered in argument order (distributedInfo.rank repeats)";
         out_ += paint("\x1b[1m", fit("sdscprov profile: " + std::to_string(r_.ranks.size()) +
@@ -80,9 +80,8 @@ private:
         out_ += paint("\x1b[1m", "slowest: " + rank_name(s.slowest) + " (" +
                                      printable(r_.ranks[s.slowest].trace) + "), " +
                                      milliseconds(s.max_ns) + " ms of device time, " +
-                                     ratio_text(s.ratio) + " the fastest (" +
-                                     rank_name(s.fastest) + ", " + milliseconds(s.min_ns) +
-                                     " ms)") +
+                                     ratio_text(s.ratio) + " the fastest (" + rank_name(s.fastest) +
+                                     ", " + milliseconds(s.min_ns) + " ms)") +
                 "\n";
         out_ += "kernel events: " + thousands(c.kernel_events) + " of " +
                 thousands(c.trace_events) + " trace events, " + milliseconds(c.kernel_ns) +
@@ -97,12 +96,11 @@ private:
         for (const auto& p : r_.caches) {
             caches += (caches.empty() ? "" : ", ") + printable(p);
         }
-        out_ += fit("  sidecars: " + (through.empty() ? std::string("none") : through), width_,
-                    false) +
-                "\n" +
-                fit("  caches: " + (caches.empty() ? std::string("none") : caches), width_,
-                    false) +
-                "\n";
+        out_ +=
+            fit("  sidecars: " + (through.empty() ? std::string("none") : through), width_, false) +
+            "\n" +
+            fit("  caches: " + (caches.empty() ? std::string("none") : caches), width_, false) +
+            "\n";
     }
 
     void rank_table() {
@@ -131,11 +129,11 @@ private:
 
     std::string head() const {
         std::string h = pad_left("sum (ms)", 13) + pad_left("%", 7) + pad_left("slowest", 9) +
-                        pad_left("max (ms)", 12) + pad_left("min (ms)", 12) +
-                        pad_left("spread", 9);
+                        pad_left("max (ms)", 12) + pad_left("min (ms)", 12) + pad_left("spread", 9);
         if (columns_) {
             for (const auto& k : r_.ranks) {
-                h += pad_left("r" + std::to_string(k.rank), 12);
+                std::string name = std::to_string(k.rank);
+                h += pad_left(name.insert(0, 1, 'r'), 12);
             }
         }
         return h + "  ";
@@ -143,13 +141,13 @@ private:
 
     std::string cells(const ProfileRow& row) const {
         RankSpread s = rank_spread(row.rank_ns);
-        std::string line = pad_left(milliseconds(row.time.ns), 13) +
-                           pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
-                           pad_left(s.lead_ns() == 0 ? std::string("-")
-                                                     : std::to_string(r_.ranks[s.slowest].rank),
-                                    9) +
-                           pad_left(milliseconds(s.max_ns), 12) +
-                           pad_left(milliseconds(s.min_ns), 12) + pad_left(ratio_text(s.ratio), 9);
+        std::string line =
+            pad_left(milliseconds(row.time.ns), 13) +
+            pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
+            pad_left(s.lead_ns() == 0 ? std::string("-") : std::to_string(r_.ranks[s.slowest].rank),
+                     9) +
+            pad_left(milliseconds(s.max_ns), 12) + pad_left(milliseconds(s.min_ns), 12) +
+            pad_left(ratio_text(s.ratio), 9);
         if (columns_) {
             for (auto ns : row.rank_ns) {
                 line += pad_left(milliseconds(ns), 12);
@@ -160,13 +158,14 @@ private:
 
     void table(const std::string& title, const std::string& what,
                const std::vector<ProfileRow>& rows, bool lines) {
-        out_ += paint("\x1b[1m", fit(title + " by the slowest rank's lead (max - min)", width_,
-                                     false)) +
+        out_ += paint("\x1b[1m",
+                      fit(title + " by the slowest rank's lead (max - min)", width_, false)) +
                 '\n';
-        out_ += paint("\x1b[2m", fit("(sum: every rank; slowest: the rank of the longest time, - when "
-                                     "every rank took as long; spread: longest / shortest)",
-                                     width_, false)) +
-                '\n';
+        out_ +=
+            paint("\x1b[2m", fit("(sum: every rank; slowest: the rank of the longest time, - when "
+                                 "every rank took as long; spread: longest / shortest)",
+                                 width_, false)) +
+            '\n';
         if (rows.empty()) {
             out_ += "  no kernel events\n";
             return;

@@ -26,8 +26,7 @@ std::string pairing_digest(const PairingSources& sources);
 // it), else by their position in `reports` (ranks_by_argument). nullopt, with `error` set, when
 // the reports were paired against other sources (sources_digest) or at another core clock. A
 // single trace's report comes back as it is.
-std::optional<ProfileReport> merge_profiles(std::vector<ProfileReport> reports,
-                                            std::string& error);
+std::optional<ProfileReport> merge_profiles(std::vector<ProfileReport> reports, std::string& error);
 
 // The ranks of a row, bundle or report: which one took longest, the longest and shortest times,
 // and their ratio (nullopt when the shortest is 0).

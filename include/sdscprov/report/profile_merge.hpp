@@ -32,7 +32,7 @@ struct ProfileMergeResult {
 };
 
 // The reports (source name, JSON text), in the order given, as one report's JSON.
-ProfileMergeResult merge_profile_reports(
-    const std::vector<std::pair<std::string, std::string>>& reports);
+ProfileMergeResult
+merge_profile_reports(const std::vector<std::pair<std::string, std::string>>& reports);
 
 } // namespace sdscprov
