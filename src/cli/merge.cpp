@@ -33,13 +33,13 @@ CLI::App* add_merge_command(CLI::App& app, std::vector<std::string>& reports) {
 
 namespace {
 
-// Profile reports (profile --format json) of several traces, added up into one.
-int merge_profiles_out(const std::vector<sdscprov::ShardReport>& reports) {
-    std::vector<std::pair<std::string, std::string>> inputs;
-    for (const auto& r : reports) {
-        inputs.emplace_back(r.source, r.json);
+// Profile reports (profile --format json) of several traces, added up into one; each file read
+// and converted on its own, so that only one report's text is held at a time.
+int merge_profiles_out(const std::vector<std::string>& paths) {
+    auto merged = merge_profile_report_files(paths);
+    if (merged.problem) {
+        print_problems({*merged.problem});
     }
-    auto merged = merge_profile_reports(inputs);
     if (!merged.error.empty()) {
         std::cerr << "sdscprov merge: " << merged.error << '\n';
         return exit_bad_input;
@@ -62,10 +62,10 @@ int run_merge(const std::vector<std::string>& paths) {
             std::cerr << "sdscprov merge: cannot read " << path << ": nothing merged\n";
             return exit_bad_input;
         }
+        if (reports.empty() && is_profile_report(report->json)) {
+            return merge_profiles_out(paths);
+        }
         reports.push_back(std::move(*report));
-    }
-    if (!reports.empty() && is_profile_report(reports.front().json)) {
-        return merge_profiles_out(reports);
     }
     auto merged = sdscprov::merge_reports(reports);
     if (!merged.error.empty()) {

@@ -369,7 +369,7 @@ void merge_lists(ProfileReport& out, const std::vector<ProfileReport>& reports) 
     }
     for (const auto& r : reports) {
         for (const auto& h : r.handles) {
-            handles.emplace(h.id, h);
+            handles.try_emplace(h.id, h);
         }
         out.diagnostics.insert(out.diagnostics.end(), r.diagnostics.begin(), r.diagnostics.end());
         for (const auto& p : r.problems) {

@@ -1,8 +1,10 @@
 #include "sdscprov/report/profile_merge.hpp"
 
+#include "core/read_file.hpp"
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 
+#include <limits>
 #include <simdjson.h>
 
 namespace sdscprov {
@@ -328,14 +330,10 @@ bool is_profile_report(std::string_view json) {
            !doc["sdscprov_profile"].get(version);
 }
 
-std::optional<ProfileReport> read_profile_report(const std::string& source, std::string_view json,
-                                                 std::string& error) {
-    dom::parser parser;
-    dom::element doc;
-    if (auto e = parser.parse(json.data(), json.size()).get(doc)) {
-        error = source + ": not JSON (" + simdjson::error_message(e) + ")";
-        return std::nullopt;
-    }
+namespace {
+
+std::optional<ProfileReport> read_report(const std::string& source, dom::element doc,
+                                         std::string& error) {
     ReportJson j;
     std::uint64_t version = j.u64(doc, "sdscprov_profile");
     if (!j.error.empty()) {
@@ -369,6 +367,50 @@ std::optional<ProfileReport> read_profile_report(const std::string& source, std:
         return std::nullopt;
     }
     return r;
+}
+
+} // namespace
+
+std::optional<ProfileReport> read_profile_report(const std::string& source, std::string_view json,
+                                                 std::string& error) {
+    dom::parser parser;
+    dom::element doc;
+    if (auto e = parser.parse(json.data(), json.size()).get(doc)) {
+        error = source + ": not JSON (" + simdjson::error_message(e) + ")";
+        return std::nullopt;
+    }
+    return read_report(source, doc, error);
+}
+
+ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths) {
+    ProfileMergeFilesResult out;
+    std::vector<ProfileReport> reports;
+    dom::parser parser; // one parser for every file: its buffers are reused
+    for (const auto& path : paths) {
+        Problem problem;
+        auto bytes = detail::read_whole_file(path, std::numeric_limits<std::uint64_t>::max(),
+                                             "the report", problem);
+        if (!bytes) {
+            out.problem = problem;
+            out.error = "cannot read " + path + ": nothing merged";
+            return out;
+        }
+        dom::element doc;
+        if (auto e = parser.parse(*bytes).get(doc)) {
+            out.error = path + ": not JSON (" + simdjson::error_message(e) + ")";
+            return out;
+        }
+        auto report = read_report(path, doc, out.error);
+        if (!report) {
+            return out;
+        }
+        reports.push_back(std::move(*report));
+    }
+    auto merged = merge_profiles(std::move(reports), out.error);
+    if (merged) {
+        out.report = render_profile_json(*merged);
+    }
+    return out;
 }
 
 ProfileMergeResult

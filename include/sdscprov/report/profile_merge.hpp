@@ -35,4 +35,11 @@ struct ProfileMergeResult {
 ProfileMergeResult
 merge_profile_reports(const std::vector<std::pair<std::string, std::string>>& reports);
 
+// The same for report files, read one at a time (a file that cannot be read: `problem`, and
+// `error` saying that nothing was merged).
+struct ProfileMergeFilesResult : ProfileMergeResult {
+    std::optional<Problem> problem;
+};
+ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths);
+
 } // namespace sdscprov
