@@ -3,6 +3,7 @@
 #include "common.hpp"
 #include "profile.hpp"
 #include "progress.hpp"
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/report/html.hpp"
 #include "sdscprov/report/profile_printers.hpp"
@@ -160,7 +161,7 @@ int run_profile_ranks(const ProfileCli& o) {
         auto report = profile_one(o, sources, trace);
         if (!report) {
             print_problems(problems);
-            std::cerr << "sdscprov profile: the trace " << trace
+            std::cerr << "sdscprov profile: the trace " << quote_path(trace)
                       << " could not be read: no report\n";
             return exit_bad_input;
         }

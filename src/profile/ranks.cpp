@@ -2,6 +2,7 @@
 
 #include "profile/saturating.hpp"
 #include "profile/utilization_rows.hpp"
+#include "sdscprov/core/display.hpp"
 
 #include <algorithm>
 #include <map>
@@ -402,16 +403,16 @@ std::optional<std::string> refusal(const std::vector<ProfileReport>& reports) {
         const auto& a = reports.front();
         const auto& b = reports[k];
         if (a.sources_digest != b.sources_digest) {
-            return "the reports of " + ranks_of(a).front().trace + " and " +
-                   ranks_of(b).front().trace +
+            return "the reports of " + quote_path(ranks_of(a).front().trace) + " and " +
+                   quote_path(ranks_of(b).front().trace) +
                    " were paired with other caches or sidecars (sources " +
                    (a.sources_digest.empty() ? "unknown" : a.sources_digest) + " and " +
                    (b.sources_digest.empty() ? "unknown" : b.sources_digest) +
                    "): merge only reports of one compile's caches";
         }
         if (a.ideal.core_mhz != b.ideal.core_mhz) {
-            return "the reports of " + ranks_of(a).front().trace + " and " +
-                   ranks_of(b).front().trace + " use other core clocks (" +
+            return "the reports of " + quote_path(ranks_of(a).front().trace) + " and " +
+                   quote_path(ranks_of(b).front().trace) + " use other core clocks (" +
                    std::to_string(a.ideal.core_mhz) + " and " + std::to_string(b.ideal.core_mhz) +
                    " MHz): profile them with the same --core-mhz";
         }

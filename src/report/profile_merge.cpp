@@ -1,6 +1,7 @@
 #include "sdscprov/report/profile_merge.hpp"
 
 #include "core/read_file.hpp"
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 
@@ -118,7 +119,7 @@ public:
             }
         }
         if (error.empty()) {
-            error = std::string("\"") + name + "\" is not a known value: " + s;
+            error = std::string("\"") + name + "\" is not a known value: " + printable_text(s);
         }
         return E{};
     }
@@ -337,12 +338,13 @@ std::optional<ProfileReport> read_report(const std::string& source, dom::element
     ReportJson j;
     std::uint64_t version = j.u64(doc, "sdscprov_profile");
     if (!j.error.empty()) {
-        error = source + ": not a profile report (sdscprov profile --format json): profile "
-                         "reports merge only with profile reports";
+        error = quote_path(source) +
+                ": not a profile report (sdscprov profile --format json): profile "
+                "reports merge only with profile reports";
         return std::nullopt;
     }
     if (version != profile_report_version) {
-        error = source + ": a profile report of version " + std::to_string(version) +
+        error = quote_path(source) + ": a profile report of version " + std::to_string(version) +
                 ", and this sdscprov merges version " + std::to_string(profile_report_version) +
                 " only: profile the trace again with this sdscprov";
         return std::nullopt;
@@ -363,7 +365,7 @@ std::optional<ProfileReport> read_report(const std::string& source, dom::element
     }
     read_findings(j, doc, r);
     if (!j.error.empty()) {
-        error = source + ": not a profile report this sdscprov wrote: " + j.error;
+        error = quote_path(source) + ": not a profile report this sdscprov wrote: " + j.error;
         return std::nullopt;
     }
     return r;
@@ -376,7 +378,7 @@ std::optional<ProfileReport> read_profile_report(const std::string& source, std:
     dom::parser parser;
     dom::element doc;
     if (auto e = parser.parse(json.data(), json.size()).get(doc)) {
-        error = source + ": not JSON (" + simdjson::error_message(e) + ")";
+        error = quote_path(source) + ": not JSON (" + simdjson::error_message(e) + ")";
         return std::nullopt;
     }
     return read_report(source, doc, error);
@@ -392,12 +394,12 @@ ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string
                                              "the report", problem);
         if (!bytes) {
             out.problem = problem;
-            out.error = "cannot read " + path + ": nothing merged";
+            out.error = "cannot read " + quote_path(path) + ": nothing merged";
             return out;
         }
         dom::element doc;
         if (auto e = parser.parse(*bytes).get(doc)) {
-            out.error = path + ": not JSON (" + simdjson::error_message(e) + ")";
+            out.error = quote_path(path) + ": not JSON (" + simdjson::error_message(e) + ")";
             return out;
         }
         auto report = read_report(path, doc, out.error);
