@@ -1,7 +1,7 @@
 #include "sdscprov/profile/annotate_trace.hpp"
 
 #include "profile/utilization_rows.hpp"
-#include "sdsc/json_out.hpp"
+#include "core/json_out.hpp"
 #include "sdscprov/write/replace.hpp"
 
 #include <cerrno>

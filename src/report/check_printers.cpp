@@ -1,7 +1,7 @@
 #include "sdscprov/report/check_printers.hpp"
 
 #include "report/ci_encoding.hpp"
-#include "sdsc/json_out.hpp"
+#include "walk/shard_json.hpp"
 #include "sdscprov/core/display.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // library (RapidJSON stays out of the public headers).
 #pragma once
 
-#include "sdsc/json_out.hpp"
+#include "core/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/core/problem.hpp"
 

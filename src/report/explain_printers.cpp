@@ -1,6 +1,7 @@
 #include "sdscprov/report/explain_printers.hpp"
 
-#include "sdsc/json_out.hpp"
+#include "handle/handle_json.hpp"
+#include "report/op_json.hpp"
 #include "sdscprov/core/display.hpp"
 
 #include <map>
@@ -209,8 +210,7 @@ void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& ker
 
 namespace {
 
-// The handle is written as in the scan report (src/report.cpp keeps its writer private):
-// docs/formats.md section 3's members, in its order.
+// Each op's members are the scan report's (report/op_json.hpp), in its order.
 class JsonExplainer {
 public:
     using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
@@ -270,42 +270,17 @@ private:
     }
 
     void op_object(const ExplainOp& op) {
-        bool ok = op.status == FileStatus::ok;
         w_.StartObject();
         key("file");
         path(op.file);
-        key("status");
-        string(to_string(op.status));
-        key("op");
-        if (ok) {
-            string(op.op_key);
-        } else {
-            w_.Null();
-        }
-        key("opfunc");
-        if (ok && op.index) {
-            string(op.opfunc);
-        } else {
-            w_.Null();
-        }
-        key("index");
-        if (ok && op.index) {
-            w_.Uint64(*op.index);
-        } else {
-            w_.Null();
-        }
-        key("handle");
-        if (ok) {
-            string(to_string(op.handle_state));
-        } else {
-            w_.Null();
-        }
-        key("debug_handle");
-        if (op.handle) {
-            handle(*op.handle);
-        } else {
-            w_.Null();
-        }
+        json_out::OpFacts facts;
+        facts.status = op.status;
+        facts.op_key = op.op_key;
+        facts.index = op.index;
+        facts.opfunc = op.opfunc;
+        facts.handle_state = op.handle_state;
+        facts.handle = op.handle ? &*op.handle : nullptr;
+        json_out::op_members(w_, facts);
         key("source_line_text");
         optional_string(op.source_line_text);
         key("fused_source_line_texts");
@@ -322,8 +297,6 @@ private:
         w_.EndArray();
         w_.EndObject();
     }
-
-    void handle(const DebugHandle& h) { json_out::handle(w_, h); }
 
     Writer& w_;
 };

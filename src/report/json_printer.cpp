@@ -1,7 +1,9 @@
 // The JSON report (docs/report-json.md): for tools, streamed kernel by kernel.
+#include "handle/handle_json.hpp"
+#include "report/op_json.hpp"
 #include "report/printer_parts.hpp"
-#include "sdsc/json_out.hpp"
 #include "sdscprov/core/display.hpp"
+#include "walk/shard_json.hpp"
 
 #include <ostream>
 #include <rapidjson/prettywriter.h>
@@ -223,14 +225,6 @@ private:
             writer_.Null();
         }
     }
-    void position(std::size_t v) {
-        if (v == 0) {
-            writer_.Null();
-        } else {
-            writer_.Uint64(v);
-        }
-    }
-
     void counts(const HandleCounts& c) {
         writer_.StartObject();
         key("files");
@@ -264,51 +258,21 @@ private:
         }
     }
 
-    void handle(const DebugHandle& h) { json_out::handle(writer_, h); }
-
     void file(const ScanResult& f, const FileOutcome* outcome) {
         writer_.StartObject();
         key("path");
         path(f.file.path);
         key("naming");
         string(to_string(f.file.name.naming));
-        key("status");
-        string(to_string(f.status));
-        bool ok = f.status == FileStatus::ok;
-        key("op");
-        if (ok) {
-            string(f.op_key);
-        } else {
-            writer_.Null();
-        }
-        key("index");
-        if (ok && f.index) {
-            writer_.Uint64(*f.index);
-        } else {
-            writer_.Null();
-        }
-        key("opfunc");
-        if (ok && f.index) {
-            string(f.opfunc);
-        } else {
-            writer_.Null();
-        }
-        key("line");
-        position(ok ? f.op_key_pos.line : 0);
-        key("col");
-        position(ok ? f.op_key_pos.col : 0);
-        key("handle");
-        if (ok) {
-            string(to_string(f.handle_state));
-        } else {
-            writer_.Null();
-        }
-        key("debug_handle");
-        if (f.handle) {
-            handle(*f.handle);
-        } else {
-            writer_.Null();
-        }
+        json_out::OpFacts op;
+        op.status = f.status;
+        op.op_key = f.op_key;
+        op.index = f.index;
+        op.opfunc = f.opfunc;
+        op.op_key_pos = &f.op_key_pos;
+        op.handle_state = f.handle_state;
+        op.handle = f.handle ? &*f.handle : nullptr;
+        json_out::op_members(writer_, op);
         key("provenance");
         writer_.StartArray();
         for (std::size_t m = 0; m < provenance_member_count; ++m) {

@@ -1,8 +1,8 @@
 #include "sdscprov/report/profile_printers.hpp"
 
+#include "handle/handle_json.hpp"
 #include "report/profile_format.hpp"
 #include "report/utilization_printers.hpp"
-#include "sdsc/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "report/utilization_printers.hpp"
 
 #include "report/profile_format.hpp"
-#include "sdsc/json_out.hpp"
+#include "core/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 

@@ -8,15 +8,17 @@
 #include "sdscprov/sidecars/upstream.hpp"
 #include "sdscprov/walk/discover.hpp"
 #include "sdscprov/walk/shard.hpp"
-#include "sdscprov/write/replace.hpp"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace sdscprov {
+
+struct PendingWrites; // commands/pending_writes.hpp
 
 struct HandleCounts {
     std::uint64_t files = 0; // SDSC-named files, whatever their content
@@ -68,7 +70,9 @@ struct KernelAnnotation {
     std::vector<LostHandle> lost;      // the same OpSpecs with their handles
     // What upstream mappings (files, or spyre_provenance.json's projections) say of the kernel.
     std::optional<UpstreamKernel> upstream;
-    std::vector<PendingReplace> pending; // temps written, not yet renamed (internal)
+    // Temporaries written, not yet renamed: the commands' run state (pending_writes.hpp), opaque
+    // here; null when nothing was written.
+    std::shared_ptr<PendingWrites> pending;
     bool dry_run = false;                // --dry-run or --check: changes were not written
 
     // Whether file i holds (or, in a dry run, would hold) a populated handle after this run.
