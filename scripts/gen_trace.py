@@ -3,8 +3,7 @@
 must give for it: test data for profile's tests, and the large trace of its benchmark.
 
     gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B | --steps N]
-                 [--gzip]
-                 [--copies N]
+                 [--gzip] [--copies N] [--rank N] [--scale INDEX=PERCENT ...]
                  [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
     gen_trace.py OUT_DIR --demo CACHE     # testdata/demo/trace.json, from the annotated demo
 
@@ -378,7 +377,8 @@ def event_text(fields, args=None):
         head, ', '.join('"%s": %s' % kv for kv in args))
 
 
-def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=None):
+def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=None,
+                rank=None):
     """With in_steps (an Expected): every iteration but the first is a profiler step, its
     `ProfilerStep#N` span written after its device events, and in_steps adds up the kernel events
     that start in one."""
@@ -386,8 +386,12 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=
     t = 1732000000000000          # nanoseconds: about 1.7e15 us, like Kineto's epoch timestamps
     start = t
     out.write('{\n  "schemaVersion": 1,\n  "deviceProperties": [\n    {"id": 0, "name": '
-              '"IBM Spyre", "totalGlobalMem": 137438953472}\n  ],\n  "record_shapes": 0,\n'
-              '  "with_stack": 1,\n  "traceEvents": [\n')
+              '"IBM Spyre", "totalGlobalMem": 137438953472}\n  ],\n')
+    if rank is not None:
+        # torch.profiler's distributed run: the rank in distributedInfo (world size 2^k above it)
+        out.write('  "distributedInfo": {"backend": "gloo", "rank": %d, "world_size": %d},\n'
+                  % (rank, 1 << rank.bit_length()))
+    out.write('  "record_shapes": 0,\n  "with_stack": 1,\n  "traceEvents": [\n')
     written = [0]
     first = [True]
 
@@ -569,6 +573,9 @@ def main(argv=None):
                    help="the INDEX-th bundle's (manifest order, from 0) kernel event durations "
                         'at PERCENT %%, every other event as without it (0: its events left out): '
                         'a run of the same model with chosen kernels slower or faster')
+    p.add_argument('--rank', type=int, metavar='N',
+                   help="the trace is rank N's of a distributed run (distributedInfo.rank); "
+                        'with the same --seed and --scale for a straggler: the ranks of one run')
     p.add_argument('--copies', type=int, default=0,
                    help='copy this many kernel directories under another name, byte for byte '
                         '(one bundle in two directories)')
@@ -619,7 +626,7 @@ def main(argv=None):
     else:
         out = open(path, 'w', encoding='ascii', buffering=1 << 20)
     with out:
-        done = write_trace(out, bundles, rng, iterations, target, expected, in_steps)
+        done = write_trace(out, bundles, rng, iterations, target, expected, in_steps, a.rank)
     result = {'trace': name, 'iterations': done, 'trace_events': expected.trace_events,
               'bundles': len(bundles), 'copies': copies,
               'bundle_dirs': {b['key']: b['dir'] for b in bundles}}

@@ -119,7 +119,7 @@ std::vector<Command> command_table(Parsed& o, const CLI::App& app) {
          [&](CLI::App& c) { add_check_options(c, o.check); }, [&] { return run_check(o.check); }},
         {"merge",
          "Join the JSON reports of a run's shards (--shard I/N) into the report of one run over "
-         "the same caches",
+         "the same caches, or profile reports of several traces into one",
          [&](CLI::App& c) { add_merge_options(c, o.merge); }, [&] { return run_merge(o.merge); }},
         {"profile",
          "Rank a profiler trace's device time by model source line, ATen op and kernel, pairing "

@@ -8,6 +8,7 @@
 #include "sdscprov/profile/annotate_trace.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/html.hpp"
 #include "sdscprov/report/profile_printers.hpp"
@@ -110,11 +111,12 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
     CLI::App* cmd = &profile_command;
     cmd->add_option("trace", o.trace,
                     "The Chrome trace (prof.export_chrome_trace), plain or gzip (.json.gz); - "
-                    "reads standard input")
+                    "reads standard input. Several traces (the ranks of one run) may be given "
+                    "among the caches: each is told from a cache by its content")
         ->required();
     cmd->add_option("caches", o.caches,
                     "Kernel caches whose SDSC files hold the handles (default: "
-                    "$TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER)");
+                    "$TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER), and more traces");
     cmd->add_option("--origins", o.origins,
                     "torch-spyre's spyre_provenance.json of the compile; may be given more than "
                     "once (the first that has a key gives it)")
@@ -164,11 +166,19 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
     cmd->footer("Example:\n  sdscprov profile spyre_trace.json --origins spyre_provenance.json\n"
                 "  sdscprov profile trace.json.gz $TORCHINDUCTOR_CACHE_DIR --format folded | "
                 "flamegraph.pl > flame.svg\n"
+                "  sdscprov profile rank0.json rank1.json rank2.json rank3.json cache/\n"
                 "Exit status: 0 done, 2 bad input (the trace, a sidecar or a cache; errors such "
                 "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
 }
 
-int run_profile(const ProfileCli& o) {
+int run_profile(const ProfileCli& given) {
+    ProfileCli o = given;
+    if (!classify_inputs(o)) {
+        return exit_bad_input;
+    }
+    if (o.traces.size() > 1) {
+        return run_profile_ranks(o);
+    }
     if (wants_baseline(o)) {
         return run_profile_baseline(o);
     }
@@ -213,6 +223,7 @@ int run_profile(const ProfileCli& o) {
     }
     ProfileReport report = builder.finish(read);
     report.caches = roots;
+    report.sources_digest = pairing_digest(sources);
     report.problems.insert(report.problems.begin(), problems.begin(), problems.end());
     bool failed = false;
     if (annotated) {

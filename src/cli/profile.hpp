@@ -17,6 +17,9 @@ namespace sdscprov::cli {
 struct ProfileCli {
     std::string trace;
     std::vector<std::string> caches;
+    // The traces among trace and caches, told from the caches by content (classify_inputs):
+    // trace is the first of them, caches what is left.
+    std::vector<std::string> traces;
     std::vector<std::string> origins;
     Format format = Format::text;
     std::size_t top = 20;
@@ -54,6 +57,15 @@ bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet);
 bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
                      std::vector<std::string>& roots, std::vector<Problem>& problems);
 bool write_stdout(std::string_view bytes);
+
+// The traces and the caches among the positional arguments (profile_ranks.cpp): a directory is
+// a cache; a file is a trace when it is gzip, or JSON that starts a Chrome trace (its first MiB
+// has traceEvents, or it is an array); a path that cannot be read keeps its place (the first
+// one the trace). False, said on stderr, when no trace is left.
+bool classify_inputs(ProfileCli& o);
+// `profile T1 T2 ... [CACHES...]`: each trace profiled on its own, the reports added up by rank.
+int run_profile_ranks(const ProfileCli& o);
+// A trace that could not be read, on stderr.
 
 // `profile --baseline BASE TRACE` and its gate (--fail-over): profile_baseline.cpp.
 void add_baseline_options(CLI::App& cmd, ProfileCli& options);

@@ -24,6 +24,16 @@ void sort_rows(std::vector<ProfileRow>& rows) {
     });
 }
 
+void add_to_row(ProfileRow& row, std::string label, const ProfileBundle& b, std::uint32_t index) {
+    if (row.bundles.empty()) {
+        row.label = std::move(label);
+    }
+    row.time.add(b.time);
+    row.bundles.push_back(index);
+}
+
+} // namespace
+
 // Each bundle's row label (ProfileBundle::label): the kernel and what tells it apart.
 void label_rows(std::vector<ProfileBundle>& bundles) {
     // The event name (the kernel when no kernel name is known) ends with the key already.
@@ -52,16 +62,6 @@ void label_rows(std::vector<ProfileBundle>& bundles) {
         }
     }
 }
-
-void add_to_row(ProfileRow& row, std::string label, const ProfileBundle& b, std::uint32_t index) {
-    if (row.bundles.empty()) {
-        row.label = std::move(label);
-    }
-    row.time.add(b.time);
-    row.bundles.push_back(index);
-}
-
-} // namespace
 
 void label_frames(ProfileBundle& b) {
     bool paired = b.resolution != Resolution::unresolved;

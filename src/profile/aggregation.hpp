@@ -46,6 +46,9 @@ std::string joined(const Items& items, Label label, std::string_view none) {
 // The frames of a bundle's folded stack: root_label, aten_label, kernel_label (profile.hpp).
 void label_frames(ProfileBundle& b);
 
+// Each bundle's row label (ProfileBundle::label): the kernel and what tells it apart.
+void label_rows(std::vector<ProfileBundle>& bundles);
+
 class Aggregation {
 public:
     Aggregation(const UtilizationOptions& utilization, DiagnosticLog& log);

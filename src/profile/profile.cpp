@@ -62,6 +62,7 @@ struct ProfileBuilder::Impl {
     ProfileReport finish(const TraceReadResult& read) {
         ProfileReport r = aggregation.finish(read, path, sources.sidecars);
         r.diagnostics = log.report();
+        r.distributed_rank = read.stats.distributed_rank;
         return r;
     }
 };
@@ -86,6 +87,14 @@ const ProfileBundle* ProfileBuilder::annotated_bundle() const {
 
 ProfileReport ProfileBuilder::finish(const TraceReadResult& read) {
     return impl_->finish(read);
+}
+
+void ProfileBuilder::label_frames(ProfileBundle& bundle) {
+    label_frames(bundle);
+}
+
+void ProfileBuilder::label_bundles(std::vector<ProfileBundle>& bundles) {
+    label_rows(bundles);
 }
 
 } // namespace sdscprov

@@ -331,6 +331,24 @@ struct TraceReader::Impl {
         return std::nullopt;
     }
 
+    // distributedInfo.rank of the value validated() last copied into `scratch` (as `[value]`).
+    std::optional<std::int64_t> distributed_rank() {
+        od::document doc;
+        std::int64_t rank = 0;
+        std::string_view text(scratch.data(), scratch.size() - padding);
+        if (outer_parser.iterate(simdjson::padded_string_view(text, scratch.size())).get(doc)) {
+            return std::nullopt;
+        }
+        for (auto item : doc.get_array()) {
+            od::object info;
+            if (item.get_object().get(info) || info["rank"].get_int64().get(rank)) {
+                return std::nullopt;
+            }
+            return rank;
+        }
+        return std::nullopt;
+    }
+
     bool truncated(std::uint64_t at_offset, std::string_view what) {
         return fail(at_offset, ProblemCode::parse_error,
                     "unexpected end of input " + std::string(what) + " (truncated trace?)");
@@ -432,6 +450,9 @@ struct TraceReader::Impl {
                 }
                 if (!validated(pos, *end)) {
                     return false;
+                }
+                if (key == "distributedInfo") {
+                    stats.distributed_rank = distributed_rank();
                 }
                 pos = *end;
             }

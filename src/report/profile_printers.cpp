@@ -275,6 +275,73 @@ void time_json(Writer& w, const DeviceTime& t) {
     utilization_printers::time_json(w, t.ideal);
 }
 
+// Over several traces: the time in each rank, in the order of "traces".
+void rank_ns_json(Writer& w, const std::vector<std::uint64_t>& rank_ns) {
+    if (rank_ns.empty()) {
+        return;
+    }
+    json_out::key(w, "rank_ns");
+    w.StartArray();
+    for (auto ns : rank_ns) {
+        w.Uint64(ns);
+    }
+    w.EndArray();
+}
+
+void optional_int(Writer& w, const std::optional<std::int64_t>& v) {
+    if (v) {
+        w.Int64(*v);
+    } else {
+        w.Null();
+    }
+}
+
+// The trace, or over several traces each one (its rank, its own totals) and how they are
+// numbered.
+void traces_json(Writer& w, const ProfileReport& r) {
+    if (r.ranks.empty()) {
+        json_out::key(w, "trace");
+        w.StartObject();
+        json_out::key(w, "path");
+        json_out::string(w, r.trace);
+        json_out::key(w, "gzip");
+        w.Bool(r.gzip);
+        json_out::key(w, "bytes");
+        w.Uint64(r.trace_bytes);
+        json_out::key(w, "events");
+        w.Uint64(r.coverage.trace_events);
+        json_out::key(w, "distributed_rank");
+        optional_int(w, r.distributed_rank);
+        w.EndObject();
+        return;
+    }
+    json_out::key(w, "ranks_by");
+    json_out::string(w, r.ranks_by_argument ? "argument order" : "distributedInfo.rank");
+    json_out::key(w, "traces");
+    w.StartArray();
+    for (const auto& k : r.ranks) {
+        w.StartObject();
+        json_out::key(w, "rank");
+        w.Int64(k.rank);
+        json_out::key(w, "path");
+        json_out::string(w, k.trace);
+        json_out::key(w, "gzip");
+        w.Bool(k.gzip);
+        json_out::key(w, "bytes");
+        w.Uint64(k.trace_bytes);
+        json_out::key(w, "events");
+        w.Uint64(k.trace_events);
+        json_out::key(w, "distributed_rank");
+        optional_int(w, k.distributed_rank);
+        json_out::key(w, "kernel_events");
+        w.Uint64(k.kernel_events);
+        json_out::key(w, "kernel_ns");
+        w.Uint64(k.kernel_ns);
+        w.EndObject();
+    }
+    w.EndArray();
+}
+
 bool is_placeholder(const std::string& label) {
     return label.size() > 1 && label.front() == '[' && label.back() == ']';
 }
@@ -324,6 +391,7 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
             strings(w, b.kernel_dirs);
         }
         time_json(w, row.time);
+        rank_ns_json(w, row.rank_ns);
         json_out::key(w, "bundles");
         w.StartArray();
         for (auto b : row.bundles) {
@@ -335,36 +403,7 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
     w.EndArray();
 }
 
-} // namespace
-
-std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options) {
-    return TextPrinter(report, options).render();
-}
-
-std::string render_profile_json(const ProfileReport& r) {
-    rapidjson::StringBuffer buffer;
-    Writer w(buffer);
-    w.SetIndent(' ', 2);
-    w.StartObject();
-    json_out::key(w, "sdscprov_profile");
-    w.Uint(1);
-    json_out::key(w, "trace");
-    w.StartObject();
-    json_out::key(w, "path");
-    json_out::string(w, r.trace);
-    json_out::key(w, "gzip");
-    w.Bool(r.gzip);
-    json_out::key(w, "bytes");
-    w.Uint64(r.trace_bytes);
-    json_out::key(w, "events");
-    w.Uint64(r.coverage.trace_events);
-    w.EndObject();
-    json_out::key(w, "sidecars");
-    strings(w, r.sidecars);
-    json_out::key(w, "caches");
-    strings(w, r.caches);
-
-    const auto& c = r.coverage;
+void coverage_json(Writer& w, const ProfileCoverage& c) {
     json_out::key(w, "coverage");
     w.StartObject();
     json_out::key(w, "kernel_events");
@@ -388,18 +427,12 @@ std::string render_profile_json(const ProfileReport& r) {
     json_out::key(w, "dirless_ns");
     w.Uint64(c.dirless_ns);
     w.EndObject();
-    json_out::key(w, "stages");
-    stages_json(w, r.stages);
-    utilization_printers::summary_json(w, r);
+}
 
-    rows_json(w, "by_line", r.by_line, "line", r.bundles);
-    rows_json(w, "by_aten", r.by_aten, "aten_op", r.bundles);
-    rows_json(w, "by_kernel", r.by_kernel, "bundle", r.bundles);
-    rows_json(w, "by_category", r.by_category, "category", r.bundles);
-
+void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles) {
     json_out::key(w, "bundles");
     w.StartArray();
-    for (const auto& b : r.bundles) {
+    for (const auto& b : bundles) {
         w.StartObject();
         json_out::key(w, "key");
         if (b.key.empty()) {
@@ -439,13 +472,17 @@ std::string render_profile_json(const ProfileReport& r) {
         json_out::key(w, "aten_ops");
         strings(w, b.aten_ops);
         time_json(w, b.time);
+        rank_ns_json(w, b.rank_ns);
         utilization_printers::bundle_json(w, b);
         json_out::key(w, "folded");
         json_out::string(w, folded_stack(b));
         w.EndObject();
     }
     w.EndArray();
+}
 
+// The handles, the diagnostics and the problems.
+void findings_json(Writer& w, const ProfileReport& r) {
     json_out::key(w, "handles");
     w.StartArray();
     for (const auto& h : r.handles) {
@@ -482,6 +519,41 @@ std::string render_profile_json(const ProfileReport& r) {
         json_out::problem(w, p);
     }
     w.EndArray();
+}
+
+} // namespace
+
+std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options) {
+    return TextPrinter(report, options).render();
+}
+
+std::string render_profile_json(const ProfileReport& r) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.SetIndent(' ', 2);
+    w.StartObject();
+    json_out::key(w, "sdscprov_profile");
+    w.Uint(2);
+    traces_json(w, r);
+    json_out::key(w, "sources");
+    json_out::string(w, r.sources_digest);
+    json_out::key(w, "sidecars");
+    strings(w, r.sidecars);
+    json_out::key(w, "caches");
+    strings(w, r.caches);
+
+    coverage_json(w, r.coverage);
+    json_out::key(w, "stages");
+    stages_json(w, r.stages);
+    utilization_printers::summary_json(w, r);
+
+    rows_json(w, "by_line", r.by_line, "line", r.bundles);
+    rows_json(w, "by_aten", r.by_aten, "aten_op", r.bundles);
+    rows_json(w, "by_kernel", r.by_kernel, "bundle", r.bundles);
+    rows_json(w, "by_category", r.by_category, "category", r.bundles);
+
+    bundles_json(w, r.bundles);
+    findings_json(w, r);
     w.EndObject();
     buffer.Put('\n');
     return {buffer.GetString(), buffer.GetSize()};

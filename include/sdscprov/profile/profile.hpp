@@ -103,6 +103,7 @@ struct ProfileBundle {
     std::uint64_t step_events = 0;
     std::uint64_t step_ns = 0;
     std::optional<BundleIdeal> ideal; // paired bundles only, when a directory's file gives one
+    std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
     // The frames of its folded stack: source lines joined by '+' (or "[no source]",
     // "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
     // compiler kernel names joined by '+' (or the event name).
@@ -125,6 +126,7 @@ struct ProfileRow {
     std::optional<std::string> text; // the source line's text, when readable here
     DeviceTime time;
     std::vector<std::uint32_t> bundles; // indexes into ProfileReport::bundles
+    std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
 };
 
 struct ProfileCoverage {
@@ -143,10 +145,32 @@ struct ProfileCoverage {
     std::uint64_t dirless_ns = 0;
 };
 
+// One trace of a report over several (the ranks of one run, or a fleet's traces): ranks
+// (profile/ranks.hpp) says how they are ordered and numbered.
+struct ProfileRank {
+    std::int64_t rank = 0; // distributedInfo.rank when every trace has a distinct one, else the
+                           // position in the argument order
+    std::optional<std::int64_t> distributed_rank; // the trace's distributedInfo.rank
+    std::string trace;
+    bool gzip = false;
+    std::uint64_t trace_bytes = 0;
+    std::uint64_t trace_events = 0;
+    std::uint64_t kernel_events = 0;
+    std::uint64_t kernel_ns = 0;
+};
+
 struct ProfileReport {
     std::string trace;
     bool gzip = false;
     std::uint64_t trace_bytes = 0;
+    std::optional<std::int64_t> distributed_rank; // the trace's distributedInfo.rank
+    // What the events were paired with (pairing_digest, profile/ranks.hpp): reports merge only
+    // when theirs are equal.
+    std::string sources_digest;
+    // Over several traces: each one, in rank order; the rows' and bundles' rank_ns follow it.
+    // Empty for one trace. `ranks_by_argument`: numbered by their order, not distributedInfo.
+    std::vector<ProfileRank> ranks;
+    bool ranks_by_argument = false;
     std::vector<std::string> sidecars;
     std::vector<std::string> caches;
     ProfileCoverage coverage;
@@ -205,6 +229,12 @@ public:
 
     // The report, once the whole trace was read: rankings sorted, source line texts read.
     ProfileReport finish(const TraceReadResult& read);
+
+    // The rules finish() applies, for reports made of others (profile/ranks.hpp): a bundle's
+    // folded frames (root_label, aten_label, kernel_label) from its lines, ops and kernels, and
+    // every bundle's row label, told apart from the others'.
+    static void label_frames(ProfileBundle& bundle);
+    static void label_bundles(std::vector<ProfileBundle>& bundles);
 
 private:
     struct Impl;

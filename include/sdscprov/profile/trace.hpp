@@ -86,6 +86,9 @@ struct TraceStats {
     std::uint64_t elements = 0; // of traceEvents
     bool gzip = false;
     bool bare_array = false; // the whole document is the array (Chrome's JSON Array Format)
+    // distributedInfo.rank (torch.profiler writes it for a distributed run): an integer, else
+    // nullopt.
+    std::optional<std::int64_t> distributed_rank;
 };
 
 // `error`: a fatal problem, nothing after it was read: parse-error (not JSON), not-a-trace (JSON,

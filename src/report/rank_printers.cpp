@@ -1,0 +1,211 @@
+#include "sdscprov/report/rank_printers.hpp"
+
+#include "report/profile_format.hpp"
+#include "sdscprov/handle/source_text.hpp"
+#include "sdscprov/profile/ranks.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace sdscprov {
+
+namespace {
+
+using namespace profile_format;
+
+std::string ratio_text(const std::optional<double>& ratio) {
+    if (!ratio) {
+        return "-";
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fx", *ratio);
+    return buf;
+}
+
+class RankTextPrinter {
+public:
+    RankTextPrinter(const ProfileReport& r, const ProfileTextOptions& o)
+        : r_(r), o_(o), width_(o.shorten ? o.width : std::numeric_limits<std::size_t>::max() / 4),
+          columns_(r.ranks.size() <= rank_columns_max) {}
+
+    std::string render() {
+        header();
+        rank_table();
+        for (auto ranking : o_.rankings) {
+            out_ += '\n';
+            switch (ranking) {
+            case ProfileRanking::line:
+                table("Source lines", "source line", r_.by_line, true);
+                break;
+            case ProfileRanking::aten:
+                table("ATen ops", "ATen op", r_.by_aten, false);
+                break;
+            case ProfileRanking::kernel:
+                table("Kernels", "kernel", r_.by_kernel, false);
+                break;
+            case ProfileRanking::category:
+                table("Kernel categories", "category", r_.by_category, false);
+                break;
+            }
+        }
+        return std::move(out_);
+    }
+
+private:
+    std::string paint(const char* tone, const std::string& s) const {
+        return o_.color ? std::string(tone) + s + "\x1b[0m" : s;
+    }
+
+    std::string rank_name(std::size_t i) const {
+        return "rank " + std::to_string(r_.ranks[i].rank);
+    }
+
+    void header() {
+        const auto& c = r_.coverage;
+        std::size_t without = 0;
+        for (const auto& k : r_.ranks) {
+            without += k.distributed_rank ? 0 : 1;
+        }
+        std::string numbered =
+            !r_.ranks_by_argument ? "ranks from each trace's distributedInfo.rank"
+            : without > 0         ? "ranks numbered in argument order (" + std::to_string(without) +
+                                " of them without distributedInfo.rank)"
+                          : "ranks numbered in argument order (distributedInfo.rank repeats)";
+        out_ += paint("\x1b[1m", fit("sdscprov profile: " + std::to_string(r_.ranks.size()) +
+                                         " traces, " + numbered,
+                                     width_, false)) +
+                "\n";
+        RankSpread s = rank_spread(rank_totals(r_));
+        out_ += paint("\x1b[1m", "slowest: " + rank_name(s.slowest) + " (" +
+                                     printable(r_.ranks[s.slowest].trace) + "), " +
+                                     milliseconds(s.max_ns) + " ms of device time, " +
+                                     ratio_text(s.ratio) + " the fastest (" + rank_name(s.fastest) +
+                                     ", " + milliseconds(s.min_ns) + " ms)") +
+                "\n";
+        out_ += "kernel events: " + thousands(c.kernel_events) + " of " +
+                thousands(c.trace_events) + " trace events, " + milliseconds(c.kernel_ns) +
+                " ms of device time over all ranks\n";
+        out_ += "paired: " + thousands(c.resolved_events) + " events (" +
+                percent(c.resolved_events, c.kernel_events) + "%), " + milliseconds(c.resolved_ns) +
+                " ms (" + percent(c.resolved_ns, c.kernel_ns) + "%)\n";
+        std::string through, caches;
+        for (const auto& p : r_.sidecars) {
+            through += (through.empty() ? "" : ", ") + printable(p);
+        }
+        for (const auto& p : r_.caches) {
+            caches += (caches.empty() ? "" : ", ") + printable(p);
+        }
+        out_ +=
+            fit("  sidecars: " + (through.empty() ? std::string("none") : through), width_, false) +
+            "\n" +
+            fit("  caches: " + (caches.empty() ? std::string("none") : caches), width_, false) +
+            "\n";
+    }
+
+    void rank_table() {
+        out_ += '\n' + paint("\x1b[1m", "Ranks by device time") + '\n';
+        out_ += paint("\x1b[2m", pad_left("rank", 8) + pad_left("time (ms)", 13) +
+                                     pad_left("events", 10) + "  trace") +
+                '\n';
+        std::vector<std::size_t> order(r_.ranks.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
+        }
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return r_.ranks[a].kernel_ns > r_.ranks[b].kernel_ns;
+        });
+        std::size_t shown = o_.top == 0 ? order.size() : std::min(o_.top, order.size());
+        for (std::size_t i = 0; i < shown; ++i) {
+            const auto& k = r_.ranks[order[i]];
+            out_ += pad_left(std::to_string(k.rank), 8) + pad_left(milliseconds(k.kernel_ns), 13) +
+                    pad_left(thousands(k.kernel_events), 10) + "  " +
+                    fit(printable(k.trace), width_ > 33 ? width_ - 33 : 12, true) + '\n';
+        }
+        if (shown < order.size()) {
+            out_ += "  (" + thousands(order.size() - shown) + " more ranks; --top 0 shows all)\n";
+        }
+    }
+
+    std::string head() const {
+        std::string h = pad_left("sum (ms)", 13) + pad_left("%", 7) + pad_left("slowest", 9) +
+                        pad_left("max (ms)", 12) + pad_left("min (ms)", 12) + pad_left("spread", 9);
+        if (columns_) {
+            for (const auto& k : r_.ranks) {
+                std::string name = std::to_string(k.rank);
+                h += pad_left(name.insert(0, 1, 'r'), 12);
+            }
+        }
+        return h + "  ";
+    }
+
+    std::string cells(const ProfileRow& row) const {
+        RankSpread s = rank_spread(row.rank_ns);
+        std::string line =
+            pad_left(milliseconds(row.time.ns), 13) +
+            pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
+            pad_left(s.lead_ns() == 0 ? std::string("-") : std::to_string(r_.ranks[s.slowest].rank),
+                     9) +
+            pad_left(milliseconds(s.max_ns), 12) + pad_left(milliseconds(s.min_ns), 12) +
+            pad_left(ratio_text(s.ratio), 9);
+        if (columns_) {
+            for (auto ns : row.rank_ns) {
+                line += pad_left(milliseconds(ns), 12);
+            }
+        }
+        return line + "  ";
+    }
+
+    void table(const std::string& title, const std::string& what,
+               const std::vector<ProfileRow>& rows, bool lines) {
+        out_ += paint("\x1b[1m",
+                      fit(title + " by the slowest rank's lead (max - min)", width_, false)) +
+                '\n';
+        out_ +=
+            paint("\x1b[2m", fit("(sum: every rank; slowest: the rank of the longest time, - when "
+                                 "every rank took as long; spread: longest / shortest)",
+                                 width_, false)) +
+            '\n';
+        if (rows.empty()) {
+            out_ += "  no kernel events\n";
+            return;
+        }
+        std::string h = head();
+        std::size_t label_width = width_ > h.size() + 12 ? width_ - h.size() : 12;
+        out_ += paint("\x1b[2m", h + what) + '\n';
+        std::vector<std::size_t> order(rows.size());
+        std::vector<std::uint64_t> lead(rows.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
+            lead[i] = rank_spread(rows[i].rank_ns).lead_ns();
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return lead[a] > lead[b]; });
+        std::size_t shown = o_.top == 0 ? rows.size() : std::min(o_.top, rows.size());
+        for (std::size_t i = 0; i < shown; ++i) {
+            const auto& row = rows[order[i]];
+            std::string label = printable(row.label);
+            out_ += cells(row) + fit(label, label_width, lines) + '\n';
+        }
+        if (shown < rows.size()) {
+            out_ += "  (" + thousands(rows.size() - shown) + " more rows; --top 0 shows all)\n";
+        }
+    }
+
+    const ProfileReport& r_;
+    const ProfileTextOptions& o_;
+    std::size_t width_;
+    bool columns_; // each rank's own column
+    std::string out_;
+};
+
+} // namespace
+
+std::string render_ranks_text(const ProfileReport& report, const ProfileTextOptions& options) {
+    if (report.ranks.empty()) {
+        return render_profile_text(report, options);
+    }
+    return RankTextPrinter(report, options).render();
+}
+
+} // namespace sdscprov
