@@ -3,12 +3,9 @@
 
 #include "commands.hpp"
 #include "sdscprov/report/check_printers.hpp"
-#include "sdscprov/report/html.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <set>
 
 namespace sdscprov::cli {
 
@@ -38,45 +35,23 @@ CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
 // Exit 1 with findings, 2 with bad input, 0 when clean.
 int run_check(const CheckCli& cli) {
     const std::string& format = cli.common.format;
-    sdscprov::CheckResult checked; // kept whole only for the formats written at the end
-    std::uint64_t findings = 0;
-    std::uint64_t files = 0;
-    // Kernels (by name; a directory without one by its own name) and directories, in all and with
-    // findings: the words and numbers of scan's report (docs/formats.md).
-    std::set<std::string> kernels;
-    std::set<std::string> kernels_found;
-    std::uint64_t dirs = 0;
-    std::uint64_t dirs_found = 0;
-    sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
-                                    report_width(STDOUT_FILENO));
+    sdscprov::CheckPrinterOptions printer_options;
+    printer_options.report = printer_options_for(cli.common, "check");
+    if (format == "github") {
+        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+        printer_options.step_summary = summary != nullptr ? summary : "";
+    }
+    auto printer = sdscprov::make_check_printer(report_format(format), std::cout, std::cerr,
+                                                std::move(printer_options));
+    sdscprov::CheckTally tally;
     // Text findings are held to the end unless --all; the page streams; the other formats are
     // written at the end.
     Progress progress("checked", cli.common.all || format == "html");
-    // --format html: the page printer of scan, with the findings (report/html.hpp).
-    auto html = format == "html" ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
-                                                          printer_options_for(cli.common, "check"))
-                                 : nullptr;
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
-        if (html) {
-            html->kernel(k);
-        }
-        auto kernel = sdscprov::checked_kernel(k);
-        files += kernel.files;
-        findings += kernel.findings.size();
-        std::string name = k.dir.kernel ? *k.dir.kernel
-                                        : k.dir.path.substr(k.dir.path.rfind('/') + 1);
-        ++dirs;
-        if (!kernel.findings.empty()) {
-            ++dirs_found;
-            kernels_found.insert(name);
-        }
-        kernels.insert(std::move(name));
-        if (format != "text") {
-            checked.kernels.push_back(std::move(kernel));
-            return;
-        }
-        text.kernel(kernel, k.dir.kernel);
+        auto checked = sdscprov::checked_kernel(k);
+        tally.add(k, checked);
+        printer->item({k, checked});
     };
     std::vector<sdscprov::Problem> map_problems;
     std::optional<sdscprov::PipelineResult> result;
@@ -102,52 +77,17 @@ int run_check(const CheckCli& cli) {
             p.severity = sdscprov::Severity::error;
         }
     }
-    checked.problems = result->problems;
     progress.clear();
-    if (format == "text") {
-        text.finish();
-    } else if (html) {
-        html->finish(result->totals, checked.problems);
-    } else if (format == "json" && result->totals.shard) {
-        sdscprov::write_check_json(std::cout, checked, *result->totals.shard);
-    } else if (format == "json") {
-        std::vector<sdscprov::Finding> all;
-        for (const auto& k : checked.kernels) {
-            all.insert(all.end(), k.findings.begin(), k.findings.end());
-        }
-        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
-    } else if (format == "sarif") {
-        sdscprov::write_check_sarif(std::cout, checked);
-    } else if (format == "junit") {
-        sdscprov::write_check_junit(std::cout, checked);
-    } else if (format == "github") {
-        sdscprov::write_check_github(std::cout, checked);
-        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
-        if (summary != nullptr && *summary != '\0') {
-            std::ofstream out(summary, std::ios::app);
-            sdscprov::write_check_markdown_summary(out, checked);
-            if (!out) {
-                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
-                          << ")\n";
-            }
-        }
-    }
+    const sdscprov::CheckEnd end{result->totals, result->problems, tally};
+    printer->end(end);
     std::cout.flush();
     // The sidecars' own problems were printed when they were read.
     print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
                     result->problems.end()});
     if (!quiet_mode) {
-        auto counted = [](std::uint64_t k, std::uint64_t d) {
-            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
-                   (d == 1 ? " directory)" : " directories)");
-        };
-        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
-                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << "; "
-                  << counted(kernels_found.size(), dirs_found)
-                  << (kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
-                  << counted(kernels.size(), dirs) << '\n';
+        printer->summary(end);
     }
-    return exit_status(result->problems, findings > 0);
+    return exit_status(result->problems, tally.findings > 0);
 }
 
 } // namespace sdscprov::cli

@@ -153,6 +153,18 @@ ReportFormat report_format(const std::string& name) {
     if (name == "html") {
         return ReportFormat::html;
     }
+    if (name == "sarif") {
+        return ReportFormat::sarif;
+    }
+    if (name == "github") {
+        return ReportFormat::github;
+    }
+    if (name == "junit") {
+        return ReportFormat::junit;
+    }
+    if (name == "folded") {
+        return ReportFormat::folded;
+    }
     return ReportFormat::text;
 }
 

@@ -30,9 +30,12 @@ int run_strip(const StripCli& cli) {
     sdscprov::PrinterOptions printer_options;
     printer_options.command = "strip";
     printer_options.dry_run = dry;
-    auto printer =
-        json ? sdscprov::make_printer(sdscprov::ReportFormat::json, std::cout, printer_options)
-             : nullptr;
+    // With --diff the diffs are the output (even with -q) and the summary goes to standard error.
+    std::ostream& summary_out = cli.write.diff ? std::cerr : std::cout;
+    auto printer = json && quiet_mode
+                       ? nullptr
+                       : sdscprov::make_strip_printer(report_format(cli.common.format), std::cout,
+                                                      summary_out, printer_options, cli.remove);
     auto options = pipeline_options(cli.common);
     options.discover.find_temps = !dry;
     Progress progress(dry ? "checked" : "stripped", json || cli.write.diff);
@@ -44,13 +47,7 @@ int run_strip(const StripCli& cli) {
         [&](const sdscprov::KernelReport& k) {
             progress.kernel(k.files.size());
             if (printer) {
-                if (!quiet_mode) {
-                    printer->kernel(k);
-                }
-                return;
-            }
-            for (const auto& f : k.annotation->files) {
-                std::cout << f.diff; // with --diff, even with -q: the diffs are the output
+                printer->item(k);
             }
         },
         [&](std::vector<sdscprov::KernelReport>& batch) {
@@ -60,20 +57,7 @@ int run_strip(const StripCli& cli) {
     std::cout.flush();
     print_problems(result.problems);
     if (printer && !quiet_mode) {
-        printer->finish(result.totals, result.problems);
-    } else if (!quiet_mode) {
-        // With --diff the diffs are the output and the summary goes to standard error.
-        std::ostream& out = cli.write.diff ? std::cerr : std::cout;
-        const auto& a = result.totals.annotate;
-        std::uint64_t done = dry ? a.stripped : a.written;
-        out << (dry ? "would strip: " : "stripped: ") << done << " file" << (done == 1 ? "" : "s")
-            << (cli.remove ? " (member removed)" : " (set to null)") << "; " << a.kept
-            << " without " << (cli.remove ? "a handle" : "a populated handle") << ", of "
-            << result.totals.counts.files << " SDSC files";
-        if (a.failed > 0) {
-            out << "; " << a.failed << " could not be written";
-        }
-        out << '\n';
+        printer->end({result.totals, result.problems});
     }
     std::cout.flush();
     return exit_status(result.problems, strip_options.write.mode == sdscprov::AnnotateMode::check &&
