@@ -1,5 +1,6 @@
 // strip_kernel: what strip decides per file, and that it writes only in write mode.
 #include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/commands/pending_writes.hpp"
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
@@ -63,7 +64,7 @@ TEST_CASE("strip: per file, null or removed, absent, duplicated and broken files
         CHECK(files[2].changes);
         CHECK(files[3].action == FileAction::malformed);
         CHECK(files[4].action == FileAction::bad_file);
-        CHECK(k.annotation->pending.empty()); // a dry run writes no temporary file
+        CHECK(!k.annotation->pending); // a dry run writes no temporary file
         for (std::size_t i = 0; i < docs.size(); ++i) {
             CHECK(read(k.dir.files[i].path) == docs[i]);
         }
@@ -77,7 +78,8 @@ TEST_CASE("strip: in write mode the change lands at commit, and only the handle 
     StripOptions options;
     options.write.durability = Durability::none;
     strip_kernel(k, scanner, options);
-    REQUIRE(k.annotation->pending.size() == 1);
+    REQUIRE(k.annotation->pending);
+    REQUIRE(k.annotation->pending->replaces.size() == 1);
     CHECK(read(k.dir.files[0].path).find("\"id\"") != std::string::npos); // not yet
     std::vector<KernelReport> batch;
     batch.push_back(std::move(k));
