@@ -2,7 +2,8 @@
 """Generate a profiler trace for a kernel cache it also writes, with the totals `sdscprov profile`
 must give for it: test data for profile's tests, and the large trace of its benchmark.
 
-    gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B] [--gzip]
+    gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B | --steps N]
+                 [--gzip]
                  [--copies N]
                  [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
     gen_trace.py OUT_DIR --demo CACHE     # testdata/demo/trace.json, from the annotated demo
@@ -377,7 +378,10 @@ def event_text(fields, args=None):
         head, ', '.join('"%s": %s' % kv for kv in args))
 
 
-def write_trace(out, bundles, rng, iterations, target_bytes, expected):
+def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=None):
+    """With in_steps (an Expected): every iteration but the first is a profiler step, its
+    `ProfilerStep#N` span written after its device events, and in_steps adds up the kernel events
+    that start in one."""
     pid, host = 1, 4242
     t = 1732000000000000          # nanoseconds: about 1.7e15 us, like Kineto's epoch timestamps
     start = t
@@ -415,6 +419,8 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
         if target_bytes is not None and written[0] >= target_bytes:
             break
         host_events, device_events = [], []
+        iteration_start, last_start = t, t
+        stepped = in_steps is not None and iteration > 0
         for b in bundles:
             for _ in range(b['weight']):
                 launch = t
@@ -478,6 +484,9 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
                         device_events.append(event_text(fields, args))
                     if b.get('scale') != 0:
                         expected.kernel_event(b, ns, stages, failed, with_handles)
+                        last_start = t
+                        if stepped:
+                            in_steps.kernel_event(b, ns, stages, failed, with_handles)
                     t += ns + rng.randint(100, 3000)
                 correlation += 1
         # Kineto writes the host's events, then the device's: not in time order, and a little
@@ -489,6 +498,15 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected):
                 for e in window:
                     if e is not None:
                         emit(e)
+        if stepped:
+            # The host's step ends 1 us after its last kernel started (or when the next step
+            # begins): that kernel runs on past it, and still belongs to the step.
+            end = min(last_start + 1000, t)
+            emit(event_text([('ph', '"X"'), ('cat', '"user_annotation"'),
+                             ('name', '"ProfilerStep#%d"' % iteration), ('pid', host),
+                             ('tid', host), ('ts', us(iteration_start)),
+                             ('dur', us(end - iteration_start))],
+                            [('External id', 0)]))
         if spans_at is None:
             spans_at = t
         iteration += 1
@@ -543,6 +561,10 @@ def main(argv=None):
     p.add_argument('--target-bytes', type=float,
                    help='write iterations until the trace is this large (e.g. 1e9)')
     p.add_argument('--gzip', action='store_true', help='write trace.json.gz')
+    p.add_argument('--steps', type=int, metavar='N',
+                   help='N profiler steps (ProfilerStep#1..N spans) after one iteration outside '
+                        'any step: N + 1 iterations; expected.json "steps" adds up the kernel '
+                        'events that start in a step')
     p.add_argument('--scale', action='append', default=[], metavar='INDEX=PERCENT',
                    help="the INDEX-th bundle's (manifest order, from 0) kernel event durations "
                         'at PERCENT %%, every other event as without it (0: its events left out): '
@@ -559,6 +581,12 @@ def main(argv=None):
     if a.demo:
         return demo_trace(a.demo, a.out_dir)
     iterations = a.iterations if a.iterations is not None or a.target_bytes else 3
+    if a.steps is not None:
+        if a.steps < 1 or a.iterations is not None or a.target_bytes:
+            print('gen_trace: --steps N takes N >= 1, without --iterations or --target-bytes',
+                  file=sys.stderr)
+            return 2
+        iterations = a.steps + 1
     target = int(a.target_bytes) if a.target_bytes else None
 
     cache_dir = os.path.join(a.out_dir, 'cache')
@@ -583,6 +611,7 @@ def main(argv=None):
     with open(os.path.join(a.out_dir, 'spyre_provenance.json'), 'w') as f:
         f.write(json.dumps(sidecar(bundles), indent=2, sort_keys=True, ensure_ascii=True) + '\n')
     expected = Expected(bundles)
+    in_steps = Expected(bundles) if a.steps is not None else None
     name = 'trace.json.gz' if a.gzip else 'trace.json'
     path = os.path.join(a.out_dir, name)
     if a.gzip:
@@ -590,12 +619,16 @@ def main(argv=None):
     else:
         out = open(path, 'w', encoding='ascii', buffering=1 << 20)
     with out:
-        done = write_trace(out, bundles, rng, iterations, target, expected)
+        done = write_trace(out, bundles, rng, iterations, target, expected, in_steps)
     result = {'trace': name, 'iterations': done, 'trace_events': expected.trace_events,
               'bundles': len(bundles), 'copies': copies,
               'bundle_dirs': {b['key']: b['dir'] for b in bundles}}
     for pairing in ('sidecar', 'caches', 'both'):
         result[pairing] = expected.result(pairing)
+    if in_steps is not None:
+        result['steps'] = {'spans': a.steps}
+        for pairing in ('sidecar', 'caches', 'both'):
+            result['steps'][pairing] = in_steps.result(pairing)
     with open(os.path.join(a.out_dir, 'expected.json'), 'w') as f:
         json.dump(result, f, indent=1, sort_keys=True)
         f.write('\n')

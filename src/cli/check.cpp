@@ -30,6 +30,32 @@ CLI::App* add_check_command(CLI::App& app, CheckCli& options) {
     return check;
 }
 
+// The run: a scan of the paths, or with --origins annotate's run in check mode (its sidecars'
+// problems in `sidecar_problems`; nullopt, with them printed, when one is an error).
+std::optional<sdscprov::PipelineResult>
+checked_run(const CheckCli& cli, Progress& progress,
+            const std::function<void(const sdscprov::KernelReport&)>& deliver,
+            std::vector<sdscprov::Problem>& sidecar_problems) {
+    if (cli.origins.empty()) {
+        auto options = pipeline_options(cli.common);
+        options.scan.stamp = false;
+        return sdscprov::run_pipeline(
+            progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)),
+            options, sdscprov::scan_kernel, deliver);
+    }
+    auto options = annotate_run_options(cli.common, cli.origins);
+    options.annotate.write.mode = sdscprov::AnnotateMode::check;
+    options.annotate.stale_warnings = false; // each is a stale-handle finding
+    auto run = sdscprov::annotate(options,
+                                  {deliver, [&](std::uint64_t files) { progress.total(files); }});
+    keep_until_exit(std::move(run.index));
+    sidecar_problems = std::move(run.sidecar_problems);
+    if (!run.run) {
+        print_problems(sidecar_problems);
+    }
+    return std::move(run.run);
+}
+
 // check: text findings go to standard output as they are found (in discovery order); the other
 // formats are written once the run is complete. Problems and the summary go to standard error.
 // Exit 1 with findings, 2 with bad input, 0 when clean.
@@ -53,23 +79,11 @@ int run_check(const CheckCli& cli) {
         tally.add(k, checked);
         printer->item({k, checked});
     };
-    std::vector<sdscprov::Problem> map_problems;
-    std::optional<sdscprov::PipelineResult> result;
-    if (cli.origins.empty()) {
-        auto options = pipeline_options(cli.common);
-        options.scan.stamp = false;
-        result = sdscprov::run_pipeline(
-            progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)),
-            options, sdscprov::scan_kernel, deliver);
-    } else {
-        sdscprov::AnnotateOptions annotate_options;
-        annotate_options.mode = sdscprov::AnnotateMode::check;
-        annotate_options.stale_warnings = false; // each is a stale-handle finding
-        result = run_annotate_pipeline(cli.common, cli.origins, annotate_options, deliver,
-                                       map_problems, false, &progress);
-        if (!result) {
-            return exit_bad_input;
-        }
+    std::vector<sdscprov::Problem> sidecar_problems;
+    std::optional<sdscprov::PipelineResult> result =
+        checked_run(cli, progress, deliver, sidecar_problems);
+    if (!result) {
+        return exit_bad_input;
     }
     // A gate that checks nothing must not pass: a directory without SDSC files is an error here.
     for (auto& p : result->problems) {
@@ -78,16 +92,17 @@ int run_check(const CheckCli& cli) {
         }
     }
     progress.clear();
-    const sdscprov::CheckEnd end{result->totals, result->problems, tally};
+    print_problems(sidecar_problems); // before the findings, the run's problems after them
+    std::vector<sdscprov::Problem> problems = std::move(sidecar_problems);
+    problems.insert(problems.end(), result->problems.begin(), result->problems.end());
+    const sdscprov::CheckEnd end{result->totals, problems, tally};
     printer->end(end);
     std::cout.flush();
-    // The sidecars' own problems were printed when they were read.
-    print_problems({result->problems.begin() + static_cast<std::ptrdiff_t>(map_problems.size()),
-                    result->problems.end()});
+    print_problems(result->problems);
     if (!quiet_mode) {
         printer->summary(end);
     }
-    return exit_status(result->problems, tally.findings > 0);
+    return exit_status(problems, tally.findings > 0);
 }
 
 } // namespace sdscprov::cli

@@ -4,6 +4,7 @@
 
 #include "common.hpp"
 #include "progress.hpp"
+#include "sdscprov/commands/annotate_run.hpp"
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -25,15 +26,10 @@ struct AnnotateCli {
 CLI::App* add_annotate_command(CLI::App& app, AnnotateCli& options);
 int run_annotate(const AnnotateCli& options);
 
-// Annotate's pipeline, for annotate and for check --origins: the walk runs while the sidecars are
-// read and indexed (it only reads directories); every sidecar is read and validated before any
-// file is touched. nullopt when a sidecar is bad (its problems are in `map_problems`, printed).
-std::optional<PipelineResult>
-run_annotate_pipeline(const CommonOptions& common, const std::vector<std::string>& origins,
-                      const AnnotateOptions& annotate_options,
-                      const std::function<void(const KernelReport&)>& deliver,
-                      std::vector<Problem>& map_problems, bool note_kernels_without_dir = false,
-                      Progress* progress = nullptr);
+// The options of annotate's run (commands/annotate_run.hpp) that annotate and check --origins
+// share: the paths, the sidecars, the walk and the workers.
+AnnotateRunOptions annotate_run_options(const CommonOptions& common,
+                                        const std::vector<std::string>& origins);
 
 struct StripCli {
     CommonOptions common;

@@ -197,12 +197,18 @@ void print_problems(const std::vector<Problem>& problems) {
 }
 
 void finish_report(ReportPrinter* printer, const PipelineResult& result,
-                   std::size_t already_printed) {
+                   const std::vector<Problem>& first) {
     std::cout.flush();
-    print_problems({result.problems.begin() + static_cast<std::ptrdiff_t>(already_printed),
-                    result.problems.end()});
+    print_problems(first);
+    print_problems(result.problems);
     if (printer != nullptr) {
-        printer->finish(result.totals, result.problems);
+        if (first.empty()) {
+            printer->finish(result.totals, result.problems);
+        } else {
+            std::vector<Problem> all = first;
+            all.insert(all.end(), result.problems.begin(), result.problems.end());
+            printer->finish(result.totals, all);
+        }
     }
     std::cout.flush();
 }

@@ -78,10 +78,10 @@ bool any_error(const std::vector<Problem>& problems);
 void print_problems(const std::vector<Problem>& problems);
 // The end of a report: its rows are on standard output; every problem goes to standard error as a
 // path:line:col line (whatever the format, so a report redirected to a file never hides an error;
-// the machine formats list them too), then the report's totals close standard output. The first
-// `already_printed` problems (the sidecars', printed when they were read) are not repeated.
+// the machine formats list them too), then the report's totals close standard output. `first`:
+// problems of the run's inputs (annotate's sidecars), before the run's own.
 void finish_report(ReportPrinter* printer, const PipelineResult& result,
-                   std::size_t already_printed = 0);
+                   const std::vector<Problem>& first = {});
 // The exit status of a run that wrote or checked files: 3 on an internal error, 2 on any other
 // error, 1 when `pending` (changes a --check run would make), else 0.
 int exit_status(const std::vector<Problem>& problems, bool pending);

@@ -9,6 +9,7 @@
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/compare_printers.hpp"
+#include "sdscprov/report/html.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -34,9 +35,6 @@ std::optional<std::string> misuse(const ProfileCli& o) {
     if (is_ci_format(o.format) && !o.fail_over) {
         return "--format " + o.format + " writes the gate's findings: give --fail-over PCT";
     }
-    if (o.format == "html") {
-        return "--format html does not compare runs: use text, json or folded with --baseline";
-    }
     if (!o.annotate_trace.empty()) {
         return "--annotate-trace annotates one trace: run it without --baseline";
     }
@@ -55,6 +53,7 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
     reader_options.threads = o.jobs;
     TraceReader reader(reader_options);
     ProfileBuilder builder(sources, trace, reader);
+    builder.record_steps();
     Progress progress("read the trace:", false);
     TraceProgress counted(builder, progress, trace);
     TraceReadResult read =
@@ -155,6 +154,8 @@ int run_profile_baseline(const ProfileCli& o) {
             out = render_comparison_json(comparison);
         } else if (o.format == "folded") {
             out = render_comparison_folded(comparison);
+        } else if (o.format == "html") {
+            out = render_comparison_html(comparison);
         } else if (is_ci_format(o.format)) {
             out = render_gate_findings(findings, o.format, o.trace);
         } else {

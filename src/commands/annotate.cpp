@@ -214,19 +214,42 @@ void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems)
     }
 }
 
-void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
-    const KernelDir& dir = report.dir;
-    KernelAnnotation annotation;
-    if (options_.mode == AnnotateMode::write) {
-        remove_leftover_temps(dir, report.problems);
-    }
-    TempDirectories directories; // this kernel's, held open by its temporaries until their commit
+namespace {
 
+// What the report says of the join: the map entry, and the handles held only in the map (the
+// ops whose file is shared with an earlier op's).
+void describe_join(const KernelDir& dir, const KernelJoin& join, KernelAnnotation& annotation) {
+    annotation.match = join.match;
+    annotation.detail = join.detail;
+    annotation.lost_ops = join.lost_ops;
+    if (!join.entry) {
+        return;
+    }
+    annotation.map_entry =
+        join.entry->map->path + ":" + std::to_string(join.entry->kernel->pos.line);
+    for (std::size_t op : join.lost_ops) {
+        LostHandle lost;
+        lost.op = op;
+        lost.spec_path = join.entry->ops[op].op->spec_path;
+        lost.handle = *join.handles[op];
+        for (std::size_t f = 0; f < join.ops.size(); ++f) {
+            if (std::find(join.ops[f].begin(), join.ops[f].end(), op) != join.ops[f].end()) {
+                lost.file = dir.files[f].path;
+            }
+        }
+        annotation.lost.push_back(std::move(lost));
+    }
+}
+
+} // namespace
+
+KernelJoin Annotator::join_dir(const KernelDir& dir, Scanner& scanner,
+                               std::vector<Problem>& problems) const {
     std::optional<BundleOrder> bundle;
     if (dir.has_bundle) {
         auto read = read_bundle(dir.path + "/bundle.mlir", scanner.options().max_file_size,
                                 dir.fd ? dir.fd->get() : -1);
-        report.problems.insert(report.problems.end(), read.problems.begin(), read.problems.end());
+        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
         bundle = std::move(read.order);
     }
     KernelJoin join;
@@ -234,43 +257,36 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
         join.match = KernelMatch::unusable;
         join.detail = "bundle.mlir cannot be read";
         join.ops.resize(dir.files.size());
-    } else {
-        std::size_t same_name = 1;
-        if (dir.kernel) {
-            auto it = kernel_name_counts_.find(*dir.kernel);
-            same_name = it == kernel_name_counts_.end() ? 1 : it->second;
-        }
-        join = join_kernel(dir, bundle, index_, same_name);
-        if (!join.candidates.empty()) {
-            // Several entries of one sidecar: the files' opfuncs and handles may settle it.
-            std::vector<ScanResult> scans;
-            scans.reserve(dir.files.size());
-            for (const auto& f : dir.files) {
-                scans.push_back(scanner.scan_file(f));
-            }
-            join = settle_join(dir, bundle, join, scans);
-        }
+        return join;
     }
+    std::size_t same_name = 1;
+    if (dir.kernel) {
+        auto it = kernel_name_counts_.find(*dir.kernel);
+        same_name = it == kernel_name_counts_.end() ? 1 : it->second;
+    }
+    join = join_kernel(dir, bundle, index_, same_name);
+    if (!join.candidates.empty()) {
+        // Several entries of one sidecar: the files' opfuncs and handles may settle it.
+        std::vector<ScanResult> scans;
+        scans.reserve(dir.files.size());
+        for (const auto& f : dir.files) {
+            scans.push_back(scanner.scan_file(f));
+        }
+        join = settle_join(dir, bundle, join, scans);
+    }
+    return join;
+}
+
+void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
+    const KernelDir& dir = report.dir;
+    KernelAnnotation annotation;
+    if (options_.write.mode == AnnotateMode::write) {
+        remove_leftover_temps(dir, report.problems);
+    }
+    TempDirectories directories; // this kernel's, held open by its temporaries until their commit
+    KernelJoin join = join_dir(dir, scanner, report.problems);
     report.problems.insert(report.problems.end(), join.problems.begin(), join.problems.end());
-    annotation.match = join.match;
-    annotation.detail = join.detail;
-    annotation.lost_ops = join.lost_ops;
-    if (join.entry) {
-        annotation.map_entry =
-            join.entry->map->path + ":" + std::to_string(join.entry->kernel->pos.line);
-        for (std::size_t op : join.lost_ops) {
-            LostHandle lost;
-            lost.op = op;
-            lost.spec_path = join.entry->ops[op].op->spec_path;
-            lost.handle = *join.handles[op];
-            for (std::size_t f = 0; f < join.ops.size(); ++f) {
-                if (std::find(join.ops[f].begin(), join.ops[f].end(), op) != join.ops[f].end()) {
-                    lost.file = dir.files[f].path;
-                }
-            }
-            annotation.lost.push_back(std::move(lost));
-        }
-    }
+    describe_join(dir, join, annotation);
     if (!upstream_.empty() && dir.kernel) {
         UpstreamKernel up = upstream_kernel(upstream_, *dir.kernel);
         if (!up.keys.empty()) {
@@ -303,19 +319,20 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
             outcome.handle = std::move(plan.handle); // kept for the report of the state after
             const DebugHandle& handle = *outcome.handle;
             write_checked(
-                scanner, scan, {options_.mode, options_.durability, options_.diff},
+                scanner, scan, options_.write,
                 [&] { return handle_splice(scanner.bytes(), scan, handle); },
                 HandleState::populated, &handle, NestedAfter::kept, outcome, report, annotation,
                 directories);
         }
         annotation.files.push_back(std::move(outcome));
     }
+    annotation.dry_run = options_.write.mode != AnnotateMode::write;
     report.annotation = std::move(annotation);
     drop_context_files(report.dir);
 }
 
 void Annotator::commit_batch(std::vector<KernelReport>& batch) const {
-    sdscprov::commit_batch(batch, {options_.mode, options_.durability, options_.diff});
+    sdscprov::commit_batch(batch, options_.write);
 }
 
 void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& settings) {

@@ -18,4 +18,8 @@ std::vector<PendingReplace> take_pending(KernelAnnotation& annotation) {
     return taken;
 }
 
+std::size_t pending_count(const KernelAnnotation& annotation) {
+    return annotation.pending ? annotation.pending->replaces.size() : 0;
+}
+
 } // namespace sdscprov

@@ -1,5 +1,7 @@
 #include "sdscprov/profile/compare.hpp"
 
+#include "profile/saturating.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -36,8 +38,27 @@ std::optional<SourceLine> heaviest_line(const ProfileReport& report, const Profi
     return best;
 }
 
+// A row's time as compared: its own (totals), or that of its bundles' kernel events that started
+// in a step, per step.
+DeviceTime compared_time(const ProfileReport& run, const ProfileRow& r, CompareBasis basis) {
+    if (basis == CompareBasis::totals) {
+        return r.time;
+    }
+    DeviceTime t;
+    std::uint64_t ns = 0;
+    for (auto i : r.bundles) {
+        if (i < run.bundles.size()) {
+            ns = saturating_add(ns, run.bundles[i].step_ns);
+            t.events += run.bundles[i].step_events;
+        }
+    }
+    t.ns = per_step(ns, run.steps.spans);
+    return t;
+}
+
 std::vector<RowChange> join(const ProfileReport& base, const std::vector<ProfileRow>& base_rows,
-                            const ProfileReport& now, const std::vector<ProfileRow>& now_rows) {
+                            const ProfileReport& now, const std::vector<ProfileRow>& now_rows,
+                            CompareBasis basis) {
     std::map<std::string, std::size_t> at; // label -> index in out
     std::vector<RowChange> out;
     out.reserve(std::max(base_rows.size(), now_rows.size()));
@@ -54,17 +75,17 @@ std::vector<RowChange> join(const ProfileReport& base, const std::vector<Profile
     for (const auto& r : now_rows) {
         at.emplace(r.label, out.size());
         out.push_back(change_of(now, r));
-        out.back().now = r.time;
+        out.back().now = compared_time(now, r, basis);
     }
     for (const auto& r : base_rows) {
         auto it = at.find(r.label);
         if (it == at.end()) {
             out.push_back(change_of(base, r));
-            out.back().base = r.time;
+            out.back().base = compared_time(base, r, basis);
             continue;
         }
         auto& c = out[it->second];
-        c.base = r.time;
+        c.base = compared_time(base, r, basis);
         if (!c.text) {
             c.text = r.text;
         }
@@ -92,6 +113,40 @@ std::vector<RowChange> join(const ProfileReport& base, const std::vector<Profile
         return a.label < b.label;
     });
     return out;
+}
+
+// Why the runs cannot be compared per step; empty when they can.
+std::string why_totals(const ProfileReport& base, const ProfileReport& now) {
+    bool b = base.steps.spans > 0;
+    bool n = now.steps.spans > 0;
+    if (!b && !n) {
+        return "no step spans in either trace";
+    }
+    if (!b || !n) {
+        return std::string("no step spans in the ") + (b ? "new" : "base") + " trace";
+    }
+    for (const auto* run : {&base, &now}) {
+        if (run->steps.events == 0) {
+            return std::string("no kernel event of the ") + (run == &base ? "base" : "new") +
+                   " trace starts in one of its step spans";
+        }
+    }
+    return {};
+}
+
+RunCompared run_compared(const ProfileReport& r, CompareBasis basis) {
+    RunCompared c;
+    c.steps = r.steps.spans;
+    if (basis == CompareBasis::totals) {
+        c.ns = r.coverage.kernel_ns;
+        c.events = r.coverage.kernel_events;
+        return c;
+    }
+    c.ns = per_step(r.steps.ns, r.steps.spans);
+    c.events = r.steps.events;
+    c.outside_events = r.steps.outside_events;
+    c.outside_ns = r.steps.outside_ns;
+    return c;
 }
 
 double share(std::uint64_t part, std::uint64_t whole) {
@@ -123,11 +178,19 @@ std::optional<double> RowChange::change_percent() const {
     return 100.0 * static_cast<double>(change_ns()) / static_cast<double>(base->ns);
 }
 
+std::string_view to_string(CompareBasis b) {
+    return b == CompareBasis::steps ? "steps" : "totals";
+}
+
 ProfileComparison compare_profiles(ProfileReport base, ProfileReport now) {
     ProfileComparison c;
-    c.by_line = join(base, base.by_line, now, now.by_line);
-    c.by_aten = join(base, base.by_aten, now, now.by_aten);
-    c.by_kernel = join(base, base.by_kernel, now, now.by_kernel);
+    c.basis_note = why_totals(base, now);
+    c.basis = c.basis_note.empty() ? CompareBasis::steps : CompareBasis::totals;
+    c.base_run = run_compared(base, c.basis);
+    c.new_run = run_compared(now, c.basis);
+    c.by_line = join(base, base.by_line, now, now.by_line, c.basis);
+    c.by_aten = join(base, base.by_aten, now, now.by_aten, c.basis);
+    c.by_kernel = join(base, base.by_kernel, now, now.by_kernel, c.basis);
     c.base = std::move(base);
     c.now = std::move(now);
     return c;
@@ -143,8 +206,8 @@ std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
         }
         GateFinding f;
         f.row = &r;
-        f.base_share = share(r.base_ns(), comparison.base.coverage.kernel_ns);
-        f.new_share = share(r.new_ns(), comparison.now.coverage.kernel_ns);
+        f.base_share = share(r.base_ns(), comparison.base_run.ns);
+        f.new_share = share(r.new_ns(), comparison.new_run.ns);
         if (std::max(f.base_share, f.new_share) < options.min_share_percent) {
             continue;
         }

@@ -180,6 +180,7 @@ struct ProfileBuilder::Impl {
     StageTotals stages;
     std::string key_buf;
     const ProfileBundle* last_annotated = nullptr;
+    std::unique_ptr<StepLog> step_log; // record_steps()
     KernelIdeals ideals;
     IdealTime coverage_ideal;
 
@@ -274,6 +275,9 @@ struct ProfileBuilder::Impl {
             unresolved_ranking.erase(unresolved_ranking.begin());
             BundleState& least = bundles[slot];
             bundles[other].bundle.time.add(least.bundle.time);
+            if (step_log) {
+                step_log->moved(slot, other);
+            }
             ++overflow_names;
             evicted_names.add(*least.bundle.reason, least.bundle.event_name);
             unresolved_by_name.erase({*least.bundle.reason, least.bundle.event_name});
@@ -563,6 +567,9 @@ struct ProfileBuilder::Impl {
         if (e.ph_state != FieldState::ok || e.ph != "X") {
             return; // only complete events carry device time
         }
+        if (step_log) {
+            step_log->event(e);
+        }
         bool kernel_name = e.name_state == FieldState::ok && e.name.starts_with("spyre_kernel");
         if (!kernel_name && e.provenance_key_state == FieldState::absent) {
             return;
@@ -640,6 +647,9 @@ struct ProfileBuilder::Impl {
             unresolved_ranking.erase(rank(bundle, slot));
         }
         bundle.bundle.time.add(t);
+        if (step_log) {
+            step_log->kernel(slot, e, t.ns);
+        }
         if (ranked) {
             unresolved_ranking.insert(rank(bundle, slot));
         }
@@ -754,11 +764,20 @@ struct ProfileBuilder::Impl {
             return std::tie(a.key, a.event_name, a.reason) <
                    std::tie(b.key, b.event_name, b.reason);
         });
+        std::optional<StepLog::Attributed> in_steps;
+        if (step_log) {
+            in_steps = step_log->attribute(bundles.size());
+            r.steps = in_steps->summary;
+        }
         std::map<std::string, DebugHandle> handles;
         for (auto i : order) {
             // A group that no event reached (only its variant's diagnostics) is left out.
             if (bundles[i].bundle.time.events == 0) {
                 continue;
+            }
+            if (in_steps) {
+                bundles[i].bundle.step_ns = in_steps->ns[i];
+                bundles[i].bundle.step_events = in_steps->events[i];
             }
             for (auto& h : bundles[i].handles) {
                 handles.emplace(h.id, h);
@@ -854,6 +873,10 @@ ProfileBuilder::~ProfileBuilder() = default;
 
 void ProfileBuilder::event(const TraceEvent& e) {
     impl_->event(e);
+}
+
+void ProfileBuilder::record_steps() {
+    impl_->step_log = std::make_unique<StepLog>();
 }
 
 const ProfileBundle* ProfileBuilder::annotated_bundle() const {

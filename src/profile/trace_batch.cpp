@@ -221,6 +221,22 @@ private:
         return true;
     }
 
+    // A number member: ok with its JSON text (validated as a number), or wrong_type.
+    bool read_number(od::value v, FieldState& state, std::string_view& out) {
+        od::json_type t{};
+        if (v.type().get(t)) {
+            return false;
+        }
+        if (t != od::json_type::number) {
+            state = FieldState::wrong_type;
+            return !validate(v, 3);
+        }
+        state = FieldState::ok;
+        out = trimmed_token(v.raw_json_token());
+        double d = 0; // validates the number (the text is what is converted)
+        return !v.get_double().get(d);
+    }
+
     bool read_event(od::value v) {
         od::object o;
         if (v.get_object().get(o)) {
@@ -242,22 +258,16 @@ private:
                     return false;
                 }
             } else if (is(key, "dur")) {
-                od::json_type t{};
-                if (value.type().get(t)) {
+                if (!read_number(value, ev_->dur_state, ev_->dur)) {
                     return false;
                 }
-                if (t == od::json_type::number) {
-                    ev_->dur_state = FieldState::ok;
-                    ev_->dur = trimmed_token(value.raw_json_token());
-                    double d = 0; // validates the number (the text is what is converted)
-                    if (value.get_double().get(d)) {
-                        return false;
-                    }
-                } else {
-                    ev_->dur_state = FieldState::wrong_type;
-                    if (validate(value, 3)) {
-                        return false;
-                    }
+            } else if (is(key, "ts")) {
+                if (!read_number(value, ev_->ts_state, ev_->ts)) {
+                    return false;
+                }
+            } else if (is(key, "cat")) {
+                if (!read_string(value, 3, ev_->cat_state, ev_->cat)) {
+                    return false;
                 }
             } else if (is(key, "args")) {
                 od::json_type t{};

@@ -73,7 +73,8 @@ std::string_view status_of(const RowChange& r) {
     return r.is_new() ? "new" : r.is_gone() ? "gone" : r.change_ns() == 0 ? "same" : "changed";
 }
 
-template <class W> void run_summary(W& w, const ProfileReport& r) {
+template <class W>
+void run_summary(W& w, const ProfileReport& r, const RunCompared& c, CompareBasis basis) {
     w.StartObject();
     json_out::key(w, "trace");
     json_out::path(w, r.trace);
@@ -83,7 +84,56 @@ template <class W> void run_summary(W& w, const ProfileReport& r) {
     w.Uint64(r.coverage.kernel_ns);
     json_out::key(w, "resolved_ns");
     w.Uint64(r.coverage.resolved_ns);
+    json_out::key(w, "steps");
+    w.Uint64(c.steps);
+    json_out::key(w, "compared_ns");
+    w.Uint64(c.ns);
+    json_out::key(w, "compared_events");
+    w.Uint64(c.events);
+    if (basis == CompareBasis::steps) {
+        json_out::key(w, "outside_steps_events");
+        w.Uint64(c.outside_events);
+        json_out::key(w, "outside_steps_ns");
+        w.Uint64(c.outside_ns);
+    }
     w.EndObject();
+}
+
+template <class W> void comparison_member(W& w, const ProfileComparison& c) {
+    json_out::key(w, "comparison");
+    w.StartObject();
+    json_out::key(w, "basis");
+    w.String(to_string(c.basis).data());
+    json_out::key(w, "note");
+    json_out::optional_string(w, c.basis_note.empty() ? std::nullopt
+                                                      : std::optional<std::string>(c.basis_note));
+    json_out::key(w, "base_steps");
+    w.Uint64(c.base_run.steps);
+    json_out::key(w, "new_steps");
+    w.Uint64(c.new_run.steps);
+    w.EndObject();
+}
+
+// What the header says of the basis: "per step: 10 steps in base, 12 in new; times are per
+// step", or "totals (no step spans in the base trace)".
+std::string basis_text(const ProfileComparison& c) {
+    if (c.basis == CompareBasis::steps) {
+        return "per step: " + std::to_string(c.base_run.steps) + " steps in base, " +
+               std::to_string(c.new_run.steps) + " in new; times are per step";
+    }
+    return "totals (" + c.basis_note + ")";
+}
+
+// Per step: the kernel events each run left out (they started in no step), when any did.
+std::string outside_text(const ProfileComparison& c) {
+    if (c.basis != CompareBasis::steps ||
+        (c.base_run.outside_events == 0 && c.new_run.outside_events == 0)) {
+        return {};
+    }
+    return "  left out: kernel events that start in no step: " +
+           std::to_string(c.base_run.outside_events) + " of base (" + ms(c.base_run.outside_ns) +
+           " ms), " + std::to_string(c.new_run.outside_events) + " of new (" +
+           ms(c.new_run.outside_ns) + " ms)\n";
 }
 
 template <class W> void percent_value(W& w, std::optional<double> pct) {
@@ -95,30 +145,34 @@ template <class W> void percent_value(W& w, std::optional<double> pct) {
 }
 
 std::optional<double> total_percent(const ProfileComparison& c) {
-    if (c.base.coverage.kernel_ns == 0) {
+    if (c.base_run.ns == 0) {
         return std::nullopt;
     }
-    double b = static_cast<double>(c.base.coverage.kernel_ns);
-    return 100.0 * (static_cast<double>(c.now.coverage.kernel_ns) - b) / b;
+    double b = static_cast<double>(c.base_run.ns);
+    return 100.0 * (static_cast<double>(c.new_run.ns) - b) / b;
+}
+
+std::int64_t total_change(const ProfileComparison& c) {
+    return static_cast<std::int64_t>(c.new_run.ns) - static_cast<std::int64_t>(c.base_run.ns);
 }
 
 } // namespace
 
 std::string render_comparison_text(const ProfileComparison& c, const ProfileTextOptions& options) {
     std::string out;
-    const auto& b = c.base.coverage;
-    const auto& n = c.now.coverage;
-    out += "Device time compared (totals of each run): " + c.base.trace + " (base) -> " +
+    const auto& b = c.base_run;
+    const auto& n = c.new_run;
+    out += "Device time compared " + basis_text(c) + ": " + c.base.trace + " (base) -> " +
            c.now.trace + " (new)\n";
-    std::int64_t total_change =
-        static_cast<std::int64_t>(n.kernel_ns) - static_cast<std::int64_t>(b.kernel_ns);
     char pct[64] = "-";
     if (auto p = total_percent(c)) {
         std::snprintf(pct, sizeof pct, "%+.1f %%", *p);
     }
-    out += "  base " + ms(b.kernel_ns) + " ms in " + std::to_string(b.kernel_events) +
-           " kernel events, new " + ms(n.kernel_ns) + " ms in " + std::to_string(n.kernel_events) +
-           " kernel events: " + signed_ms(total_change) + " ms (" + pct + ")\n";
+    std::string unit = c.basis == CompareBasis::steps ? " ms per step (" : " ms (";
+    out += "  base " + ms(b.ns) + unit + std::to_string(b.events) + " kernel events), new " +
+           ms(n.ns) + unit + std::to_string(n.events) +
+           " kernel events): " + signed_ms(total_change(c)) + " ms (" + pct + ")\n";
+    out += outside_text(c);
     for (auto ranking : options.rankings) {
         const auto& rows = rows_of(c, ranking);
         out += "\n";
@@ -150,14 +204,14 @@ std::string render_comparison_json(const ProfileComparison& c) {
     json_out::key(w, "sdscprov_profile_comparison");
     w.Int(1);
     json_out::key(w, "compared");
-    w.String("totals");
+    w.String(to_string(c.basis).data());
+    comparison_member(w, c);
     json_out::key(w, "base");
-    run_summary(w, c.base);
+    run_summary(w, c.base, c.base_run, c.basis);
     json_out::key(w, "new");
-    run_summary(w, c.now);
+    run_summary(w, c.now, c.new_run, c.basis);
     json_out::key(w, "change_ns");
-    w.Int64(static_cast<std::int64_t>(c.now.coverage.kernel_ns) -
-            static_cast<std::int64_t>(c.base.coverage.kernel_ns));
+    w.Int64(total_change(c));
     json_out::key(w, "change_percent");
     percent_value(w, total_percent(c));
     for (auto [name, rows] :
@@ -202,22 +256,28 @@ std::string render_comparison_json(const ProfileComparison& c) {
 }
 
 std::string render_comparison_folded(const ProfileComparison& c) {
+    bool stepwise = c.basis == CompareBasis::steps;
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> stacks;
-    for (const auto& b : c.base.bundles) {
-        if (b.time.ns > 0) {
-            auto& v = stacks[profile_format::folded_stack(b)].first;
-            v = saturating_add(v, b.time.ns);
+    auto add = [&](const ProfileReport& run, bool is_base) {
+        for (const auto& b : run.bundles) {
+            std::uint64_t ns = stepwise ? b.step_ns : b.time.ns;
+            if (ns > 0) {
+                auto& v = is_base ? stacks[profile_format::folded_stack(b)].first
+                                  : stacks[profile_format::folded_stack(b)].second;
+                v = saturating_add(v, ns);
+            }
         }
-    }
-    for (const auto& b : c.now.bundles) {
-        if (b.time.ns > 0) {
-            auto& v = stacks[profile_format::folded_stack(b)].second;
-            v = saturating_add(v, b.time.ns);
-        }
-    }
+    };
+    add(c.base, true);
+    add(c.now, false);
     std::string out;
     for (const auto& [stack, ns] : stacks) {
-        out += stack + " " + std::to_string(ns.first) + " " + std::to_string(ns.second) + "\n";
+        auto [b, n] = ns;
+        if (stepwise) { // summed per stack first, then per step: the same rounding as the rows
+            b = per_step(b, c.base_run.steps);
+            n = per_step(n, c.new_run.steps);
+        }
+        out += stack + " " + std::to_string(b) + " " + std::to_string(n) + "\n";
     }
     return out;
 }

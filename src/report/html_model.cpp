@@ -35,6 +35,19 @@ void strings(Writer& w, const std::vector<std::string>& list) {
 // Source files longer than this show their first lines and the lines handles name past them.
 constexpr std::int64_t max_shown_lines = 20000;
 
+// `name`: [[line, ns]] of one source file's heat.
+void heat_json(Writer& w, std::string_view name, const std::map<std::int64_t, std::uint64_t>& ns) {
+    json_out::key(w, name);
+    w.StartArray();
+    for (const auto& [n, v] : ns) {
+        w.StartArray();
+        w.Int64(n);
+        w.Uint64(v);
+        w.EndArray();
+    }
+    w.EndArray();
+}
+
 } // namespace
 
 struct HtmlModel::Buffers {
@@ -46,6 +59,7 @@ struct HtmlModel::Buffers {
     JsonArray problems;
     std::string verdict = "null";
     std::string profile = "null";
+    std::string compare; // profile --baseline only: the member is left out when empty
     JsonArray rankings;
     std::size_t kernel_count = 0;
     std::size_t op_count = 0;
@@ -65,6 +79,7 @@ std::size_t HtmlModel::source_index(const std::string& file) {
         source_lines_.emplace_back();
         heat_.emplace_back();
         lost_.emplace_back();
+        base_.emplace_back();
     }
     return it->second;
 }
@@ -145,6 +160,79 @@ void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
     w.EndObject();
 }
 
+// A kernel's stack traces: [[trace, [source, line] | null]].
+template <class SourceIndex>
+void kernel_traces(Writer& w, const HtmlKernel& k, SourceIndex&& index) {
+    if (!k.stack_traces.empty()) {
+        json_out::key(w, "traces");
+        w.StartArray();
+        for (const auto& [trace, source] : k.stack_traces) {
+            w.StartArray();
+            json_out::string(w, trace);
+            if (source) {
+                w.StartArray();
+                w.Uint64(index(*source));
+                w.Int64(source->start_line);
+                w.EndArray();
+            } else {
+                w.Null();
+            }
+            w.EndArray();
+        }
+        w.EndArray();
+    }
+}
+
+// A kernel's device time and events, stage ticks, and (compared runs) its base time.
+void kernel_times(Writer& w, const HtmlKernel& k) {
+    if (k.ns) {
+        json_out::key(w, "ns");
+        w.Uint64(*k.ns);
+        json_out::key(w, "ev");
+        w.Uint64(k.events);
+    }
+    if (k.stage_ticks) {
+        json_out::key(w, "st");
+        w.StartArray();
+        for (auto t : *k.stage_ticks) {
+            w.Uint64(t);
+        }
+        w.EndArray();
+    }
+    if (k.base) {
+        json_out::key(w, "b");
+        w.StartArray();
+        w.Uint64(k.base->first);
+        w.Uint64(k.base->second);
+        w.EndArray();
+    }
+}
+
+// {"k": kernel, "f", "key", "st", "h": handle | null, "notes"}.
+template <class SourceIndex>
+void op_json(Writer& o, const HtmlOp& op, std::uint64_t kernel, SourceIndex&& index) {
+    o.StartObject();
+    json_out::key(o, "k");
+    o.Uint64(kernel);
+    json_out::key(o, "f");
+    json_out::string(o, op.file);
+    json_out::key(o, "key");
+    json_out::string(o, op.key);
+    json_out::key(o, "st");
+    json_out::string(o, op.state);
+    json_out::key(o, "h");
+    if (op.handle) {
+        handle_json(o, *op.handle, index);
+    } else {
+        o.Null();
+    }
+    if (!op.notes.empty()) {
+        json_out::key(o, "notes");
+        strings(o, op.notes);
+    }
+    o.EndObject();
+}
+
 } // namespace
 
 void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
@@ -203,62 +291,12 @@ void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
         json_out::key(w, "post");
         strings(w, k.post_grad_nodes);
     }
-    if (!k.stack_traces.empty()) {
-        json_out::key(w, "traces");
-        w.StartArray();
-        for (const auto& [trace, source] : k.stack_traces) {
-            w.StartArray();
-            json_out::string(w, trace);
-            if (source) {
-                w.StartArray();
-                w.Uint64(index(*source));
-                w.Int64(source->start_line);
-                w.EndArray();
-            } else {
-                w.Null();
-            }
-            w.EndArray();
-        }
-        w.EndArray();
-    }
-    if (k.ns) {
-        json_out::key(w, "ns");
-        w.Uint64(*k.ns);
-        json_out::key(w, "ev");
-        w.Uint64(k.events);
-    }
-    if (k.stage_ticks) {
-        json_out::key(w, "st");
-        w.StartArray();
-        for (auto t : *k.stage_ticks) {
-            w.Uint64(t);
-        }
-        w.EndArray();
-    }
+    kernel_traces(w, k, index);
+    kernel_times(w, k);
     w.EndObject();
 
-    Writer& o = b_->ops.w;
     for (const auto& op : ops) {
-        o.StartObject();
-        json_out::key(o, "k");
-        o.Uint64(b_->kernel_count);
-        json_out::key(o, "f");
-        json_out::string(o, op.file);
-        json_out::key(o, "key");
-        json_out::string(o, op.key);
-        json_out::key(o, "st");
-        json_out::string(o, op.state);
-        json_out::key(o, "h");
-        if (op.handle) {
-            handle_json(o, *op.handle, index);
-        } else {
-            o.Null();
-        }
-        if (!op.notes.empty()) {
-            json_out::key(o, "notes");
-            strings(o, op.notes);
-        }
-        o.EndObject();
+        op_json(b_->ops.w, op, b_->kernel_count, index);
     }
     b_->op_count += ops.size();
     ++b_->kernel_count;
@@ -379,6 +417,81 @@ void HtmlModel::line_lost(const std::string& file, std::int64_t line, std::uint6
     any_lost_ = true;
 }
 
+void HtmlModel::line_base(const std::string& file, std::int64_t line, std::uint64_t ns) {
+    std::size_t i = source_index(file);
+    source_lines_[i].insert(line);
+    base_[i][line] += ns;
+    any_base_ = true;
+}
+
+void HtmlModel::baseline_totals(const ProfileCoverage& c, std::size_t bundles,
+                                std::string_view basis) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartObject();
+    auto number = [&w](std::string_view name, std::uint64_t n) {
+        json_out::key(w, name);
+        w.Uint64(n);
+    };
+    number("trace_events", c.trace_events);
+    number("events", c.kernel_events);
+    number("paired_events", c.resolved_events);
+    number("ns", c.kernel_ns);
+    number("paired_ns", c.resolved_ns);
+    number("bundles", bundles);
+    json_out::key(w, "basis");
+    json_out::string(w, basis);
+    w.EndObject();
+    b_->compare.assign(buffer.GetString(), buffer.GetSize());
+}
+
+void HtmlModel::change_ranking(std::string_view id, std::string_view title, std::string_view what,
+                               std::string_view note, const std::vector<HtmlChangeRow>& rows) {
+    Writer& w = b_->rankings.w;
+    w.StartObject();
+    json_out::key(w, "id");
+    json_out::string(w, id);
+    json_out::key(w, "title");
+    json_out::string(w, title);
+    json_out::key(w, "what");
+    json_out::string(w, what);
+    json_out::key(w, "note");
+    json_out::string(w, note);
+    json_out::key(w, "cmp");
+    w.Bool(true);
+    // [label, new ns, new events, [kernel], source index or -1, line, text, base ns, base events,
+    // 0 | 1 (new) | 2 (gone)]: a run without the row counts 0.
+    json_out::key(w, "rows");
+    w.StartArray();
+    for (const auto& [r, kernels] : rows) {
+        w.StartArray();
+        json_out::string(w, r->label);
+        w.Uint64(r->new_ns());
+        w.Uint64(r->now ? r->now->events : 0);
+        w.StartArray();
+        for (auto k : kernels) {
+            w.Uint(k);
+        }
+        w.EndArray();
+        if (r->line) {
+            std::size_t i = source_index(r->line->file);
+            source_lines_[i].insert(r->line->line);
+            w.Int64(static_cast<std::int64_t>(i));
+            w.Int64(r->line->line);
+        } else {
+            w.Int64(-1);
+            w.Int64(0);
+        }
+        json_out::optional_string(w, r->text);
+        w.Uint64(r->base_ns());
+        w.Uint64(r->base ? r->base->events : 0);
+        w.Uint(r->is_new() ? 1 : r->is_gone() ? 2 : 0);
+        w.EndArray();
+    }
+    w.EndArray();
+    w.EndObject();
+}
+
 std::string HtmlModel::sources_json() const {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
@@ -417,25 +530,12 @@ std::string HtmlModel::sources_json() const {
             }
         }
         w.EndArray();
-        json_out::key(w, "heat");
-        w.StartArray();
-        for (const auto& [n, ns] : heat_[i]) {
-            w.StartArray();
-            w.Int64(n);
-            w.Uint64(ns);
-            w.EndArray();
-        }
-        w.EndArray();
+        heat_json(w, "heat", heat_[i]);
         if (any_lost_) {
-            json_out::key(w, "lost");
-            w.StartArray();
-            for (const auto& [n, ns] : lost_[i]) {
-                w.StartArray();
-                w.Int64(n);
-                w.Uint64(ns);
-                w.EndArray();
-            }
-            w.EndArray();
+            heat_json(w, "lost", lost_[i]);
+        }
+        if (any_base_) {
+            heat_json(w, "base", base_[i]);
         }
         w.EndObject();
     }
@@ -468,6 +568,9 @@ std::string HtmlModel::json() {
     member("problems", b_->problems.close());
     member("verdict", b_->verdict);
     member("profile", b_->profile);
+    if (!b_->compare.empty()) {
+        member("compare", b_->compare);
+    }
     member("rankings", b_->rankings.close());
     out += '}';
     return out;

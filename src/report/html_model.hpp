@@ -7,6 +7,7 @@
 
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/profile/compare.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/report/report.hpp"
 
@@ -53,6 +54,9 @@ struct HtmlKernel {
     std::optional<std::uint64_t> ns;
     std::uint64_t events = 0;
     std::optional<std::array<std::uint64_t, 4>> stage_ticks;
+    // Profile --baseline: the base run's device time and events, when the bundle ran in it (`ns`
+    // is then the new run's, absent for a bundle gone from it).
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> base;
 };
 
 struct HtmlOp {
@@ -61,6 +65,13 @@ struct HtmlOp {
     std::string state; // handle state
     const DebugHandle* handle = nullptr;
     std::vector<std::string> notes; // findings, what annotate did
+};
+
+// A row of a compared ranking (profile --baseline): the row, and the kernels (indexes in the
+// order given to kernel()) of its bundles in either run.
+struct HtmlChangeRow {
+    const RowChange* row = nullptr;
+    std::vector<std::uint32_t> kernels;
 };
 
 class HtmlModel {
@@ -93,6 +104,17 @@ public:
     // ideal (the other heat; the page offers the switch once a line has one).
     void line_time(const std::string& file, std::int64_t line, std::uint64_t ns);
     void line_lost(const std::string& file, std::int64_t line, std::uint64_t ns);
+    // Profile --baseline: the base run's totals (profile_totals gives the new run's) and how the
+    // runs are compared, shown in words.
+    void baseline_totals(const ProfileCoverage& coverage, std::size_t bundles,
+                         std::string_view basis);
+    // Profile --baseline: one compared ranking, in the comparison's order (the largest change
+    // first).
+    void change_ranking(std::string_view id, std::string_view title, std::string_view what,
+                        std::string_view note, const std::vector<HtmlChangeRow>& rows);
+    // Profile --baseline: the base run's device time of a source line (line_time gives the new
+    // run's); the page's heat by change is the difference.
+    void line_base(const std::string& file, std::int64_t line, std::uint64_t ns);
 
     // The page's data: the source files' lines are read here (text when readable on this
     // machine, else the line numbers the handles name).
@@ -109,8 +131,17 @@ private:
     std::vector<std::set<std::int64_t>> source_lines_;        // lines handles name
     std::vector<std::map<std::int64_t, std::uint64_t>> heat_; // ns by line
     std::vector<std::map<std::int64_t, std::uint64_t>> lost_; // lost ns by line
+    std::vector<std::map<std::int64_t, std::uint64_t>> base_; // base run's ns by line
     bool any_lost_ = false;
+    bool any_base_ = false;
 };
+
+// Profile's bundles as the page's kernels (html_profile.cpp): a bundle's row (named by its label,
+// with its device time and stages) and its direct handles as its ops, counted in the row's bar.
+HtmlKernel profile_bundle_row(const ProfileBundle& b);
+std::vector<HtmlOp> profile_bundle_ops(const ProfileBundle& b,
+                                       const std::map<std::string_view, const DebugHandle*>& by_id,
+                                       HtmlKernel& row);
 
 // The page printer of scan, annotate and check (make_printer's html).
 std::unique_ptr<ReportPrinter> make_html_printer(std::ostream& out, PrinterOptions options);

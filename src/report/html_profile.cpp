@@ -11,10 +11,8 @@
 
 namespace sdscprov {
 
-namespace {
-
 // A bundle on the page: named by its label, the kernel ranking's row (the text report's name).
-HtmlKernel bundle_row(const ProfileBundle& b) {
+HtmlKernel profile_bundle_row(const ProfileBundle& b) {
     HtmlKernel row;
     row.name = b.label;
     row.key = b.key;
@@ -39,9 +37,9 @@ HtmlKernel bundle_row(const ProfileBundle& b) {
 }
 
 // The bundle's direct handles as its ops.
-std::vector<HtmlOp> bundle_ops(const ProfileBundle& b,
-                               const std::map<std::string_view, const DebugHandle*>& by_id,
-                               HtmlKernel& row) {
+std::vector<HtmlOp> profile_bundle_ops(const ProfileBundle& b,
+                                       const std::map<std::string_view, const DebugHandle*>& by_id,
+                                       HtmlKernel& row) {
     std::vector<HtmlOp> ops;
     for (const auto& id : b.handle_ids) {
         HtmlOp o;
@@ -56,8 +54,6 @@ std::vector<HtmlOp> bundle_ops(const ProfileBundle& b,
     row.files = ops.size();
     return ops;
 }
-
-} // namespace
 
 std::string render_profile_html(const ProfileReport& report) {
     HtmlModel model("profile", "sdscprov profile");
@@ -94,8 +90,8 @@ std::string render_profile_html(const ProfileReport& report) {
         by_id.emplace(h.id, &h);
     }
     for (std::size_t i = 0; i < report.bundles.size(); ++i) {
-        HtmlKernel row = bundle_row(report.bundles[i]);
-        auto ops = bundle_ops(report.bundles[i], by_id, row);
+        HtmlKernel row = profile_bundle_row(report.bundles[i]);
+        auto ops = profile_bundle_ops(report.bundles[i], by_id, row);
         model.kernel(row, ops);
     }
     model.ranking("line", "Source lines", "source line",

@@ -26,11 +26,34 @@ FINDING = re.compile(r'^(?P<path>[^\n]*?)(:(?P<line>\d+))?: error: device time (
                      r'\[fail-over\]$')
 
 
-def generate(out, *args):
+def generate_all(out, *args):
     subprocess.run([sys.executable, os.path.join(SCRIPTS, 'gen_trace.py'), out, *args],
                    check=True, capture_output=True, timeout=600)
     with open(os.path.join(out, 'expected.json')) as f:
-        return json.load(f)['sidecar']
+        return json.load(f)
+
+
+def generate(out, *args):
+    return generate_all(out, *args)['sidecar']
+
+
+def per_step(ns, steps):
+    """ns over steps, rounded half up to the ns (integers only)."""
+    return (2 * ns + steps) // (2 * steps)
+
+
+def per_step_view(expected):
+    """What a run with step spans compares: each row of the run (every one it has) with the
+    device time of its kernel events that start in a step, per step, and those events."""
+    spans = expected['steps']['spans']
+    in_steps = expected['steps']['sidecar']
+    view = {}
+    for table in TABLES:
+        view[table] = {label: [per_step(in_steps[table].get(label, [0, 0])[0], spans),
+                               in_steps[table].get(label, [0, 0])[1]]
+                       for label in expected['sidecar'][table]}
+    view['coverage'] = {'kernel_ns': per_step(in_steps['coverage']['kernel_ns'], spans)}
+    return view
 
 
 class Runs:
@@ -105,6 +128,8 @@ def test_every_row_exact_to_the_ns():
         report = json.loads(out)
         assert report['sdscprov_profile_comparison'] == 1
         assert report['compared'] == 'totals'
+        assert report['comparison'] == {'basis': 'totals', 'note': 'no step spans in either trace',
+                                        'base_steps': 0, 'new_steps': 0}
         assert report['base']['kernel_ns'] == runs.base['coverage']['kernel_ns']
         assert report['new']['kernel_ns'] == runs.new['coverage']['kernel_ns']
         assert report['change_ns'] == (runs.new['coverage']['kernel_ns'] -
@@ -249,6 +274,125 @@ def test_gate_findings_in_ci_formats():
         assert ET.fromstring(out).find('testsuite').get('failures') == '0'
 
 
+# ---- per step -----------------------------------------------------------------------------------
+
+class SteppedRuns(Runs):
+    """Base and new runs with the profiler's step spans: 10 steps in base, 12 in new (each after
+    one iteration outside any step)."""
+
+    def __init__(self, tmp, base_steps=10, new_steps=12, base_scale=BASE_SCALE,
+                 new_scale=NEW_SCALE):
+        self.base_dir = os.path.join(tmp, 'base')
+        self.new_dir = os.path.join(tmp, 'new')
+        self.base_all = generate_all(self.base_dir, '--steps', str(base_steps), *base_scale)
+        self.new_all = generate_all(self.new_dir, '--steps', str(new_steps), *new_scale)
+        self.base = per_step_view(self.base_all)
+        self.new = per_step_view(self.new_all)
+        self.base_trace = os.path.join(self.base_dir, 'trace.json')
+        self.new_trace = os.path.join(self.new_dir, 'trace.json')
+        self.sidecar = os.path.join(self.base_dir, 'spyre_provenance.json')
+
+
+def outside(expected):
+    """The kernel events (and their time) of a run that start in no step."""
+    whole = expected['sidecar']['coverage']
+    in_steps = expected['steps']['sidecar']['coverage']
+    return (whole['kernel_events'] - in_steps['kernel_events'],
+            whole['kernel_ns'] - in_steps['kernel_ns'])
+
+
+def test_per_step_exact_to_the_ns():
+    with TempDir() as tmp:
+        runs = SteppedRuns(tmp)
+        _, out, err = runs.profile('--format', 'json', check_rc=0)
+        report = json.loads(out)
+        assert report['compared'] == 'steps'
+        assert report['comparison'] == {'basis': 'steps', 'note': None, 'base_steps': 10,
+                                        'new_steps': 12}
+        for name, run, expected in (('base', runs.base, runs.base_all),
+                                    ('new', runs.new, runs.new_all)):
+            got = report[name]
+            assert got['steps'] == expected['steps']['spans']
+            assert got['kernel_ns'] == expected['sidecar']['coverage']['kernel_ns']
+            assert got['compared_ns'] == run['coverage']['kernel_ns']
+            assert (got['outside_steps_events'], got['outside_steps_ns']) == outside(expected)
+            assert got['outside_steps_events'] > 0  # the iteration before the first step
+        assert report['change_ns'] == (runs.new['coverage']['kernel_ns'] -
+                                       runs.base['coverage']['kernel_ns'])
+        for table in TABLES:
+            want = expected_rows(runs.base, runs.new, table)
+            got = [comparable(r) for r in report[table]]
+            assert got == want, (table, [(g, w) for g, w in zip(got, want) if g != w][:3])
+        assert 'error' not in err, err
+
+        # Text says so; the folded stacks are per step too (integers, the same rounding).
+        _, out, _ = runs.profile('--by', 'kernel', '--top', '0', check_rc=0)
+        assert 'compared per step: 10 steps in base, 12 in new; times are per step' in out, out
+        base_out, new_out = outside(runs.base_all), outside(runs.new_all)
+        assert ('left out: kernel events that start in no step: %d of base (%.3f ms), %d of new'
+                % (base_out[0], base_out[1] / 1e6, new_out[0])) in out, out
+        _, out, _ = runs.profile('--format', 'folded', check_rc=0)
+        got = {}
+        for line in out.splitlines():
+            stack, base_ns, new_ns = line.rsplit(' ', 2)
+            got[stack] = (int(base_ns), int(new_ns))
+        folded = [(e['steps']['sidecar']['folded'], e['steps']['spans'])
+                  for e in (runs.base_all, runs.new_all)]
+        want = {s: tuple(per_step(f.get(s, 0), n) for f, n in folded)
+                for s in set(folded[0][0]) | set(folded[1][0])}
+        assert got == want
+
+
+def test_runs_of_different_lengths_compare_fairly():
+    with TempDir() as tmp:
+        # The same model, nothing slowed: 10 steps against 12. The totals grow by a fifth; per
+        # step, the gate sees only what the durations' draws give.
+        runs = SteppedRuns(tmp, 10, 12, [], [])
+        _, out, _ = runs.profile('--format', 'json', check_rc=0)
+        report = json.loads(out)
+        total_growth = (100 * (report['new']['kernel_ns'] - report['base']['kernel_ns']) /
+                        report['base']['kernel_ns'])
+        assert total_growth > 15, total_growth
+        assert abs(report['change_percent']) < 5, report['change_percent']
+        want = expected_findings(runs, 'by_line', 10)
+        rc, _, err = runs.profile('--fail-over', '10', check_rc=1 if want else 0)
+        assert places_of(findings_of(err)) == [place(runs, w) for w in want], err
+        # By the totals every sizeable line would have grown past 10 %.
+        whole = expected_rows(runs.base_all['sidecar'], runs.new_all['sidecar'], 'by_line')
+        assert len([r for r in whole if r['change_ns'] > 0]) > len(want)
+
+
+def test_totals_when_a_trace_has_no_steps():
+    with TempDir() as tmp:
+        stepped = SteppedRuns(tmp)
+        plain = os.path.join(tmp, 'plain')
+        generate(plain, *BASE_SCALE)
+        plain_trace = os.path.join(plain, 'trace.json')
+        for base, new, note in ((plain_trace, stepped.new_trace, 'no step spans in the base trace'),
+                                (stepped.base_trace, plain_trace, 'no step spans in the new trace')):
+            _, out, _ = stepped.profile('--format', 'json', base=base, new=new, check_rc=0)
+            report = json.loads(out)
+            assert report['comparison']['basis'] == 'totals'
+            assert report['comparison']['note'] == note
+            assert report['base']['compared_ns'] == report['base']['kernel_ns']
+            _, out, _ = stepped.profile(base=base, new=new, check_rc=0)
+            assert 'compared totals (%s)' % note in out, out
+        # Step spans on another clock than the kernels: no kernel starts in one, totals.
+        with open(stepped.new_trace) as f:
+            text = f.read()
+        shifted = re.sub(r'("name": "ProfilerStep#\d+", "pid": \d+, "tid": \d+, "ts": )(\d+)',
+                         lambda m: m.group(1) + str(int(m.group(2)) - 10**12), text)
+        assert shifted != text
+        other_clock = os.path.join(tmp, 'other_clock.json')
+        with open(other_clock, 'w') as f:
+            f.write(shifted)
+        _, out, _ = stepped.profile('--format', 'json', new=other_clock, check_rc=0)
+        report = json.loads(out)
+        assert report['comparison']['note'] == ('no kernel event of the new trace starts in one '
+                                                'of its step spans'), report['comparison']
+        assert report['new']['steps'] == 12
+
+
 if __name__ == '__main__':
     main([
         test_every_row_exact_to_the_ns,
@@ -256,4 +400,7 @@ if __name__ == '__main__':
         test_difffolded_two_columns,
         test_gate_exit_statuses,
         test_gate_findings_in_ci_formats,
+        test_per_step_exact_to_the_ns,
+        test_runs_of_different_lengths_compare_fairly,
+        test_totals_when_a_trace_has_no_steps,
     ])

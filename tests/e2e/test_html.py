@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import BIN, SCRIPTS, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+from e2e import BIN, ROOT, SCRIPTS, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
 
 sys.path.insert(0, SCRIPTS)
 from html_browser import Browser  # noqa: E402
@@ -673,6 +673,27 @@ def test_profile_page_without_kernel_events():
         assert text_of(b, 'kernel-count') == '0 of 0 kernels'
 
 
+# ---- the page's own files ------------------------------------------------------------------------
+
+def test_page_is_its_files():
+    """The stylesheet, markup and script of src/report/page/ are in every page byte for byte, each
+    in its place: the files embedded at build time are the ones editors and linters read."""
+    page_dir = os.path.join(ROOT, 'src', 'report', 'page')
+    names = ('page.css', 'page.html', 'page.js')
+    assert sorted(os.listdir(page_dir)) == sorted(names), os.listdir(page_dir)
+    parts = {}
+    for name in names:
+        with open(os.path.join(page_dir, name), 'rb') as f:
+            parts[name] = f.read()
+    with TempDir() as tmp:
+        page = write_page(os.path.join(tmp, 'scan.html'), 'scan', os.path.join(TESTDATA, 'demo', 'inductor-spyre'))
+    head, data = page.split(b'<script type="application/json" id="sdscprov-data">')
+    assert head.endswith(b'<style>\n' + parts['page.css'] + b'</style>\n</head>\n<body>\n' + parts['page.html']), \
+        'the page lacks page.css or page.html as they are'
+    assert data.endswith(b'</script>\n<script>\n' + parts['page.js'] + b'</script>\n</body>\n</html>\n'), \
+        'the page lacks page.js as it is'
+
+
 # ---- a large cache -----------------------------------------------------------------------------
 
 def test_large_cache_page_is_virtualised():
@@ -738,4 +759,5 @@ def test_large_cache_page_is_virtualised():
 
 if __name__ == '__main__':
     main([test_demo_pages_scan_annotate_check_explain, test_profile_page, test_profile_demo_page,
-          test_profile_page_without_kernel_events, test_large_cache_page_is_virtualised])
+          test_profile_page_without_kernel_events, test_page_is_its_files,
+          test_large_cache_page_is_virtualised])

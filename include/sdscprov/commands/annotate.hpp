@@ -29,9 +29,7 @@ struct AnnotateOptions {
     JoinOptions join;
     // A stale-handle warning per file holding another handle (check reports them as findings).
     bool stale_warnings = true;
-    AnnotateMode mode = AnnotateMode::write;
-    Durability durability = Durability::batch;
-    bool diff = false; // keep a unified diff of each change in the outcome
+    WriteSettings write;
 };
 
 class Annotator {
@@ -41,13 +39,18 @@ public:
     Annotator(const OriginsIndex& index, std::map<std::string, std::size_t> kernel_name_counts,
               AnnotateOptions options, std::vector<UpstreamMappings> upstream = {});
 
-    // The per-kernel work: scan, join, plan and, in write mode, write temporary files.
+    // The per-kernel work: scan, join, plan and, in write mode, write temporary files; the
+    // annotation says whether the run writes (dry_run).
     void annotate_kernel(KernelReport& report, Scanner& scanner) const;
 
     // The per-batch work: rename the batch's temporary files over the originals.
     void commit_batch(std::vector<KernelReport>& batch) const;
 
 private:
+    // The directory joined with the index (its bundle.mlir read first, its problems added).
+    KernelJoin join_dir(const KernelDir& dir, Scanner& scanner,
+                        std::vector<Problem>& problems) const;
+
     const OriginsIndex& index_;
     std::map<std::string, std::size_t> kernel_name_counts_;
     AnnotateOptions options_;

@@ -21,4 +21,7 @@ void add_pending(KernelAnnotation& annotation, PendingReplace&& replace);
 // The annotation's temporaries, in the order they were added; none are left in it.
 std::vector<PendingReplace> take_pending(KernelAnnotation& annotation);
 
+// How many temporaries the annotation holds for the commit.
+std::size_t pending_count(const KernelAnnotation& annotation);
+
 } // namespace sdscprov

@@ -3,8 +3,11 @@
 // the gate that fails a run when a row that matters grew too much. The printers
 // (report/compare_printers.hpp) only render a ProfileComparison. docs/profile.md describes it.
 //
-// The two runs are compared by their totals: a row's time is summed over the whole trace of each
-// run, so runs of different lengths give changes that say so.
+// When both traces have the profiler's step spans (steps.hpp) and kernels in them, the runs are
+// compared per step: a row's time in each run is the device time of its kernel events that
+// started in a step, divided by that run's steps (rounded half up to the ns), so runs of
+// different lengths compare fairly. Otherwise by their totals: a row's time is summed over the
+// whole trace of each run, and the comparison says why (basis_note).
 #pragma once
 
 #include "sdscprov/profile/profile.hpp"
@@ -12,12 +15,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sdscprov {
 
 // One label in either run. A row in one run only has no time in the other (`base` or `now` is
-// nullopt): it is new (no base) or gone (no new time).
+// nullopt): it is new (no base) or gone (no new time). Per step, a time's ns is per step and its
+// events those that started in a step (all steps).
 struct RowChange {
     std::string label;
     std::optional<SourceLine> line;  // by line, unless a "[...]" row
@@ -37,9 +42,26 @@ struct RowChange {
     bool is_gone() const { return !now; }
 };
 
+enum class CompareBasis : std::uint8_t { totals, steps };
+std::string_view to_string(CompareBasis b); // "totals", "steps"
+
+// What of one run was compared.
+struct RunCompared {
+    std::uint64_t steps = 0;  // its step spans (0: none)
+    std::uint64_t ns = 0;     // its device time as compared: the whole trace's, or per step
+    std::uint64_t events = 0; // the kernel events counted in it: all, or those in a step
+    // Per step: the kernel events that started in no step, left out of every figure.
+    std::uint64_t outside_events = 0;
+    std::uint64_t outside_ns = 0;
+};
+
 struct ProfileComparison {
     ProfileReport base;
     ProfileReport now;
+    CompareBasis basis = CompareBasis::totals;
+    std::string basis_note; // totals: why not per step, e.g. "no step spans in the base trace"
+    RunCompared base_run;
+    RunCompared new_run;
     // Each ranking's rows, by the absolute change, largest first (growth before a shrink of the
     // same size), then new time, largest first, then label.
     std::vector<RowChange> by_line;

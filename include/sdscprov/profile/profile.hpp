@@ -17,6 +17,7 @@
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/profile/utilization.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
@@ -126,6 +127,10 @@ struct ProfileBundle {
     std::vector<SourceLine> lines;         // of its handles and their constituents, sorted
     std::vector<std::string> aten_ops;     // likewise, sorted
     DeviceTime time;
+    // Of `time`, the events that started in a step and their device time (steps.hpp; with
+    // ProfileBuilder::record_steps() only).
+    std::uint64_t step_events = 0;
+    std::uint64_t step_ns = 0;
     std::optional<BundleIdeal> ideal; // paired bundles only, when a directory's file gives one
     // The frames of its folded stack: source lines joined by '+' (or "[no source]",
     // "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
@@ -175,6 +180,7 @@ struct ProfileReport {
     std::vector<std::string> caches;
     ProfileCoverage coverage;
     StageTotals stages;
+    StepSummary steps; // with ProfileBuilder::record_steps() only
     // Sorted by device time (then events, key, event name), largest first; the rankings too
     // (then label).
     std::vector<ProfileBundle> bundles;
@@ -215,6 +221,11 @@ public:
     ProfileBuilder& operator=(const ProfileBuilder&) = delete;
 
     void event(const TraceEvent& e) override;
+
+    // Before the trace is read: attribute each kernel event to the step it starts in
+    // (steps.hpp), giving ProfileBundle::step_ns and ProfileReport::steps. Keeps 24 bytes per
+    // kernel event until finish().
+    void record_steps();
 
     // With `annotate`: the bundle of the event last given to event() when the annotated copy
     // describes it (valid until the next event()), or nullptr when it is not a paired kernel event

@@ -43,6 +43,10 @@ struct TraceEvent {
     std::string_view name;
     FieldState dur_state = FieldState::absent;
     std::string_view dur; // the number's JSON text, e.g. "12.345" (ok)
+    FieldState ts_state = FieldState::absent;
+    std::string_view ts; // likewise
+    FieldState cat_state = FieldState::absent;
+    std::string_view cat;
 
     // args: an object (ok), with the offset of its '{' and whether it has no members.
     FieldState args_state = FieldState::absent;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "sdscprov/commands/explain.hpp"
+#include "sdscprov/profile/compare.hpp"
 #include "sdscprov/profile/profile.hpp"
 
 #include <iosfwd>
@@ -41,6 +42,12 @@ void print_explain_html(std::ostream& out, const std::vector<ExplainKernel>& ker
 // profile --format html: the bundles as kernels, with their device time and stages, and the
 // device time of each source line as a heat.
 std::string render_profile_html(const ProfileReport& report);
+
+// profile --baseline --format html: both runs (the header gives both totals and the change), the
+// compared rankings in the comparison's order with each row's base and new time and the change,
+// the bundles of either run as the kernels, and a heat by change (growth and shrink of each
+// source line) beside the heat of the new run's device time.
+std::string render_comparison_html(const ProfileComparison& comparison);
 
 // scan, annotate (the state after the run) and check: make_printer(ReportFormat::html, ...)
 // gives the printer, which holds each kernel's files and handles until finish() writes the page.

@@ -33,6 +33,21 @@
     return Math.floor(tenths / 10) + '.' + (tenths % 10) + '%';
   }
   const byText = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  // A change in device time: signed, as dur writes the size ("+1.338 ms", "-0.724 ms").
+  const signedDur = (ns) => (ns > 0 ? '+' : ns < 0 ? '-' : '') + dur(Math.abs(ns));
+  // A change in percent of the base time, one decimal, its size rounded half up; "-" without a
+  // base time.
+  function changePct(change, base) {
+    if (!base) return '-';
+    const tenths = Math.floor((2000 * Math.abs(change) + base) / (2 * base));
+    return (tenths ? (change < 0 ? '-' : '+') : '') + Math.floor(tenths / 10) + '.' + (tenths % 10) + '%';
+  }
+  // The change column's mark: "new" (no base time: mark 1), "gone" (no new time: 2), else the
+  // change in percent.
+  function changeMark(change, base, mark) {
+    const text = mark === 1 ? 'new' : mark === 2 ? 'gone' : changePct(change, base);
+    return el('span', 'num c-pct' + (mark ? ' mark-' + text : change > 0 ? ' grew' : change < 0 ? ' shrank' : ''), text);
+  }
 
   // A name that may not fit: shortened on screen in the middle, its tail kept whole (the tail is
   // what tells kernels apart: the key, the directory's suffix). The text stays whole in the
@@ -106,6 +121,10 @@
   const K = D.kernels, O = D.ops, S = D.sources, P = D.problems, R = D.rankings;
   const profile = command === 'profile';
   const T = D.profile || { ns: 0 };
+  // profile --baseline: the base run's totals (T: the new run's). Its rankings' rows also hold
+  // each row's base time and whether it is new or gone, its kernels their base time ("b").
+  const C = D.compare;
+  if (C) document.body.classList.add('compare');
   if (profile) document.body.classList.add('profile');
   $('title').textContent = title;
   $('tool').textContent = tool;
@@ -115,7 +134,14 @@
     v.className = 'v-' + D.verdict[0];
     v.textContent = D.verdict[1];
   }
-  if (D.profile) {
+  if (C) {
+    const h = $('headline');
+    h.hidden = false;
+    h.append((C.basis === 'steps' ? 'Compared per step' : 'Compared totals of each run') + ': base ', el('b', '', dur(C.ns)),
+      ' in ' + count(C.events, 'kernel event', 'kernel events') + ', new ', el('b', '', dur(T.ns)),
+      ' in ' + count(T.events, 'kernel event', 'kernel events') + ': ', el('b', 'change', signedDur(T.ns - C.ns) + ' (' + changePct(T.ns - C.ns, C.ns) + ')'),
+      '. Paired with provenance: ' + share(C.paired_ns, C.ns) + ' of the base, ' + share(T.paired_ns, T.ns) + ' of the new.');
+  } else if (D.profile) {
     const h = $('headline');
     h.hidden = false;
     if (!T.events) {
@@ -140,7 +166,7 @@
     }
   }
   const legend = $('legend');
-  const parts = profile ? [['b-time', 'device time']] : [['b-pop', 'populated'], ['b-nul', 'null'], ['b-abs', 'absent'], ['b-mal', 'malformed']];
+  const parts = C ? [['b-time', 'new device time'], ['b-grow', 'growth'], ['b-shrink', 'shrink']] : profile ? [['b-time', 'device time']] : [['b-pop', 'populated'], ['b-nul', 'null'], ['b-abs', 'absent'], ['b-mal', 'malformed']];
   for (const [cls, name] of parts) legend.append(el('i', cls), document.createTextNode(name));
 
   // ---- what came from where ---------------------------------------------------------------------
@@ -192,7 +218,17 @@
     G.find += k.find;
   });
   const worse = (a, b) => { for (let j = 0; j < 3; j++) if (a.rank[j] !== b.rank[j]) return b.rank[j] - a.rank[j]; return 0; };
-  const SORTS = profile
+  // A kernel's change (new - base; a run without it counts 0) and its base time.
+  const baseNs = (k) => (k.b ? k.b[0] : 0);
+  const kChange = (k) => (k.ns || 0) - baseNs(k);
+  const byChange = (a, b) => (Math.abs(kChange(K[b])) - Math.abs(kChange(K[a]))) || (kChange(K[b]) - kChange(K[a])) ||
+    ((K[b].ns || 0) - (K[a].ns || 0)) || a - b;
+  const SORTS = C
+    ? { change: ['by change', byChange, null],
+        time: ['by new device time', (a, b) => ((K[b].ns || 0) - (K[a].ns || 0)) || byChange(a, b), null],
+        base: ['by base device time', (a, b) => (baseNs(K[b]) - baseNs(K[a])) || byChange(a, b), null],
+        name: ['by name', (a, b) => byText(K[a].name, K[b].name) || a - b, null] }
+    : profile
     ? { time: ['by device time', (a, b) => (K[b].ns - K[a].ns) || (K[b].ev - K[a].ev) || a - b, null],
         events: ['by events', (a, b) => (K[b].ev - K[a].ev) || (K[b].ns - K[a].ns) || a - b, null],
         name: ['by name', (a, b) => byText(K[a].name, K[b].name) || a - b, null] }
@@ -266,7 +302,9 @@
       e.append(nameEl(k.name, 'grow name'));
       // Kernels of one name: their directories tell them apart.
       if (sameName.get(k.name) > 1) e.append(nameEl(k.dir.slice(k.dir.lastIndexOf('/') + 1), 'shrink dir dim', 12));
-      e.append(el('span', 'num c-time', dur(k.ns || 0)), el('span', 'num c-share', share(k.ns || 0, T.ns)),
+      if (C) e.append(el('span', 'num c-time', k.ns === undefined ? '-' : dur(k.ns)), el('span', 'num c-time c-change', signedDur(kChange(k))),
+        changeMark(kChange(k), k.b ? k.b[0] : 0, k.b ? (k.ns === undefined ? 2 : 0) : 1), timeBar(k.ns, true));
+      else e.append(el('span', 'num c-time', dur(k.ns || 0)), el('span', 'num c-share', share(k.ns || 0, T.ns)),
         el('span', 'num c-ev dim', thousands(k.ev || 0)), timeBar(k.ns, true));
     } else {
       e.append(nameEl(k.dir, 'grow dir'));
@@ -324,9 +362,25 @@
 
   // ---- profile: where the device time goes --------------------------------------------------
   let rankTab = 0, rankSel = -1;
+  // Compared: each ranking's largest change, the length of its change bars.
+  const maxChange = R.map((rk) => (rk.cmp ? rk.rows.reduce((m, r) => Math.max(m, Math.abs(r[1] - r[7])), 0) : 0));
+  // A compared row's cells: base, new, the change and its mark, and a bar (growth or shrink).
+  function changeCells(r) {
+    const change = r[1] - r[7], bar = el('span', 'bar small'), t = el('i', change < 0 ? 'b-shrink' : 'b-grow');
+    t.style.width = (maxChange[rankTab] ? 100 * Math.abs(change) / maxChange[rankTab] : 0) + '%';
+    bar.append(t);
+    return [el('span', 'num c-time c-base', r[9] === 1 ? '-' : dur(r[7])), el('span', 'num c-time c-new', r[9] === 2 ? '-' : dur(r[1])),
+      el('span', 'num c-time c-change', signedDur(change)), changeMark(change, r[7], r[9]), bar];
+  }
   const rankList = VList($('rank-list'), (i) => {
     const r = R[rankTab].rows[i];
     const e = el('div', 'row rank-row' + (rankSel === i ? ' sel' : ''));
+    if (R[rankTab].cmp) {
+      e.append(...changeCells(r), nameEl(r[0], 'grow label'));
+      if (r[6]) e.append(el('span', 'shrink dim', r[6].trim()));
+      e.addEventListener('click', () => activateRank(i));
+      return e;
+    }
     const bar = el('span', 'bar small'), t = el('i', 'b-time');
     t.style.width = (T.ns ? Math.min(100, 100 * r[1] / T.ns) : 0) + '%';
     bar.append(t);
@@ -348,8 +402,13 @@
     rankSel = -1;
     [...$('rank-tabs').children].forEach((b, i) => b.setAttribute('aria-selected', String(i === t)));
     $('rank-note').textContent = R[t].note ? '(' + R[t].note + ')' : 'each event counts once';
-    $('rank-head').replaceChildren(el('span', 'num c-time', 'time'), el('span', 'num c-share', 'share'), el('span', 'bar small'),
-      el('span', 'num c-ev', 'events'));
+    if (R[t].cmp) {
+      $('rank-head').replaceChildren(el('span', 'num c-time', 'base'), el('span', 'num c-time', 'new'), el('span', 'num c-time', 'change'),
+        el('span', 'num c-pct', '%'), el('span', 'bar small'));
+    } else {
+      $('rank-head').replaceChildren(el('span', 'num c-time', 'time'), el('span', 'num c-share', 'share'), el('span', 'bar small'),
+        el('span', 'num c-ev', 'events'));
+    }
     if (R[t].ideal) $('rank-head').append(el('span', 'num c-time', 'ideal'), el('span', 'num c-share', 'util'), el('span', 'num c-time', 'lost'));
     $('rank-head').append(el('span', 'grow', R[t].what));
     rankList.top();
@@ -366,7 +425,8 @@
       lineList.draw();
     }
     setFocus(r[0], new Set(r[3]));
-    $('line-status').textContent = r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' + dur(r[1]);
+    $('line-status').textContent = r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' +
+      (R[rankTab].cmp ? signedDur(r[1] - r[7]) + ' (' + changeMark(r[1] - r[7], r[7], r[9]).textContent + ')' : dur(r[1]));
     if (r[3].length === 1) selectKernel(r[3][0], true);
   }
   if (profile) {
@@ -383,22 +443,31 @@
 
   // ---- the model: one source file at a time, line by line --------------------------------------
   const select = $('source-select');
-  // The heat: device time by line, or (profile with ideals) the time lost against the ideal.
-  let heat = [], fileMax = [];
-  const heatOf = (lost) => {
-    heat = S.map((s) => new Map(lost ? s.lost : s.heat));
-    fileMax = S.map((s) => (lost ? s.lost : s.heat).reduce((m, h) => Math.max(m, h[1]), 0));
+  // The heat: device time by line, or (profile with ideals) the time lost against the ideal, or
+  // (compared) the change by line, new - base (a growth or a shrink), or the base run's time.
+  let heat = [], fileMax = [], heatMode = C ? 'change' : 'time';
+  const heatOf = (mode) => {
+    heatMode = mode;
+    heat = S.map((s) => {
+      if (mode !== 'change') return new Map(mode === 'time' ? s.heat : s[mode]);
+      const m = new Map(s.heat);
+      for (const [n, ns] of s.base) m.set(n, (m.get(n) || 0) - ns);
+      return m;
+    });
+    fileMax = heat.map((m) => { let x = 0; for (const v of m.values()) x = Math.max(x, Math.abs(v)); return x; });
   };
-  heatOf(false);
+  heatOf(heatMode);
   const heatSelect = $('heat-select');
-  if (profile && S.some((s) => s.lost && s.lost.length)) {
+  const heats = C ? [['change', 'heat: change in device time (red: growth, blue: shrink)'], ['time', 'heat: new device time'], ['base', 'heat: base device time']]
+    : [['time', 'heat: device time'], ['lost', 'heat: time lost against the ideal']];
+  if (C || (profile && S.some((s) => s.lost && s.lost.length))) {
     heatSelect.hidden = false;
-    for (const [v, text] of [['time', 'heat: device time'], ['lost', 'heat: time lost against the ideal']]) {
+    for (const [v, text] of heats) {
       const o = el('option', '', text);
       o.value = v;
       heatSelect.append(o);
     }
-    heatSelect.addEventListener('change', () => { heatOf(heatSelect.value === 'lost'); lineList.draw(); });
+    heatSelect.addEventListener('change', () => { heatOf(heatSelect.value); lineList.draw(); });
   }
   const sourceOrder = S.map((_, i) => i);
   // The hottest file first (profile), else the one the most lines with kernels are in.
@@ -406,7 +475,7 @@
   sourceOrder.sort(profile ? (a, b) => (fileMax[b] - fileMax[a]) || a - b : (a, b) => (withKernels[b] - withKernels[a]) || a - b);
   for (const i of sourceOrder) {
     const n = withKernels[i];
-    const o = el('option', '', S[i].path + '  (' + count(n, 'line', 'lines') + ' with kernels' + (fileMax[i] ? ', the hottest ' + dur(fileMax[i]) : '') + ')');
+    const o = el('option', '', S[i].path + '  (' + count(n, 'line', 'lines') + ' with kernels' + (fileMax[i] ? (C ? ', the largest change ' : ', the hottest ') + dur(fileMax[i]) : '') + ')');
     o.value = String(i);
     select.append(o);
   }
@@ -423,16 +492,21 @@
     if (profile) {
       // Against the file's hottest line, so that every file shows its own hot spots.
       const h = el('span', 'heat');
-      h.style.background = 'rgba(var(--heat), ' + (ns && fileMax[current] ? Math.max(0.12, Math.sqrt(ns / fileMax[current])).toFixed(3) : 0) + ')';
-      h.title = dur(ns);
+      h.style.background = 'rgba(var(' + (ns < 0 ? '--shrink' : '--heat') + '), ' +
+        (ns && fileMax[current] ? Math.max(0.12, Math.sqrt(Math.abs(ns) / fileMax[current])).toFixed(3) : 0) + ')';
+      h.title = heatMode === 'change' ? signedDur(ns) : dur(ns);
       e.append(h);
     }
     e.append(el('span', 'grow src' + (text === null ? ' dim' : ''), text === null ? '(text not readable here)' : text));
     if (ks || ranked) {
       const n_k = ranked ? ranked[3].length : ks.size;
       const ops = [...(lineOps.get(key) || [])];
-      const lostHeat = heatSelect.value === 'lost';
+      const lostHeat = heatMode === 'lost';
       let ann = (profile && ns ? (lostHeat ? 'lost ' : '') + dur(ns) + ' (' + share(ns, T.ns) + ') \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');
+      if (C) {
+        ann = (ranked ? signedDur(ranked[1] - ranked[7]) + ' (' + changeMark(ranked[1] - ranked[7], ranked[7], ranked[9]).textContent + ') \u00b7 ' +
+          (ranked[9] === 2 ? 'gone' : dur(ranked[1]) + ' new') + ' \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');
+      }
       if (ops.length) ann += ' \u00b7 ' + ops.slice(0, 3).join(', ') + (ops.length > 3 ? ', \u2026' : '');
       e.append(el('span', 'ann', ann));
       e.addEventListener('click', () => selectLine(current, n));
@@ -537,7 +611,11 @@
     kv(g, profile ? 'directories' : 'directory', x.dir);
     kv(g, 'status', x.note);
     if (!profile) kv(g, 'handles', 'populated ' + x.bar[0] + ', null ' + x.bar[1] + ', absent ' + x.bar[2] + ', malformed ' + x.bar[3]);
-    if (x.ns !== undefined) kv(g, 'device time', dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the device time)');
+    if (C) {
+      kv(g, 'new device time', x.ns === undefined ? 'gone (not in the new run)' : dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the new run)');
+      kv(g, 'base device time', x.b ? dur(x.b[0]) + ' in ' + count(x.b[1], 'event', 'events') + ' (' + share(x.b[0], C.ns) + ' of the base run)' : 'new (not in the base run)');
+      kv(g, 'change', signedDur(kChange(x)) + ' (' + changeMark(kChange(x), baseNs(x), x.b ? (x.ns === undefined ? 2 : 0) : 1).textContent + ')');
+    } else if (x.ns !== undefined) kv(g, 'device time', dur(x.ns) + ' in ' + count(x.ev, 'event', 'events') + ' (' + share(x.ns, T.ns) + ' of the device time)');
     if (kernelLines[k].size) {
       const links = el('span', 'links');
       const lines = [...kernelLines[k]].map((key) => key.split(':').map(Number)).sort((a, b) => byText(S[a[0]].path, S[b[0]].path) || a[1] - b[1]);
@@ -591,8 +669,14 @@
   buildRows(true);
   buildProblems();
   if (profile && R.length) showRanking(0);
-  const hottest = byLine && byLine.rows.find((r) => r[4] >= 0);
-  if (hottest) {
+  // Compared: the line that grew the most (else the first line of the ranking).
+  const hottest = byLine && ((C && byLine.rows.find((r) => r[4] >= 0 && r[1] > r[7])) || byLine.rows.find((r) => r[4] >= 0));
+  if (hottest && C) {
+    hlLines = new Set([hottest[4] + ':' + hottest[5]]);
+    showSource(hottest[4], hottest[5]);
+    $('line-status').textContent = (hottest[1] > hottest[7] ? 'The largest growth: ' : 'No line grew; the largest change: ') + hottest[0] + ', ' +
+      signedDur(hottest[1] - hottest[7]) + ' (' + changeMark(hottest[1] - hottest[7], hottest[7], hottest[9]).textContent + '). Click a line to list its kernels.';
+  } else if (hottest) {
     hlLines = new Set([hottest[4] + ':' + hottest[5]]);
     showSource(hottest[4], hottest[5]);
     $('line-status').textContent = 'The hottest line: ' + hottest[0] + ', ' + dur(hottest[1]) + ' (' + share(hottest[1], T.ns) + '). Click a line to list its kernels.';

@@ -1,22 +1,18 @@
-// strip_kernel: what strip decides per file, and that it writes only in write mode.
-#include "sdscprov/commands/annotate.hpp"
+// annotate's run (annotate_run.hpp) over a small cache and map, and the Annotator on one kernel
+// directory: handles written, a dry run that writes nothing, the sidecars' problems in their own
+// field, notes on the map's kernels without a directory, unmatched directories left alone.
+#include "sdscprov/commands/annotate_run.hpp"
 #include "sdscprov/commands/pending_writes.hpp"
+#include "sdscprov/sidecars/origins.hpp"
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <sys/file.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace sdscprov;
 
 namespace {
-
-const std::string populated =
-    R"({"id": "1", "source": null, "aten_op": null, "ir_chain": ["a"], "fused_from": [], "transform_history": []})";
 
 std::string read(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -25,154 +21,230 @@ std::string read(const std::filesystem::path& p) {
     return s.str();
 }
 
-KernelReport kernel_in(const test::TempDir& t, const std::vector<std::string>& docs) {
-    KernelReport k;
-    k.dir.path = (t.root / "k_abcdefgh").string();
-    for (std::size_t i = 0; i < docs.size(); ++i) {
-        std::string name = "sdsc_" + std::to_string(i) + ".json";
-        t.file("k_abcdefgh/" + name, docs[i]);
-        k.dir.files.push_back({k.dir.path + "/" + name, *match_sdsc_file_name(name), true});
+const std::string relu_dir = "c/sdsc_fused_relu_0_abcdefgh";
+const std::string other_dir = "c/sdsc_other_2_zzzzzzzz";
+const std::string relu_file = "{\"0_relufwd\": {\"x\": 1}}";
+const std::string other_file = "{\"0_add\": {\"x\": 1}}";
+
+// A map of three kernels: one with the cache's relu directory, two with no directory in it (the
+// second of them naming an origin that is not in 'nodes': a warning of the map); `extra` goes
+// into the map's object (an unknown member makes it an error).
+std::string map_text(const std::string& extra = "") {
+    return R"({"sdscprov_origins": 1,)" + extra + R"(
+ "nodes": {"relu_1": {"original_aten": "aten.relu.default",
+   "stack_trace": "  File \"/m.py\", line 3, in forward\n    h = torch.relu(x)\n"}},
+ "kernels": [
+  {"name": "sdsc_fused_relu_0", "dir": "sdsc_fused_relu_0_abcdefgh",
+   "ops": [{"opfunc": "relufwd", "buffer": "buf0", "origins": ["relu_1"]}]},
+  {"name": "sdsc_gone_1", "ops": [{"opfunc": "add", "buffer": "buf1", "origins": ["relu_1"]}]},
+  {"name": "sdsc_gone_3", "ops": [{"opfunc": "add", "buffer": "buf1", "origins": ["nowhere"]}]}
+ ]})";
+}
+
+struct Fixture {
+    test::TempDir t;
+    std::string map;
+    Fixture(const std::string& extra = "") {
+        t.file(relu_dir + "/sdsc_0.json", relu_file);
+        t.file(other_dir + "/sdsc_0.json", other_file);
+        t.file("map.json", map_text(extra));
+        map = (t.root / "map.json").string();
     }
-    return k;
+    AnnotateRunOptions options(AnnotateMode mode) const {
+        AnnotateRunOptions o;
+        o.paths = {(t.root / "c").string()};
+        o.origins = {map};
+        o.pipeline.jobs = 2;
+        o.annotate.write.mode = mode;
+        o.annotate.write.durability = Durability::none;
+        o.note_kernels_without_dir = true;
+        return o;
+    }
+};
+
+std::size_t count_code(const std::vector<Problem>& problems, ProblemCode code) {
+    return static_cast<std::size_t>(std::count_if(
+        problems.begin(), problems.end(), [&](const Problem& p) { return p.code == code; }));
 }
 
 } // namespace
 
-TEST_CASE("strip: per file, null or removed, absent, duplicated and broken files left alone") {
-    test::TempDir t;
-    const std::vector<std::string> docs = {
-        "{\"0_add\": {\"x\": 1}}",
-        "{\"1_add\": {\"debug_handle_\": null, \"x\": 1}}",
-        "{\"2_add\": {\"debug_handle_\": " + populated + ", \"x\": 1}}",
-        "{\"3_add\": {\"debug_handle_\": null, \"debug_handle_\": null}}",
-        "{\"4_add\": {",
-    };
-    for (bool remove : {false, true}) {
-        CAPTURE(remove);
-        auto k = kernel_in(t, docs);
-        Scanner scanner;
-        StripOptions options;
-        options.remove = remove;
-        options.write.mode = AnnotateMode::dry_run;
-        strip_kernel(k, scanner, options);
-        REQUIRE(k.annotation);
-        const auto& files = k.annotation->files;
-        REQUIRE(files.size() == 5);
-        CHECK(files[0].action == FileAction::keep);
-        CHECK(files[1].action == (remove ? FileAction::remove : FileAction::keep));
-        CHECK(files[2].action == (remove ? FileAction::remove : FileAction::strip));
-        CHECK(files[2].changes);
-        CHECK(files[3].action == FileAction::malformed);
-        CHECK(files[4].action == FileAction::bad_file);
-        CHECK(!k.annotation->pending); // a dry run writes no temporary file
-        for (std::size_t i = 0; i < docs.size(); ++i) {
-            CHECK(read(k.dir.files[i].path) == docs[i]);
-        }
-    }
+TEST_CASE("annotate run: the handle written, the unmatched directory left alone") {
+    Fixture f;
+    std::vector<std::string> delivered;
+    std::uint64_t walked = 0;
+    auto result = annotate(f.options(AnnotateMode::write),
+                           {[&](const KernelReport& k) { delivered.push_back(*k.dir.kernel); },
+                            [&](std::uint64_t files) { walked = files; }});
+    REQUIRE(result.run);
+    CHECK(walked == 2);
+    CHECK(delivered == std::vector<std::string>{"sdsc_fused_relu_0", "sdsc_other_2"});
+    const auto& totals = result.run->totals.annotate;
+    CHECK(totals.added == 1);
+    CHECK(totals.written == 1);
+    CHECK(totals.kernels_matched == 1);
+    CHECK(totals.kernels_not_in_map == 1);
+    const std::string written = read(f.t.root / relu_dir / "sdsc_0.json");
+    CHECK(written.find("\"debug_handle_\"") != std::string::npos);
+    CHECK(written.find("aten.relu.default") != std::string::npos);
+    CHECK(read(f.t.root / other_dir / "sdsc_0.json") == other_file);
+    CHECK(result.index != nullptr);
 }
 
-TEST_CASE("strip: in write mode the change lands at commit, and only the handle changes") {
-    test::TempDir t;
-    auto k = kernel_in(t, {"{\"0_add\": {\"debug_handle_\": " + populated + ", \"x\": 1}}"});
-    Scanner scanner;
-    StripOptions options;
-    options.write.durability = Durability::none;
-    strip_kernel(k, scanner, options);
-    REQUIRE(k.annotation->pending);
-    REQUIRE(k.annotation->pending->replaces.size() == 1);
-    CHECK(read(k.dir.files[0].path).find("\"id\"") != std::string::npos); // not yet
-    std::vector<KernelReport> batch;
-    batch.push_back(std::move(k));
-    commit_batch(batch, options.write);
-    CHECK(batch[0].annotation->files[0].written);
-    CHECK(read(batch[0].dir.files[0].path) == "{\"0_add\": {\"debug_handle_\": null, \"x\": 1}}");
+TEST_CASE("annotate run: a dry run writes nothing and says so") {
+    Fixture f;
+    struct Seen {
+        bool dry_run;
+        std::size_t pending;
+        std::vector<FileOutcome> files;
+    };
+    std::vector<Seen> seen;
+    auto result = annotate(f.options(AnnotateMode::dry_run), {[&](const KernelReport& k) {
+                               seen.push_back({k.annotation->dry_run, pending_count(*k.annotation),
+                                               k.annotation->files});
+                           }});
+    REQUIRE(result.run);
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0].dry_run);
+    CHECK(seen[0].pending == 0); // no temporary file either
+    REQUIRE(seen[0].files.size() == 1);
+    CHECK(seen[0].files[0].action == FileAction::add);
+    CHECK(seen[0].files[0].changes);
+    CHECK_FALSE(seen[0].files[0].written);
+    CHECK(seen[1].files[0].action == FileAction::unmatched);
+    CHECK(result.run->totals.annotate.added == 1);
+    CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == relu_file);
+    CHECK(read(f.t.root / other_dir / "sdsc_0.json") == other_file);
 }
 
-TEST_CASE("strip and annotate remove only our temporaries whose writer is gone") {
-    test::TempDir t;
-    const std::string k = "k_abcdefgh/";
-    t.file(k + "sdsc_0.json", "{\"0_add\": {\"x\": 1}}");
-    std::string boot = "00000000";
-    {
-        std::ifstream in("/proc/sys/kernel/random/boot_id");
-        std::string id;
-        if (in >> id && id.size() >= 8) {
-            boot = id.substr(0, 8);
-        }
-    }
-    auto temp_name = [&](const std::string& of, const std::string& run) {
-        return "." + of + ".sdscprov-b" + boot + "-" + run + "-0.tmp";
-    };
-    const std::string dead = temp_name("sdsc_0.json", "00000000000000d1");
-    const std::string alive = temp_name("sdsc_0.json", "00000000000000a1");
-    const std::string two_links = temp_name("sdsc_0.json", "0000000000000021");
-    const std::string of_no_file = temp_name("sdsc_9.json", "00000000000000d2");
-    // Named merely like ours: an older sdscprov's name (whose pid proves nothing), someone's
-    // backup.
-    const std::string old_style = ".sdsc_0.json.sdscprov-4000000-0.tmp";
-    const std::string backup = ".notes.sdscprov-4000000-backup.tmp";
-    for (const auto& name : {dead, alive, two_links, of_no_file, old_style, backup}) {
-        t.file(k + name, "partial");
-    }
-    std::filesystem::create_hard_link(t.root / k / two_links, t.root / "elsewhere");
-    // A live writer holds its lock; here this test does (another open file description).
-    int held = ::open((t.root / k / alive).c_str(), O_WRONLY | O_CLOEXEC);
-    REQUIRE(held >= 0);
-    REQUIRE(::flock(held, LOCK_EX) == 0);
-    // One of this run, written as annotate writes it.
-    Scanner scanner;
-    ScanResult scan = scanner.scan_file(
-        SdscFile{(t.root / k / "sdsc_0.json").string(), *match_sdsc_file_name("sdsc_0.json")});
-    REQUIRE(scan.status == FileStatus::ok);
-    Problem problem;
-    auto ours = write_temp(scan.file.path, "{}", scan.stamp, Durability::none, problem);
-    REQUIRE(ours.has_value());
+TEST_CASE("annotate run: the sidecars' problems in their field, the notes in the run's") {
+    Fixture f;
+    auto result = annotate(f.options(AnnotateMode::dry_run));
+    REQUIRE(result.run);
+    // The map's warning (an origin not in 'nodes') is the sidecar's, once, and not the run's.
+    REQUIRE(result.sidecar_problems.size() == 1);
+    CHECK(result.sidecar_problems[0].code == ProblemCode::bad_origins);
+    CHECK(result.sidecar_problems[0].path == f.map);
+    CHECK(count_code(result.run->problems, ProblemCode::bad_origins) == 0);
+    // The two kernels without a directory, in map order, first of the run's problems.
+    const auto& problems = result.run->problems;
+    REQUIRE(problems.size() >= 2);
+    CHECK(problems[0].code == ProblemCode::kernel_without_dir);
+    CHECK(problems[0].message.find("'sdsc_gone_1'") != std::string::npos);
+    CHECK(problems[0].pos.line == 7);
+    CHECK(problems[1].code == ProblemCode::kernel_without_dir);
+    CHECK(problems[1].message.find("'sdsc_gone_3'") != std::string::npos);
+    CHECK(count_code(problems, ProblemCode::kernel_without_dir) == 2);
+    auto all = result.all_problems();
+    REQUIRE(all.size() == 1 + problems.size());
+    CHECK(all[0].code == ProblemCode::bad_origins);
+    CHECK(all[1].code == ProblemCode::kernel_without_dir);
+}
 
+TEST_CASE(
+    "annotate run: no kernel-without-dir notes for files named one by one or when not asked") {
+    Fixture f;
+    auto named = f.options(AnnotateMode::dry_run);
+    named.paths = {(f.t.root / relu_dir / "sdsc_0.json").string()};
+    auto result = annotate(named);
+    REQUIRE(result.run);
+    CHECK(count_code(result.run->problems, ProblemCode::kernel_without_dir) == 0);
+    CHECK(result.run->totals.annotate.added == 1);
+
+    auto quiet = f.options(AnnotateMode::dry_run);
+    quiet.note_kernels_without_dir = false;
+    result = annotate(quiet);
+    REQUIRE(result.run);
+    CHECK(count_code(result.run->problems, ProblemCode::kernel_without_dir) == 0);
+}
+
+TEST_CASE("annotate run: a sidecar with an error stops it before any file is read") {
+    Fixture f(R"( "kernel": [],)");
+    std::size_t delivered = 0;
+    auto result =
+        annotate(f.options(AnnotateMode::write), {[&](const KernelReport&) { ++delivered; }});
+    CHECK_FALSE(result.run);
+    CHECK(delivered == 0);
+    REQUIRE_FALSE(result.sidecar_problems.empty());
+    CHECK(result.sidecar_problems[0].severity == Severity::error);
+    CHECK(result.sidecar_problems[0].path == f.map);
+    CHECK(result.sidecar_problems[0].pos.line == 1);
+    CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == relu_file);
+}
+
+TEST_CASE("Annotator: a stale handle is warned about and kept, --refresh replaces it") {
+    Fixture f;
+    // The relu file, annotated once, then given another id: another compile's handle.
+    REQUIRE(annotate(f.options(AnnotateMode::write)).run);
+    std::string text = read(f.t.root / relu_dir / "sdsc_0.json");
+    auto id = text.find("\"id\": \"");
+    REQUIRE(id != std::string::npos);
+    text.replace(id + 7, text.find('"', id + 7) - (id + 7), "1");
+    f.t.file(relu_dir + "/sdsc_0.json", text);
+
+    auto read_map = read_origins_map(f.map);
+    REQUIRE(read_map.map);
+    std::vector<OriginsMap> maps;
+    maps.push_back(std::move(*read_map.map));
+    OriginsIndex index(std::move(maps));
     std::vector<KernelDir> dirs;
-    std::vector<Problem> walk_problems;
     discover(
-        {t.root.string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); },
-        [&](Problem&& p) { walk_problems.push_back(std::move(p)); });
+        {(f.t.root / relu_dir).string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); },
+        [](Problem&&) {});
     REQUIRE(dirs.size() == 1);
-    CHECK(dirs[0].temps.size() == 5); // ours, dead, alive, two_links, of_no_file
-    CHECK(dirs[0].files.size() == 1); // temporaries are never taken for SDSC files
-
-    std::vector<Problem> problems;
-    remove_leftover_temps(dirs[0], problems);
-    CHECK_FALSE(std::filesystem::exists(t.root / k / dead));
-    for (const auto& name : {alive, two_links, of_no_file, old_style, backup}) {
-        CAPTURE(name);
-        CHECK(std::filesystem::exists(t.root / k / name));
-        CHECK(read(t.root / k / name) == "partial");
+    for (bool refresh : {false, true}) {
+        for (bool warnings : {false, true}) {
+            CAPTURE(refresh);
+            CAPTURE(warnings);
+            AnnotateOptions options;
+            options.join.refresh = refresh;
+            options.stale_warnings = warnings;
+            options.write.mode = AnnotateMode::dry_run;
+            Annotator annotator(index, {{"sdsc_fused_relu_0", 1}}, options);
+            KernelReport k;
+            k.dir = dirs[0];
+            Scanner scanner;
+            annotator.annotate_kernel(k, scanner);
+            REQUIRE(k.annotation);
+            CHECK(k.annotation->match == KernelMatch::matched);
+            CHECK(k.annotation->dry_run);
+            REQUIRE(k.annotation->files.size() == 1);
+            CHECK(k.annotation->files[0].action ==
+                  (refresh ? FileAction::refresh : FileAction::differs));
+            CHECK(count_code(k.problems, ProblemCode::stale_handle) ==
+                  (!refresh && warnings ? 1U : 0U));
+            CHECK(pending_count(*k.annotation) == 0);
+        }
     }
-    CHECK(std::filesystem::exists(ours->temp));
-    REQUIRE(problems.size() == 1);
-    CHECK(problems[0].path == (t.root / k / dead).string());
-    CHECK(problems[0].code == ProblemCode::leftover_temp);
-    CHECK(problems[0].severity == Severity::note);
+    CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == text);
+}
 
-    // Once its writer lets go, the lock is free: the next sweep removes it.
-    ::close(held);
-    problems.clear();
-    remove_leftover_temps(dirs[0], problems);
-    CHECK_FALSE(std::filesystem::exists(t.root / k / alive));
-    CHECK(problems.size() == 1);
-    ours->release();
-    CHECK_FALSE(std::filesystem::exists(ours->temp));
-
-    // In a dry run nothing is removed.
-    t.file(k + dead, "partial");
-    KernelReport report;
-    report.dir = dirs[0];
-    StripOptions options;
-    options.write.mode = AnnotateMode::dry_run;
-    strip_kernel(report, scanner, options);
-    CHECK(std::filesystem::exists(t.root / k / dead));
-    options.write.mode = AnnotateMode::write;
-    KernelReport again;
-    again.dir = dirs[0];
-    strip_kernel(again, scanner, options);
-    CHECK_FALSE(std::filesystem::exists(t.root / k / dead));
-    CHECK(std::filesystem::exists(t.root / k / backup));
-    CHECK(std::filesystem::exists(t.root / k / old_style));
+TEST_CASE("Annotator: two directories of one kernel name without dir in the map are ambiguous") {
+    Fixture f;
+    auto read_map = parse_origins_map("m.json", R"({"sdscprov_origins": 1, "nodes": {},
+        "kernels": [{"name": "sdsc_fused_relu_0", "ops": [{"opfunc": "relufwd",
+        "buffer": "b", "origins": []}]}]})");
+    REQUIRE(read_map.map);
+    std::vector<OriginsMap> maps;
+    maps.push_back(std::move(*read_map.map));
+    OriginsIndex index(std::move(maps));
+    std::vector<KernelDir> dirs;
+    discover(
+        {(f.t.root / relu_dir).string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); },
+        [](Problem&&) {});
+    REQUIRE(dirs.size() == 1);
+    for (std::size_t same_name : {1U, 2U}) {
+        CAPTURE(same_name);
+        Annotator annotator(index, {{"sdsc_fused_relu_0", same_name}}, AnnotateOptions{});
+        KernelReport k;
+        k.dir = dirs[0];
+        Scanner scanner;
+        annotator.annotate_kernel(k, scanner);
+        CHECK(k.annotation->match ==
+              (same_name == 1 ? KernelMatch::matched : KernelMatch::ambiguous));
+        CHECK(k.annotation->files[0].action ==
+              (same_name == 1 ? FileAction::no_origin : FileAction::unmatched));
+        CHECK_FALSE(k.annotation->dry_run);
+    }
+    CHECK(read(f.t.root / relu_dir / "sdsc_0.json") == relu_file);
 }

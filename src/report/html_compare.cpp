@@ -1,0 +1,151 @@
+// What profile --baseline puts in the HTML page (html_model.hpp): the bundles of both runs as the
+// kernels (a bundle is the same in both when its label is), each with its time in either run; the
+// compared rankings as the comparison orders them; each source line's device time in both runs,
+// for the heat of the new run and the heat by change.
+#include "report/html_model.hpp"
+#include "sdscprov/report/html.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace sdscprov {
+
+namespace {
+
+using KernelOf = std::map<std::string, std::uint32_t>; // a bundle's label -> its kernel on the page
+
+using HandlesById = std::map<std::string_view, const DebugHandle*>;
+
+HandlesById handles_by_id(const ProfileReport& run) {
+    HandlesById by_id;
+    for (const auto& h : run.handles) {
+        by_id.emplace(h.id, &h);
+    }
+    return by_id;
+}
+
+// The bundles of the new run, then those of the base run that are gone from it.
+KernelOf add_kernels(HtmlModel& model, const ProfileComparison& c) {
+    KernelOf kernel_of;
+    std::uint32_t kernels = 0;
+    std::map<std::string_view, const ProfileBundle*> in_base;
+    for (const auto& b : c.base.bundles) {
+        in_base.emplace(b.label, &b);
+    }
+    const HandlesById now_handles = handles_by_id(c.now);
+    for (const auto& b : c.now.bundles) {
+        HtmlKernel row = profile_bundle_row(b);
+        auto ops = profile_bundle_ops(b, now_handles, row);
+        if (auto it = in_base.find(b.label); it != in_base.end()) {
+            row.base = std::pair{it->second->time.ns, it->second->time.events};
+        }
+        kernel_of.emplace(b.label, kernels++);
+        model.kernel(row, ops);
+    }
+    const HandlesById base_handles = handles_by_id(c.base);
+    for (const auto& b : c.base.bundles) {
+        if (kernel_of.count(b.label) > 0) {
+            continue;
+        }
+        HtmlKernel row = profile_bundle_row(b);
+        auto ops = profile_bundle_ops(b, base_handles, row);
+        row.base = std::pair{b.time.ns, b.time.events};
+        row.ns.reset(); // gone from the new run
+        row.events = 0;
+        kernel_of.emplace(b.label, kernels++);
+        model.kernel(row, ops);
+    }
+    return kernel_of;
+}
+
+// Each compared row with the kernels of its bundles in both runs (rows joined by label).
+std::vector<HtmlChangeRow> change_rows(const std::vector<RowChange>& rows,
+                                       const std::vector<ProfileRow>& base_rows,
+                                       const std::vector<ProfileRow>& now_rows,
+                                       const ProfileComparison& c, const KernelOf& kernel_of) {
+    std::map<std::string_view, std::pair<const ProfileRow*, const ProfileRow*>> by_label;
+    for (const auto& r : base_rows) {
+        by_label[r.label].first = &r;
+    }
+    for (const auto& r : now_rows) {
+        by_label[r.label].second = &r;
+    }
+    auto kernels_of = [&kernel_of](const ProfileReport& run, const ProfileRow* r,
+                                   std::vector<std::uint32_t>& out) {
+        for (auto i : r ? r->bundles : std::vector<std::uint32_t>{}) {
+            if (i < run.bundles.size()) {
+                out.push_back(kernel_of.at(run.bundles[i].label));
+            }
+        }
+    };
+    std::vector<HtmlChangeRow> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) {
+        HtmlChangeRow row{&r, {}};
+        auto it = by_label.find(r.label);
+        if (it != by_label.end()) {
+            kernels_of(c.now, it->second.second, row.kernels);
+            kernels_of(c.base, it->second.first, row.kernels);
+        }
+        std::sort(row.kernels.begin(), row.kernels.end());
+        row.kernels.erase(std::unique(row.kernels.begin(), row.kernels.end()), row.kernels.end());
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+void summaries(HtmlModel& model, const ProfileComparison& c) {
+    model.summary("base trace", c.base.trace);
+    model.summary("new trace", c.now.trace);
+    model.summary("bundles", std::to_string(c.base.bundles.size()) + " base, " +
+                                 std::to_string(c.now.bundles.size()) + " new");
+    model.summary("diagnostics", std::to_string(c.base.diagnostics.size()) + " base, " +
+                                     std::to_string(c.now.diagnostics.size()) + " new");
+}
+
+void problems(HtmlModel& model, const ProfileReport& run) {
+    for (const auto& p : run.problems) {
+        model.problem(p);
+    }
+    for (const auto& d : run.diagnostics) {
+        model.listed(d.path, d.pos, to_string(d.severity), to_string(d.code),
+                     d.message + " (" + std::to_string(d.events) + " events)");
+    }
+}
+
+} // namespace
+
+std::string render_comparison_html(const ProfileComparison& c) {
+    HtmlModel model("profile", "sdscprov profile --baseline");
+    summaries(model, c);
+    model.profile_totals(c.now.coverage, c.now.bundles.size());
+    model.baseline_totals(c.base.coverage, c.base.bundles.size(), "totals");
+    KernelOf kernel_of = add_kernels(model, c);
+    model.change_ranking("line", "Source lines", "source line",
+                         "a bundle counts fully for each of its lines: the rows can add up to "
+                         "more than the total",
+                         change_rows(c.by_line, c.base.by_line, c.now.by_line, c, kernel_of));
+    model.change_ranking("aten", "ATen ops", "ATen op",
+                         "a bundle counts fully for each of its ops: the rows can add up to more "
+                         "than the total",
+                         change_rows(c.by_aten, c.base.by_aten, c.now.by_aten, c, kernel_of));
+    model.change_ranking("kernel", "Kernels", "kernel",
+                         "one row per compiled bundle; sdscprov explain takes its label",
+                         change_rows(c.by_kernel, c.base.by_kernel, c.now.by_kernel, c, kernel_of));
+    for (const auto& r : c.by_line) {
+        if (r.line && r.now) {
+            model.line_time(r.line->file, r.line->line, r.new_ns());
+        }
+        if (r.line && r.base) {
+            model.line_base(r.line->file, r.line->line, r.base_ns());
+        }
+    }
+    problems(model, c.base);
+    problems(model, c.now);
+    std::ostringstream out;
+    write_html_page(out, model.title(), model.json());
+    return out.str();
+}
+
+} // namespace sdscprov
