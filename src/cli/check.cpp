@@ -3,86 +3,11 @@
 
 #include "commands.hpp"
 #include "sdscprov/report/check_printers.hpp"
-#include "sdscprov/report/html.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <set>
 
 namespace sdscprov::cli {
-
-namespace {
-
-// The formats written once the run is complete: json, sarif, junit, github (with the step
-// summary GitHub Actions shows, when $GITHUB_STEP_SUMMARY names one).
-void write_whole_report(Format format, const sdscprov::CheckResult& checked,
-                        const std::optional<sdscprov::ShardWalk>& shard) {
-    if (format == Format::json && shard) {
-        sdscprov::write_check_json(std::cout, checked, *shard);
-    } else if (format == Format::json) {
-        std::vector<sdscprov::Finding> all;
-        for (const auto& k : checked.kernels) {
-            all.insert(all.end(), k.findings.begin(), k.findings.end());
-        }
-        sdscprov::write_check_json(std::cout, all, checked.problems, checked.files());
-    } else if (format == Format::sarif) {
-        sdscprov::write_check_sarif(std::cout, checked);
-    } else if (format == Format::junit) {
-        sdscprov::write_check_junit(std::cout, checked);
-    } else if (format == Format::github) {
-        sdscprov::write_check_github(std::cout, checked);
-        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
-        if (summary != nullptr && *summary != '\0') {
-            std::ofstream out(summary, std::ios::app);
-            sdscprov::write_check_markdown_summary(out, checked);
-            if (!out) {
-                std::cerr << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << summary
-                          << ")\n";
-            }
-        }
-    }
-}
-
-// What the summary counts: findings, files, and kernels (by name; a directory without one by its
-// own name) and directories, in all and with findings: the words and numbers of scan's report
-// (docs/formats.md).
-struct CheckTally {
-    std::uint64_t findings = 0;
-    std::uint64_t files = 0;
-    std::set<std::string> kernels;
-    std::set<std::string> kernels_found;
-    std::uint64_t dirs = 0;
-    std::uint64_t dirs_found = 0;
-
-    void count(const sdscprov::KernelReport& k, const sdscprov::CheckedKernel& kernel) {
-        files += kernel.files;
-        findings += kernel.findings.size();
-        std::string name = k.dir.kernel ? *k.dir.kernel
-                                        : k.dir.path.substr(k.dir.path.rfind('/') + 1);
-        ++dirs;
-        if (!kernel.findings.empty()) {
-            ++dirs_found;
-            kernels_found.insert(name);
-        }
-        kernels.insert(std::move(name));
-    }
-
-    // The run's summary line on standard error.
-    void print() const {
-        auto counted = [](std::uint64_t k, std::uint64_t d) {
-            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
-                   (d == 1 ? " directory)" : " directories)");
-        };
-        std::cerr << "sdscprov check: " << findings << " finding" << (findings == 1 ? "" : "s")
-                  << " in " << files << " SDSC file" << (files == 1 ? "" : "s") << "; "
-                  << counted(kernels_found.size(), dirs_found)
-                  << (kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
-                  << counted(kernels.size(), dirs) << '\n';
-    }
-};
-
-} // namespace
 
 void add_check_options(CLI::App& check_command, CheckCli& options) {
     CLI::App* check = &check_command;
@@ -134,30 +59,23 @@ checked_run(const CheckCli& cli, Progress& progress,
 // Exit 1 with findings, 2 with bad input, 0 when clean.
 int run_check(const CheckCli& cli) {
     const Format format = cli.common.format;
-    sdscprov::CheckResult checked; // kept whole only for the formats written at the end
-    CheckTally tally;
-    sdscprov::CheckTextPrinter text(std::cout, use_color(cli.common.color), cli.common.all,
-                                    report_width(STDOUT_FILENO));
+    sdscprov::CheckPrinterOptions printer_options;
+    printer_options.report = printer_options_for(cli.common, "check");
+    if (format == Format::github) {
+        const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
+        printer_options.step_summary = summary != nullptr ? summary : "";
+    }
+    auto printer = sdscprov::make_check_printer(report_format(format), std::cout, std::cerr,
+                                                std::move(printer_options));
+    sdscprov::CheckTally tally;
     // Text findings are held to the end unless --all; the page streams; the other formats are
     // written at the end.
     Progress progress("checked", cli.common.all || format == Format::html);
-    // --format html: the page printer of scan, with the findings (report/html.hpp).
-    auto html = format == Format::html
-                    ? sdscprov::make_printer(sdscprov::ReportFormat::html, std::cout,
-                                             printer_options_for(cli.common, "check"))
-                    : nullptr;
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
-        if (html) {
-            html->kernel(k);
-        }
-        auto kernel = sdscprov::checked_kernel(k);
-        tally.count(k, kernel);
-        if (format != Format::text) {
-            checked.kernels.push_back(std::move(kernel));
-            return;
-        }
-        text.kernel(kernel, k.dir.kernel);
+        auto checked = sdscprov::checked_kernel(k);
+        tally.add(k, checked);
+        printer->item({k, checked});
     };
     std::vector<sdscprov::Problem> sidecar_problems;
     std::optional<sdscprov::PipelineResult> result =
@@ -173,22 +91,16 @@ int run_check(const CheckCli& cli) {
     }
     progress.clear();
     print_problems(sidecar_problems); // before the findings, the run's problems after them
-    checked.problems = std::move(sidecar_problems);
-    checked.problems.insert(checked.problems.end(), result->problems.begin(),
-                            result->problems.end());
-    if (format == Format::text) {
-        text.finish();
-    } else if (html) {
-        html->finish(result->totals, checked.problems);
-    } else {
-        write_whole_report(format, checked, result->totals.shard);
-    }
+    std::vector<sdscprov::Problem> problems = std::move(sidecar_problems);
+    problems.insert(problems.end(), result->problems.begin(), result->problems.end());
+    const sdscprov::CheckEnd end{result->totals, problems, tally};
+    printer->end(end);
     std::cout.flush();
     print_problems(result->problems);
     if (!quiet_mode) {
-        tally.print();
+        printer->summary(end);
     }
-    return exit_status(checked.problems, tally.findings > 0);
+    return exit_status(problems, tally.findings > 0);
 }
 
 } // namespace sdscprov::cli

@@ -4,7 +4,6 @@
 #include "commands.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/explain_printers.hpp"
-#include "sdscprov/report/html.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <iostream>
@@ -93,13 +92,12 @@ int run_explain(const ExplainCli& cli) {
             bad_file |= any_error(op.problems);
         }
     }
-    if (cli.format == Format::json) {
-        sdscprov::print_explain_json(std::cout, kernels, problems);
-    } else if (cli.format == Format::html) {
-        sdscprov::print_explain_html(std::cout, kernels, problems);
-    } else {
-        sdscprov::print_explain_text(std::cout, kernels, use_color(cli.color));
+    auto printer =
+        sdscprov::make_explain_printer(report_format(cli.format), std::cout, use_color(cli.color));
+    for (const auto& k : kernels) {
+        printer->item(k);
     }
+    printer->end({problems});
     std::cout.flush();
     print_problems(problems);
     // A kernel name of several compiles: say how to name one (as profile's kernel rows do).

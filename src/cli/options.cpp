@@ -45,9 +45,18 @@ ReportFormat report_format(Format format) {
         return ReportFormat::markdown;
     case Format::html:
         return ReportFormat::html;
-    default:
-        return ReportFormat::text;
+    case Format::sarif:
+        return ReportFormat::sarif;
+    case Format::github:
+        return ReportFormat::github;
+    case Format::junit:
+        return ReportFormat::junit;
+    case Format::folded:
+        return ReportFormat::folded;
+    case Format::text:
+        break;
     }
+    return ReportFormat::text;
 }
 
 std::string_view to_string(ColorMode mode) {

@@ -21,7 +21,7 @@ namespace sdscprov::cli {
 enum class Format { text, json, markdown, html, sarif, github, junit, folded };
 std::string_view to_string(Format format);
 std::optional<Format> format_from_name(std::string_view name);
-// The report printers' format of text, json, markdown and html (text for the others).
+// The printers' format (report.hpp): the same value.
 ReportFormat report_format(Format format);
 
 // --color auto|always|never.

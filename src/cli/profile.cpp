@@ -10,7 +10,6 @@
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/profile/trace.hpp"
-#include "sdscprov/report/html.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
@@ -20,6 +19,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,24 +234,18 @@ int run_profile(const ProfileCli& given) {
 
     // The annotated copy on standard output takes the report's place there.
     if (!o.quiet && !(annotated && annotated->to_stdout())) {
-        std::string out;
-        if (o.format == Format::json) {
-            out = render_profile_json(report);
-        } else if (o.format == Format::folded) {
-            out = render_profile_folded(report, o.value);
-        } else if (o.format == Format::html) {
-            out = render_profile_html(report);
-        } else {
-            ProfileTextOptions text;
-            text.top = o.top;
-            text.stages = o.stages;
-            text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
-            text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
-            text.color = use_color(o.color);
-            choose_rankings(text, o.by, report);
-            out = render_profile_text(report, text);
-        }
-        failed |= !write_stdout(out);
+        ProfilePrinterOptions options;
+        options.value = o.value;
+        ProfileTextOptions& text = options.text;
+        text.top = o.top;
+        text.stages = o.stages;
+        text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
+        text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
+        text.color = use_color(o.color);
+        choose_rankings(text, o.by, report);
+        std::ostringstream out;
+        make_profile_printer(report_format(o.format), out, std::move(options))->end(report);
+        failed |= !write_stdout(out.view());
     }
     failed |= print_problems_of(report.problems);
     failed |= print_diagnostics(report.diagnostics, o.quiet);

@@ -32,9 +32,12 @@ int run_strip(const StripCli& cli) {
     sdscprov::PrinterOptions printer_options;
     printer_options.command = "strip";
     printer_options.dry_run = dry;
-    auto printer =
-        json ? sdscprov::make_printer(sdscprov::ReportFormat::json, std::cout, printer_options)
-             : nullptr;
+    // With --diff the diffs are the output (even with -q) and the summary goes to standard error.
+    std::ostream& summary_out = strip_options.write.diff ? std::cerr : std::cout;
+    auto printer = json && quiet_mode
+                       ? nullptr
+                       : sdscprov::make_strip_printer(report_format(cli.common.format), std::cout,
+                                                      summary_out, printer_options, strip_options.remove);
     auto options = pipeline_options(cli.common);
     Progress progress(dry ? "checked" : "stripped", json || strip_options.write.diff);
     auto result = sdscprov::run_pipeline(
@@ -45,13 +48,7 @@ int run_strip(const StripCli& cli) {
         [&](const sdscprov::KernelReport& k) {
             progress.kernel(k.files.size());
             if (printer) {
-                if (!quiet_mode) {
-                    printer->kernel(k);
-                }
-                return;
-            }
-            for (const auto& f : k.rewrite->files) {
-                std::cout << f.diff; // with --diff, even with -q: the diffs are the output
+                printer->item(k);
             }
         },
         [&](std::vector<sdscprov::KernelReport>& batch) {
@@ -61,20 +58,7 @@ int run_strip(const StripCli& cli) {
     std::cout.flush();
     print_problems(result.problems);
     if (printer && !quiet_mode) {
-        printer->finish(result.totals, result.problems);
-    } else if (!quiet_mode) {
-        // With --diff the diffs are the output and the summary goes to standard error.
-        std::ostream& out = strip_options.write.diff ? std::cerr : std::cout;
-        const auto& a = result.totals.rewrites;
-        std::uint64_t done = dry ? a.stripped : a.written;
-        out << (dry ? "would strip: " : "stripped: ") << done << " file" << (done == 1 ? "" : "s")
-            << (strip_options.remove ? " (member removed)" : " (set to null)") << "; " << a.kept
-            << " without " << (strip_options.remove ? "a handle" : "a populated handle") << ", of "
-            << result.totals.counts.files << " SDSC files";
-        if (a.failed > 0) {
-            out << "; " << a.failed << " could not be written";
-        }
-        out << '\n';
+        printer->end({result.totals, result.problems});
     }
     std::cout.flush();
     return exit_status(result.problems, strip_options.write.mode == sdscprov::WriteMode::check &&

@@ -83,4 +83,18 @@ std::uint64_t CheckResult::findings() const {
     return n;
 }
 
+void CheckTally::add(const KernelReport& report, const CheckedKernel& checked) {
+    files += checked.files;
+    findings += checked.findings.size();
+    std::string name = report.dir.kernel
+                           ? *report.dir.kernel
+                           : report.dir.path.substr(report.dir.path.rfind('/') + 1);
+    ++dirs;
+    if (!checked.findings.empty()) {
+        ++dirs_found;
+        kernels_found.insert(name);
+    }
+    kernels.insert(std::move(name));
+}
+
 } // namespace sdscprov

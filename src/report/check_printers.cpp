@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -367,6 +368,128 @@ void CheckTextPrinter::finish() {
     }
     if (rows.size() > shown) {
         out_ << "\xE2\x80\xA6 " << rows.size() - shown << " more (--all lists every finding)\n";
+    }
+}
+
+} // namespace sdscprov
+
+// ---- the printers of a check run ----------------------------------------------------------------
+
+namespace sdscprov {
+
+namespace {
+
+// What every format of check closes with: one line of counts for people.
+class CheckPrinterBase : public Printer<CheckItem, CheckEnd> {
+public:
+    explicit CheckPrinterBase(std::ostream& diagnostics) : diagnostics_(diagnostics) {}
+
+    void summary(const CheckEnd& run) override {
+        const CheckTally& t = run.tally;
+        auto counted = [](std::uint64_t k, std::uint64_t d) {
+            return std::to_string(k) + (k == 1 ? " kernel (" : " kernels (") + std::to_string(d) +
+                   (d == 1 ? " directory)" : " directories)");
+        };
+        diagnostics_ << "sdscprov check: " << t.findings << " finding"
+                     << (t.findings == 1 ? "" : "s") << " in " << t.files << " SDSC file"
+                     << (t.files == 1 ? "" : "s") << "; "
+                     << counted(t.kernels_found.size(), t.dirs_found)
+                     << (t.kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
+                     << counted(t.kernels.size(), t.dirs) << '\n';
+    }
+
+protected:
+    std::ostream& diagnostics_;
+};
+
+class CheckText final : public CheckPrinterBase {
+public:
+    CheckText(std::ostream& out, std::ostream& diagnostics, const PrinterOptions& o)
+        : CheckPrinterBase(diagnostics), text_(out, o.color, o.all, o.width) {}
+    void item(const CheckItem& k) override { text_.kernel(k.checked, k.report.dir.kernel); }
+    void end(const CheckEnd&) override { text_.finish(); }
+
+private:
+    CheckTextPrinter text_;
+};
+
+// The page of scan, with the findings (report/html.hpp).
+class CheckPage final : public CheckPrinterBase {
+public:
+    CheckPage(std::ostream& out, std::ostream& diagnostics, PrinterOptions o)
+        : CheckPrinterBase(diagnostics),
+          page_(make_printer(ReportFormat::html, out, std::move(o))) {}
+    void item(const CheckItem& k) override { page_->kernel(k.report); }
+    void end(const CheckEnd& run) override { page_->finish(run.totals, run.problems); }
+
+private:
+    std::unique_ptr<ReportPrinter> page_;
+};
+
+// json, sarif, github and junit: the kernels' checks kept, the document written at the end.
+class CheckDocument final : public CheckPrinterBase {
+public:
+    CheckDocument(ReportFormat format, std::ostream& out, std::ostream& diagnostics,
+                  std::string step_summary)
+        : CheckPrinterBase(diagnostics), format_(format), out_(out),
+          step_summary_(std::move(step_summary)) {}
+    void item(const CheckItem& k) override { kept_.kernels.push_back(std::move(k.checked)); }
+    void end(const CheckEnd& run) override {
+        kept_.problems = run.problems;
+        if (format_ == ReportFormat::json && run.totals.shard) {
+            write_check_json(out_, kept_, *run.totals.shard);
+        } else if (format_ == ReportFormat::json) {
+            std::vector<Finding> all;
+            for (const auto& k : kept_.kernels) {
+                all.insert(all.end(), k.findings.begin(), k.findings.end());
+            }
+            write_check_json(out_, all, kept_.problems, kept_.files());
+        } else if (format_ == ReportFormat::sarif) {
+            write_check_sarif(out_, kept_);
+        } else if (format_ == ReportFormat::junit) {
+            write_check_junit(out_, kept_);
+        } else {
+            write_check_github(out_, kept_);
+            append_step_summary();
+        }
+    }
+
+private:
+    void append_step_summary() {
+        if (step_summary_.empty()) {
+            return;
+        }
+        std::ofstream summary(step_summary_, std::ios::app);
+        write_check_markdown_summary(summary, kept_);
+        if (!summary) {
+            diagnostics_ << "sdscprov: cannot append to $GITHUB_STEP_SUMMARY (" << step_summary_
+                         << ")\n";
+        }
+    }
+
+    ReportFormat format_;
+    std::ostream& out_;
+    std::string step_summary_;
+    CheckResult kept_;
+};
+
+} // namespace
+
+std::unique_ptr<Printer<CheckItem, CheckEnd>> make_check_printer(ReportFormat format,
+                                                                 std::ostream& out,
+                                                                 std::ostream& diagnostics,
+                                                                 CheckPrinterOptions options) {
+    switch (format) {
+    case ReportFormat::html:
+        return std::make_unique<CheckPage>(out, diagnostics, std::move(options.report));
+    case ReportFormat::json:
+    case ReportFormat::sarif:
+    case ReportFormat::github:
+    case ReportFormat::junit:
+        return std::make_unique<CheckDocument>(format, out, diagnostics,
+                                               std::move(options.step_summary));
+    default:
+        return std::make_unique<CheckText>(out, diagnostics, options.report);
     }
 }
 

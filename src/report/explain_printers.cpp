@@ -3,6 +3,7 @@
 #include "handle/handle_json.hpp"
 #include "report/op_json.hpp"
 #include "sdscprov/core/display.hpp"
+#include "sdscprov/report/html.hpp"
 
 #include <map>
 #include <ostream>
@@ -327,6 +328,61 @@ void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& ker
     writer.EndObject();
     buffer.Put('\n');
     out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
+}
+
+} // namespace sdscprov
+
+// ---- the printers of an explain run -------------------------------------------------------------
+
+namespace sdscprov {
+
+namespace {
+
+class ExplainText final : public Printer<ExplainKernel, ExplainEnd> {
+public:
+    ExplainText(std::ostream& out, bool color) : out_(out), text_(out, color) {}
+    void item(const ExplainKernel& k) override {
+        if (printed_++ > 0) {
+            out_ << '\n';
+        }
+        text_.kernel(k);
+    }
+    void end(const ExplainEnd&) override {}
+
+private:
+    std::ostream& out_;
+    TextExplainer text_;
+    std::size_t printed_ = 0;
+};
+
+// json and html: the kernels kept, the document written at the end.
+class ExplainDocument final : public Printer<ExplainKernel, ExplainEnd> {
+public:
+    ExplainDocument(bool html, std::ostream& out) : html_(html), out_(out) {}
+    void item(const ExplainKernel& k) override { kernels_.push_back(k); }
+    void end(const ExplainEnd& run) override {
+        if (html_) {
+            print_explain_html(out_, kernels_, run.problems);
+        } else {
+            print_explain_json(out_, kernels_, run.problems);
+        }
+    }
+
+private:
+    bool html_;
+    std::ostream& out_;
+    std::vector<ExplainKernel> kernels_;
+};
+
+} // namespace
+
+std::unique_ptr<Printer<ExplainKernel, ExplainEnd>> make_explain_printer(ReportFormat format,
+                                                                         std::ostream& out,
+                                                                         bool color) {
+    if (format == ReportFormat::json || format == ReportFormat::html) {
+        return std::make_unique<ExplainDocument>(format == ReportFormat::html, out);
+    }
+    return std::make_unique<ExplainText>(out, color);
 }
 
 } // namespace sdscprov

@@ -4,10 +4,12 @@
 #include "report/profile_format.hpp"
 #include "report/utilization_printers.hpp"
 #include "sdscprov/handle/source_text.hpp"
+#include "sdscprov/report/html.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <ostream>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
@@ -575,6 +577,48 @@ std::string render_profile_folded(const ProfileReport& r, FoldedValue value) {
         out += stack + " " + std::to_string(ns) + "\n";
     }
     return out;
+}
+
+} // namespace sdscprov
+
+// ---- the printer of a profile run ---------------------------------------------------------------
+
+namespace sdscprov {
+
+namespace {
+
+class ProfilePrinter final : public Printer<NoItems, ProfileReport> {
+public:
+    ProfilePrinter(ReportFormat format, std::ostream& out, ProfilePrinterOptions options)
+        : format_(format), out_(out), options_(std::move(options)) {}
+    void item(const NoItems&) override {}
+    void end(const ProfileReport& report) override {
+        switch (format_) {
+        case ReportFormat::json:
+            out_ << render_profile_json(report);
+            return;
+        case ReportFormat::folded:
+            out_ << render_profile_folded(report, options_.value);
+            return;
+        case ReportFormat::html:
+            out_ << render_profile_html(report);
+            return;
+        default:
+            out_ << render_profile_text(report, options_.text);
+        }
+    }
+
+private:
+    ReportFormat format_;
+    std::ostream& out_;
+    ProfilePrinterOptions options_;
+};
+
+} // namespace
+
+std::unique_ptr<Printer<NoItems, ProfileReport>>
+make_profile_printer(ReportFormat format, std::ostream& out, ProfilePrinterOptions options) {
+    return std::make_unique<ProfilePrinter>(format, out, std::move(options));
 }
 
 } // namespace sdscprov

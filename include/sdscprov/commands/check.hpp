@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,19 @@ struct CheckResult {
     std::vector<Problem> problems;
     std::uint64_t files() const;
     std::uint64_t findings() const;
+};
+
+// What check's closing line counts, added up as the kernel directories come: files and
+// findings, and the kernels (by name; a directory without one by its own name) and directories,
+// in all and with findings (the words and numbers of scan's report, docs/formats.md).
+struct CheckTally {
+    std::uint64_t files = 0;
+    std::uint64_t findings = 0;
+    std::uint64_t dirs = 0;
+    std::uint64_t dirs_found = 0;
+    std::set<std::string> kernels;
+    std::set<std::string> kernels_found;
+    void add(const KernelReport& report, const CheckedKernel& checked);
 };
 
 } // namespace sdscprov

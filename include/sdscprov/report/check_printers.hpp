@@ -2,14 +2,46 @@
 #pragma once
 
 #include "sdscprov/commands/check.hpp"
+#include "sdscprov/report/report.hpp"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace sdscprov {
+
+// What check gives its printers for each kernel directory: the run's report of it (the page shows
+// it) and its check. A format written at the end keeps the check: it moves from `checked`.
+struct CheckItem {
+    const KernelReport& report;
+    CheckedKernel& checked;
+};
+
+// check's end: the run's totals, every problem (walk and sidecar problems included) and the
+// counts of the closing line.
+struct CheckEnd {
+    const Totals& totals;
+    const std::vector<Problem>& problems;
+    const CheckTally& tally;
+};
+
+struct CheckPrinterOptions {
+    PrinterOptions report; // colour, --all and width (text and the page)
+    // github: the Markdown summary is appended to this file ($GITHUB_STEP_SUMMARY) when set.
+    std::string step_summary;
+};
+
+// check's printers: text findings as they come (held to the end unless --all), html (the page of
+// scan, with the findings), and json, sarif, github and junit written at the end. summary()
+// writes the closing line (findings, files, the kernels that need attention) to `diagnostics`,
+// which also gets a line when the step summary cannot be appended to.
+std::unique_ptr<Printer<CheckItem, CheckEnd>> make_check_printer(ReportFormat format,
+                                                                 std::ostream& out,
+                                                                 std::ostream& diagnostics,
+                                                                 CheckPrinterOptions options);
 
 // check --format json: {"sdscprov_check": 1, "files": N, "findings": [{path, line, col, rule,
 // message}], "problems": [{path, line, col, severity, code, message}]} (docs/report-json.md).

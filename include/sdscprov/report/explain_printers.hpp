@@ -2,7 +2,10 @@
 #pragma once
 
 #include "sdscprov/commands/explain.hpp"
+#include "sdscprov/report/printer.hpp"
+#include "sdscprov/report/report.hpp"
 
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -17,5 +20,15 @@ void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& ker
 // the ones about the target itself (resolution); each op carries its own.
 void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& kernels,
                         const std::vector<Problem>& problems = {});
+
+// explain's end: the problems about the target itself (resolution).
+struct ExplainEnd {
+    const std::vector<Problem>& problems;
+};
+
+// explain's printers: text (the kernels as they come), json and html (written at the end).
+std::unique_ptr<Printer<ExplainKernel, ExplainEnd>> make_explain_printer(ReportFormat format,
+                                                                         std::ostream& out,
+                                                                         bool color);
 
 } // namespace sdscprov

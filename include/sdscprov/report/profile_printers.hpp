@@ -5,8 +5,12 @@
 #pragma once
 
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/report/printer.hpp"
+#include "sdscprov/report/report.hpp"
 
 #include <cstddef>
+#include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,5 +54,15 @@ enum class FoldedValue { time, ideal, lost };
 std::string render_profile_folded(const ProfileReport& report,
                                   FoldedValue value = FoldedValue::time);
 FoldedValue folded_value(std::string_view name); // "time", "ideal", "lost" (else time)
+
+struct ProfilePrinterOptions {
+    ProfileTextOptions text;
+    FoldedValue value = FoldedValue::time; // folded
+};
+
+// profile's printers: text, json, folded and html of the report, which comes whole at the end
+// (no items).
+std::unique_ptr<Printer<NoItems, ProfileReport>>
+make_profile_printer(ReportFormat format, std::ostream& out, ProfilePrinterOptions options);
 
 } // namespace sdscprov

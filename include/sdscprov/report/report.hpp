@@ -1,9 +1,9 @@
-// Reports: printers are separate from the work and interchangeable. A printer receives kernel
-// results one at a time, in discovery order, and the totals at the end; it holds nothing it does
-// not need, so that a 100,000-file cache streams through in flat memory.
+// The report of scan, annotate and strip (and the page of check): kernel results one at a time,
+// in discovery order, then the totals and every problem (the convention of printer.hpp).
 #pragma once
 
 #include "sdscprov/commands/results.hpp"
+#include "sdscprov/report/printer.hpp"
 
 #include <cstdint>
 #include <iosfwd>
@@ -18,7 +18,10 @@ enum class Coverage { all, some, none };
 Coverage coverage(std::uint64_t count, std::uint64_t total);
 std::string_view to_string(Coverage c); // "all", "some", "none" (the JSON report's names)
 
-enum class ReportFormat { text, json, markdown, html }; // html: report/html.hpp
+// Every command's formats; each command takes the ones its --format lists (scan: text, json,
+// markdown, html; check: text, json, sarif, github, junit, html; explain: text, json, html;
+// profile: text, json, folded, html). html: report/html.hpp.
+enum class ReportFormat { text, json, markdown, html, sarif, github, junit, folded };
 
 struct PrinterOptions {
     bool color = false; // ANSI colour (the CLI enables it on a terminal without NO_COLOR)
@@ -30,15 +33,33 @@ struct PrinterOptions {
     std::size_t width = 100;
 };
 
-class ReportPrinter {
-public:
-    virtual ~ReportPrinter() = default;
-    virtual void kernel(const KernelReport& report) = 0;
-    // Called once at the end with every problem (file problems included, in discovery order).
-    virtual void finish(const Totals& totals, const std::vector<Problem>& problems) = 0;
+// The end of a run over kernel directories: its totals and every problem (file problems
+// included, in discovery order).
+struct RunEnd {
+    const Totals& totals;
+    const std::vector<Problem>& problems;
 };
 
+// A Printer of kernel reports; its formats implement kernel() and finish(totals, problems).
+class ReportPrinter : public Printer<KernelReport, RunEnd> {
+public:
+    virtual void kernel(const KernelReport& report) = 0;
+    virtual void finish(const Totals& totals, const std::vector<Problem>& problems) = 0;
+
+    void item(const KernelReport& report) final { kernel(report); }
+    void end(const RunEnd& run) final { finish(run.totals, run.problems); }
+};
+
+// scan's and annotate's printers: text (also for a format they do not take), json, markdown,
+// html.
 std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& out,
                                             PrinterOptions options);
+
+// strip's: json is the report; text writes each file's diff (--diff) to `out` as the kernels
+// come, and at the end one line of what was stripped to `summary_out` (standard error when the
+// diffs are the output). `remove`: the member is removed rather than set to null.
+std::unique_ptr<ReportPrinter> make_strip_printer(ReportFormat format, std::ostream& out,
+                                                  std::ostream& summary_out,
+                                                  PrinterOptions options, bool remove);
 
 } // namespace sdscprov
