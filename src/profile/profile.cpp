@@ -90,7 +90,7 @@ ProfileReport ProfileBuilder::finish(const TraceReadResult& read) {
 }
 
 void ProfileBuilder::label_frames(ProfileBundle& bundle) {
-    label_frames(bundle);
+    sdscprov::label_frames(bundle); // aggregation.hpp's, not this member
 }
 
 void ProfileBuilder::label_bundles(std::vector<ProfileBundle>& bundles) {

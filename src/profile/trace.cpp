@@ -354,6 +354,66 @@ struct TraceReader::Impl {
                     "unexpected end of input " + std::string(what) + " (truncated trace?)");
     }
 
+    // The document is not an object: what it is instead (once it is known to be valid JSON).
+    bool not_an_object(std::uint64_t pos) {
+        auto end = value_end(pos);
+        if (!end) {
+            return error ? false : truncated(end_offset(), "in the document");
+        }
+        auto type = validated(pos, *end);
+        if (!type) {
+            return false;
+        }
+        return fail(pos, ProblemCode::not_a_trace,
+                    "the document is " + std::string(type_name(*type)) +
+                        ", not an object with a traceEvents array");
+    }
+
+    // A member of the trace's outer object from its value at `pos`: traceEvents read event by
+    // event, the others validated (distributedInfo's rank kept). Where its value ends, or nullopt
+    // with the error set.
+    std::optional<std::uint64_t> member_value(std::uint64_t pos, const std::string& key,
+                                              std::uint64_t key_pos, bool& seen_events) {
+        if (key == "traceEvents") {
+            if (seen_events) {
+                fail(key_pos, ProblemCode::not_a_trace, "traceEvents is given twice");
+                return std::nullopt;
+            }
+            seen_events = true;
+            if (peek(pos) != '[') {
+                auto end = value_end(pos);
+                if (!end) {
+                    if (!error) {
+                        truncated(end_offset(), "in traceEvents");
+                    }
+                    return std::nullopt;
+                }
+                auto type = validated(pos, *end);
+                if (type) {
+                    fail(pos, ProblemCode::not_a_trace,
+                         "traceEvents is " + std::string(type_name(*type)) + ", not an array");
+                }
+                return std::nullopt;
+            }
+            return read_events(pos);
+        } else {
+            auto end = value_end(pos);
+            if (!end) {
+                if (!error) {
+                    truncated(end_offset(), "in a member value");
+                }
+                return std::nullopt;
+            }
+            if (!validated(pos, *end)) {
+                return std::nullopt;
+            }
+            if (key == "distributedInfo") {
+                stats.distributed_rank = distributed_rank();
+            }
+            return *end;
+        }
+    }
+
     bool read_document() {
         std::uint64_t pos = 0;
         if (have(2) && std::memcmp(at(0), "\xEF\xBB\xBF", 3) == 0) {
@@ -364,7 +424,8 @@ struct TraceReader::Impl {
         pos = skip_ws(pos);
         int c = peek(pos);
         if (c < 0) {
-            return error ? false : fail(pos, ProblemCode::parse_error, "empty document: not a trace");
+            return error ? false
+                         : fail(pos, ProblemCode::parse_error, "empty document: not a trace");
         }
         if (c == '[') {
             stats.bare_array = true;
@@ -375,17 +436,7 @@ struct TraceReader::Impl {
             return finish_document(*after);
         }
         if (c != '{') {
-            auto end = value_end(pos);
-            if (!end) {
-                return error ? false : truncated(end_offset(), "in the document");
-            }
-            auto type = validated(pos, *end);
-            if (!type) {
-                return false;
-            }
-            return fail(pos, ProblemCode::not_a_trace,
-                        "the document is " + std::string(type_name(*type)) +
-                            ", not an object with a traceEvents array");
+            return not_an_object(pos);
         }
         bool seen_events = false;
         pos = skip_ws(pos + 1);
@@ -420,42 +471,11 @@ struct TraceReader::Impl {
             if (peek(pos) < 0) {
                 return error ? false : truncated(pos, "before a member value");
             }
-            if (key == "traceEvents") {
-                if (seen_events) {
-                    return fail(key_pos, ProblemCode::not_a_trace, "traceEvents is given twice");
-                }
-                seen_events = true;
-                if (peek(pos) != '[') {
-                    auto end = value_end(pos);
-                    if (!end) {
-                        return error ? false : truncated(end_offset(), "in traceEvents");
-                    }
-                    auto type = validated(pos, *end);
-                    if (!type) {
-                        return false;
-                    }
-                    return fail(pos, ProblemCode::not_a_trace,
-                                "traceEvents is " + std::string(type_name(*type)) +
-                                    ", not an array");
-                }
-                auto after = read_events(pos);
-                if (!after) {
-                    return false;
-                }
-                pos = *after;
-            } else {
-                auto end = value_end(pos);
-                if (!end) {
-                    return error ? false : truncated(end_offset(), "in a member value");
-                }
-                if (!validated(pos, *end)) {
-                    return false;
-                }
-                if (key == "distributedInfo") {
-                    stats.distributed_rank = distributed_rank();
-                }
-                pos = *end;
+            auto after_value = member_value(pos, key, key_pos, seen_events);
+            if (!after_value) {
+                return false;
             }
+            pos = *after_value;
             keep_from = pos;
             pos = skip_ws(pos);
             int d = peek(pos);
@@ -587,7 +607,8 @@ struct TraceReader::Impl {
             text.append(at(*p + 1), static_cast<std::size_t>(end_offset() - *p - 1));
             auto located = locate_json_error(text);
             if (located && located->offset < text.size()) {
-                fail_after_batches(*p + located->offset, ProblemCode::parse_error, located->message);
+                fail_after_batches(*p + located->offset, ProblemCode::parse_error,
+                                   located->message);
                 return;
             }
         }

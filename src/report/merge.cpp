@@ -257,6 +257,71 @@ void erase(Value& object, std::string_view name) {
     object.EraseMember(Value(rapidjson::StringRef(name.data(), name.size())));
 }
 
+// A shard's problems: the run's (the same in every shard), and the walk's and its kernels'
+// (placed by position). Returns how many walk positions its problems hold.
+std::uint64_t collect_problems(Input& in, std::size_t i, const std::vector<std::uint64_t>& own,
+                               bool report,
+                               std::vector<std::pair<std::uint64_t, std::size_t>>& events,
+                               Merged& merged) {
+    std::uint64_t walk_problems = 0;
+    Value& problems = in.array("problems");
+    for (rapidjson::SizeType j = 0; j < problems.Size(); ++j) {
+        Value& p = problems[j];
+        std::string where = "problems[" + std::to_string(j) + "]";
+        std::string_view scope = in.string(p, "scope", where);
+        if (scope == "run") {
+            merged.run_problems[i].push_back(&p);
+        } else if (scope == "walk" || scope == "kernel") {
+            std::uint64_t position = in.count(p, "position", where);
+            if (position >= in.positions) {
+                in.not_ours(where + ".position is past the walk's end");
+            }
+            if (scope == "walk") {
+                std::string path = in.path(p, "path", where);
+                if (shard_of(path, in.shard.count) != in.shard.index) {
+                    refuse(in.source + ": the walk problem at " + quote_path(path) +
+                           " belongs to another shard than " + in.shard_name());
+                }
+                events.emplace_back(position, i);
+                ++walk_problems;
+            } else if (report && !std::binary_search(own.begin(), own.end(), position)) {
+                in.not_ours(where + " belongs to no kernel directory of the report");
+            }
+            merged.problems.push_back({position, i, j, &p});
+        } else {
+            in.not_ours(where + ".scope is '" + std::string(scope) + "'");
+        }
+        erase(p, "scope");
+        erase(p, "position");
+    }
+    return walk_problems;
+}
+
+// Every position of the walk is held by exactly one shard, once.
+void check_positions(const std::vector<Input>& inputs,
+                     std::vector<std::pair<std::uint64_t, std::size_t>>& events,
+                     std::uint64_t held) {
+    std::sort(events.begin(), events.end());
+    for (std::size_t e = 1; e < events.size(); ++e) {
+        if (events[e].first != events[e - 1].first) {
+            continue;
+        }
+        if (events[e].second == events[e - 1].second) {
+            inputs[events[e].second].not_ours("two entries at position " +
+                                              std::to_string(events[e].first));
+        }
+        refuse("overlapping shards: " + inputs[events[e - 1].second].source + " and " +
+               inputs[events[e].second].source + " both hold position " +
+               std::to_string(events[e].first) + " of the walk");
+    }
+    const Input& first = inputs.front();
+    if (held != first.positions) {
+        refuse("the shards hold " + std::to_string(held) + " of the walk's " +
+               std::to_string(first.positions) +
+               " kernel directories and walk problems: were the reports cut or edited?");
+    }
+}
+
 void collect(std::vector<Input>& inputs, Merged& merged) {
     bool report = inputs.front().kind == "sdscprov_report";
     const char* entries = report ? "kernels" : "findings";
@@ -303,56 +368,9 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
         }
         held += in.kernels;
         std::sort(own.begin(), own.end());
-        Value& problems = in.array("problems");
-        for (rapidjson::SizeType j = 0; j < problems.Size(); ++j) {
-            Value& p = problems[j];
-            std::string where = "problems[" + std::to_string(j) + "]";
-            std::string_view scope = in.string(p, "scope", where);
-            if (scope == "run") {
-                merged.run_problems[i].push_back(&p);
-            } else if (scope == "walk" || scope == "kernel") {
-                std::uint64_t position = in.count(p, "position", where);
-                if (position >= in.positions) {
-                    in.not_ours(where + ".position is past the walk's end");
-                }
-                if (scope == "walk") {
-                    std::string path = in.path(p, "path", where);
-                    if (shard_of(path, in.shard.count) != in.shard.index) {
-                        refuse(in.source + ": the walk problem at " + quote_path(path) +
-                               " belongs to another shard than " + in.shard_name());
-                    }
-                    events.emplace_back(position, i);
-                    ++held;
-                } else if (report && !std::binary_search(own.begin(), own.end(), position)) {
-                    in.not_ours(where + " belongs to no kernel directory of the report");
-                }
-                merged.problems.push_back({position, i, j, &p});
-            } else {
-                in.not_ours(where + ".scope is '" + std::string(scope) + "'");
-            }
-            erase(p, "scope");
-            erase(p, "position");
-        }
+        held += collect_problems(in, i, own, report, events, merged);
     }
-    std::sort(events.begin(), events.end());
-    for (std::size_t e = 1; e < events.size(); ++e) {
-        if (events[e].first != events[e - 1].first) {
-            continue;
-        }
-        if (events[e].second == events[e - 1].second) {
-            inputs[events[e].second].not_ours("two entries at position " +
-                                              std::to_string(events[e].first));
-        }
-        refuse("overlapping shards: " + inputs[events[e - 1].second].source + " and " +
-               inputs[events[e].second].source + " both hold position " +
-               std::to_string(events[e].first) + " of the walk");
-    }
-    const Input& first = inputs.front();
-    if (held != first.positions) {
-        refuse("the shards hold " + std::to_string(held) + " of the walk's " +
-               std::to_string(first.positions) +
-               " kernel directories and walk problems: were the reports cut or edited?");
-    }
+    check_positions(inputs, events, held);
     std::sort(merged.entries.begin(), merged.entries.end());
     std::sort(merged.problems.begin(), merged.problems.end());
 }

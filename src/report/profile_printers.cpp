@@ -145,6 +145,67 @@ private:
         out_ += utilization_printers::header_lines(r_, width_);
     }
 
+    // The column heads of a ranking: time, share, events, the utilization and stage columns.
+    std::string table_head(bool ideal) const {
+        std::string head = pad_left("time (ms)", 13) + pad_left("%", 7) + pad_left("events", 10);
+        if (ideal) {
+            head += utilization_printers::columns_head();
+        }
+        if (o_.stages) {
+            for (std::size_t i = 0; i < stage_count; ++i) {
+                head += pad_left(std::string(to_string(static_cast<Stage>(i))), 8);
+            }
+        }
+        return head + "  ";
+    }
+
+    // How a ranking's rows are laid out.
+    struct RowShape {
+        std::size_t head;        // the width of the columns before the label
+        std::size_t label_width; // what the label is shortened to
+        bool kernels;            // the kernel ranking: names shortened in the middle, directories
+        bool lines;              // source lines: shortened keeping the line number
+        bool ideal;              // the utilization columns
+    };
+
+    // One row of a ranking, with its kernel's directories and its source line's text below it.
+    void row_lines(const ProfileRow& row, const RowShape& shape) {
+        std::string line = pad_left(milliseconds(row.time.ns), 13) +
+                           pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
+                           pad_left(thousands(row.time.events), 10);
+        if (shape.ideal) {
+            line += utilization_printers::columns(row.time);
+        }
+        if (o_.stages) {
+            for (std::size_t s = 0; s < stage_count; ++s) {
+                line += pad_left(row.time.stages.events[s] ? ticks(row.time.stages.ticks[s])
+                                                           : std::string("-"),
+                                 8);
+            }
+        }
+        std::string label = printable(row.label);
+        label = shape.kernels ? fit_middle(label, shape.label_width)
+                              : fit(label, shape.label_width, shape.lines);
+        out_ += line + "  " + label + '\n';
+        if (shape.kernels && row.bundles.size() == 1 && row.bundles[0] < r_.bundles.size()) {
+            const auto& dirs = r_.bundles[row.bundles[0]].kernel_dirs;
+            for (std::size_t d = 0; dirs.size() > 1 && d < dirs.size(); ++d) {
+                std::string dir = fit(printable(dirs[d]),
+                                      shape.label_width > 2 ? shape.label_width - 2 : 1, true);
+                out_ += std::string(shape.head + 2, ' ') + paint("\x1b[2m", dir) + '\n';
+            }
+        }
+        if (row.text) {
+            std::string text = *row.text;
+            auto first = text.find_first_not_of(" \t");
+            text = first == std::string::npos ? "" : printable(text.substr(first));
+            out_ += std::string(shape.head + 2, ' ') +
+                    paint("\x1b[2m",
+                          fit(text, shape.label_width > 2 ? shape.label_width - 2 : 1, false)) +
+                    '\n';
+        }
+    }
+
     void table(const std::string& title, const std::string& note, const std::string& what,
                const std::vector<ProfileRow>& rows, const std::string& plural, bool lines) {
         const bool kernels = &rows == &r_.by_kernel;
@@ -163,16 +224,7 @@ private:
             return;
         }
         const bool ideal = utilization_printers::has_columns(r_);
-        std::string head = pad_left("time (ms)", 13) + pad_left("%", 7) + pad_left("events", 10);
-        if (ideal) {
-            head += utilization_printers::columns_head();
-        }
-        if (o_.stages) {
-            for (std::size_t i = 0; i < stage_count; ++i) {
-                head += pad_left(std::string(to_string(static_cast<Stage>(i))), 8);
-            }
-        }
-        head += "  ";
+        const std::string head = table_head(ideal);
         std::size_t label_width = width_ > head.size() + 12 ? width_ - head.size() : 12;
         out_ += paint("\x1b[2m", head + what) + '\n';
         std::size_t shown = o_.top == 0 ? rows.size() : std::min(o_.top, rows.size());
@@ -186,39 +238,7 @@ private:
             });
         }
         for (std::size_t i = 0; i < shown; ++i) {
-            const auto& row = rows[order[i]];
-            std::string line = pad_left(milliseconds(row.time.ns), 13) +
-                               pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
-                               pad_left(thousands(row.time.events), 10);
-            if (ideal) {
-                line += utilization_printers::columns(row.time);
-            }
-            if (o_.stages) {
-                for (std::size_t s = 0; s < stage_count; ++s) {
-                    line += pad_left(row.time.stages.events[s] ? ticks(row.time.stages.ticks[s])
-                                                               : std::string("-"),
-                                     8);
-                }
-            }
-            std::string label = printable(row.label);
-            label = kernels ? fit_middle(label, label_width) : fit(label, label_width, lines);
-            out_ += line + "  " + label + '\n';
-            if (kernels && row.bundles.size() == 1 && row.bundles[0] < r_.bundles.size()) {
-                const auto& dirs = r_.bundles[row.bundles[0]].kernel_dirs;
-                for (std::size_t d = 0; dirs.size() > 1 && d < dirs.size(); ++d) {
-                    std::string dir =
-                        fit(printable(dirs[d]), label_width > 2 ? label_width - 2 : 1, true);
-                    out_ += std::string(head.size() + 2, ' ') + paint("\x1b[2m", dir) + '\n';
-                }
-            }
-            if (row.text) {
-                std::string text = *row.text;
-                auto first = text.find_first_not_of(" \t");
-                text = first == std::string::npos ? "" : printable(text.substr(first));
-                out_ += std::string(head.size() + 2, ' ') +
-                        paint("\x1b[2m", fit(text, label_width > 2 ? label_width - 2 : 1, false)) +
-                        '\n';
-            }
+            row_lines(rows[order[i]], {head.size(), label_width, kernels, lines, ideal});
         }
         if (shown < rows.size()) {
             // Only kernels add up (each event is in one kernel row): the rest's time.
