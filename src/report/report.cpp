@@ -26,6 +26,10 @@ std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& o
     case ReportFormat::html:
         return make_html_printer(out, std::move(options));
     case ReportFormat::text:
+    case ReportFormat::sarif: // check's and profile's formats: scan's report is text there
+    case ReportFormat::github:
+    case ReportFormat::junit:
+    case ReportFormat::folded:
         break;
     }
     return report_parts::make_text_printer(out, std::move(options));

@@ -41,11 +41,13 @@ TEST_CASE("options: every format name stands for its own format and back") {
         const char* name;
         Format format;
     };
-    for (const auto& [name, format] :
+    for (const Named& named :
          {Named{"text", Format::text}, Named{"json", Format::json},
           Named{"markdown", Format::markdown}, Named{"html", Format::html},
           Named{"sarif", Format::sarif}, Named{"github", Format::github},
           Named{"junit", Format::junit}, Named{"folded", Format::folded}}) {
+        const std::string_view name = named.name;
+        const Format format = named.format;
         CAPTURE(name);
         CHECK(format_from_name(name) == format);
         CHECK(to_string(format) == name);
