@@ -9,8 +9,6 @@
 
 namespace sdscprov {
 
-namespace {
-
 bool heavier(const DeviceTime& a, const DeviceTime& b) {
     return a.ns != b.ns ? a.ns > b.ns : a.events > b.events;
 }
@@ -23,6 +21,8 @@ void sort_rows(std::vector<ProfileRow>& rows) {
         return a.label < b.label;
     });
 }
+
+namespace {
 
 void add_to_row(ProfileRow& row, std::string label, const ProfileBundle& b, std::uint32_t index) {
     if (row.bundles.empty()) {

@@ -46,6 +46,12 @@ std::string joined(const Items& items, Label label, std::string_view none) {
 // The frames of a bundle's folded stack: root_label, aten_label, kernel_label (profile.hpp).
 void label_frames(ProfileBundle& b);
 
+// The heavier of two times: more nanoseconds, then more events.
+bool heavier(const DeviceTime& a, const DeviceTime& b);
+
+// Rows heaviest first, then by label.
+void sort_rows(std::vector<ProfileRow>& rows);
+
 // Each bundle's row label (ProfileBundle::label): the kernel and what tells it apart.
 void label_rows(std::vector<ProfileBundle>& bundles);
 

@@ -1,5 +1,6 @@
 #include "sdscprov/profile/ranks.hpp"
 
+#include "profile/aggregation.hpp"
 #include "profile/saturating.hpp"
 #include "profile/utilization_rows.hpp"
 #include "sdscprov/core/display.hpp"
@@ -175,19 +176,6 @@ void add_ranks(std::vector<std::uint64_t>& into, const std::vector<std::uint64_t
         std::uint64_t v = stored.empty() ? ns : (c < stored.size() ? stored[c] : 0);
         into[columns[c]] = saturating_add(into[columns[c]], v);
     }
-}
-
-bool heavier(const DeviceTime& a, const DeviceTime& b) {
-    return a.ns != b.ns ? a.ns > b.ns : a.events > b.events;
-}
-
-void sort_rows(std::vector<ProfileRow>& rows) {
-    std::sort(rows.begin(), rows.end(), [](const ProfileRow& a, const ProfileRow& b) {
-        if (a.time.ns != b.time.ns || a.time.events != b.time.events) {
-            return heavier(a.time, b.time);
-        }
-        return a.label < b.label;
-    });
 }
 
 // The bundles of every report added up by identity (a paired bundle's key; an unpaired group's
