@@ -17,9 +17,9 @@ void add_check_options(CLI::App& check_command, CheckCli& options) {
                      "or spyre_provenance.json); may be given more than once")
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
-    add_common_options(*check, options.common,
-                       {Format::text, Format::json, Format::sarif, Format::github, Format::junit,
-                        Format::html});
+    add_common_options(
+        *check, options.common,
+        {Format::text, Format::json, Format::sarif, Format::github, Format::junit, Format::html});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"
@@ -44,8 +44,8 @@ checked_run(const CheckCli& cli, Progress& progress,
     auto options = annotate_run_options(cli.common, cli.origins);
     options.annotate.write.mode = sdscprov::WriteMode::check;
     options.annotate.stale_warnings = false; // each is a stale-handle finding
-    auto run = sdscprov::annotate(options,
-                                  {deliver, [&](std::uint64_t files) { progress.total(files); }});
+    auto run =
+        sdscprov::annotate(options, {deliver, [&](std::uint64_t files) { progress.total(files); }});
     keep_until_exit(std::move(run.index));
     sidecar_problems = std::move(run.sidecar_problems);
     if (!run.run) {

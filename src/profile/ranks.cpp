@@ -73,8 +73,9 @@ std::string pairing_digest(const PairingSources& sources) {
     for (const auto* entry : handles) {
         field(text, entry->first);
         for (auto dir : entry->second.dirs) {
-            field(text, dir < sources.caches.dirs.size() ? std::string(base_name(sources.caches.dirs[dir].path))
-                                                         : std::string());
+            field(text, dir < sources.caches.dirs.size()
+                            ? std::string(base_name(sources.caches.dirs[dir].path))
+                            : std::string());
         }
         text += '\n';
     }
@@ -374,9 +375,8 @@ void merge_lists(ProfileReport& out, const std::vector<ProfileReport>& reports) 
         auto it = rank_of.find(d.path);
         return it == rank_of.end() ? out.ranks.size() : it->second;
     };
-    std::stable_sort(
-        out.diagnostics.begin(), out.diagnostics.end(),
-        [&](const Problem& a, const Problem& b) { return rank(a) < rank(b); });
+    std::stable_sort(out.diagnostics.begin(), out.diagnostics.end(),
+                     [&](const Problem& a, const Problem& b) { return rank(a) < rank(b); });
 }
 
 std::optional<std::string> refusal(const std::vector<ProfileReport>& reports) {
