@@ -126,7 +126,7 @@ std::string render(const ProfileCli& o, const ProfileReport& report) {
         return render_profile_folded(report, o.value);
     }
     if (o.format == Format::html) {
-        return render_profile_html(report);
+        return render_ranks_html(report);
     }
     ProfileTextOptions text;
     text.top = o.top;

@@ -138,6 +138,8 @@ private:
 // Profile's bundles as the page's kernels (html_profile.cpp): a bundle's row (named by its label,
 // with its device time and stages) and its direct handles as its ops, counted in the row's bar.
 HtmlKernel profile_bundle_row(const ProfileBundle& b);
+// Profile's page of `report` on `model` (which may already hold a verdict and summary rows).
+std::string profile_page(HtmlModel& model, const ProfileReport& report);
 std::vector<HtmlOp> profile_bundle_ops(const ProfileBundle& b,
                                        const std::map<std::string_view, const DebugHandle*>& by_id,
                                        HtmlKernel& row);

@@ -57,6 +57,10 @@ std::vector<HtmlOp> profile_bundle_ops(const ProfileBundle& b,
 
 std::string render_profile_html(const ProfileReport& report) {
     HtmlModel model("profile", "sdscprov profile");
+    return profile_page(model, report);
+}
+
+std::string profile_page(HtmlModel& model, const ProfileReport& report) {
     model.summary("trace", report.trace);
     model.summary("bundles", std::to_string(report.bundles.size()));
     model.summary("diagnostics", std::to_string(report.diagnostics.size()));

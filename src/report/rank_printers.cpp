@@ -1,6 +1,8 @@
 #include "sdscprov/report/rank_printers.hpp"
 
+#include "report/html_model.hpp"
 #include "report/profile_format.hpp"
+#include "sdscprov/report/html.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/profile/ranks.hpp"
 
@@ -199,7 +201,59 @@ private:
     std::string out_;
 };
 
+// The straggler line: among the source lines holding at least 1% of the device time, the one of
+// the largest spread (longest / shortest rank, a rank without the line counting as infinite),
+// then of the largest lead. nullptr when no line has a lead.
+const ProfileRow* straggler_line(const ProfileReport& r) {
+    const ProfileRow* best = nullptr;
+    double best_ratio = 0;
+    std::uint64_t best_lead = 0;
+    for (const auto& row : r.by_line) {
+        RankSpread s = rank_spread(row.rank_ns);
+        if (s.lead_ns() == 0 || row.time.ns * 100 < r.coverage.kernel_ns) {
+            continue;
+        }
+        double ratio = s.ratio ? *s.ratio : std::numeric_limits<double>::infinity();
+        if (!best || ratio > best_ratio || (ratio == best_ratio && s.lead_ns() > best_lead)) {
+            best = &row;
+            best_ratio = ratio;
+            best_lead = s.lead_ns();
+        }
+    }
+    return best;
+}
+
+std::string rank_words(const ProfileReport& r, std::size_t i) {
+    return "rank " + std::to_string(r.ranks[i].rank);
+}
+
 } // namespace
+
+std::string render_ranks_html(const ProfileReport& report) {
+    if (report.ranks.empty()) {
+        return render_profile_html(report);
+    }
+    HtmlModel model("profile", "sdscprov profile");
+    RankSpread total = rank_spread(rank_totals(report));
+    std::string slowest = rank_words(report, total.slowest) + ", " + milliseconds(total.max_ns) +
+                          " ms of device time, " + ratio_text(total.ratio) + " the fastest (" +
+                          rank_words(report, total.fastest) + ", " +
+                          milliseconds(total.min_ns) + " ms)";
+    if (const ProfileRow* line = straggler_line(report)) {
+        RankSpread s = rank_spread(line->rank_ns);
+        model.verdict("note", "straggler line: " + printable(line->label) + ": " +
+                                  rank_words(report, s.slowest) + " took " +
+                                  milliseconds(s.max_ns) + " ms, " + ratio_text(s.ratio) +
+                                  " the fastest (" + rank_words(report, s.fastest) + ", " +
+                                  milliseconds(s.min_ns) + " ms)");
+    } else {
+        model.verdict("note", "no straggler line: no source line of 1% of the device time or "
+                              "more took longer on one rank than on another");
+    }
+    model.summary("traces", std::to_string(report.ranks.size()));
+    model.summary("slowest rank", slowest);
+    return profile_page(model, report);
+}
 
 std::string render_ranks_text(const ProfileReport& report, const ProfileTextOptions& options) {
     if (report.ranks.empty()) {

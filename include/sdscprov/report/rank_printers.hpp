@@ -16,5 +16,8 @@ namespace sdscprov {
 inline constexpr std::size_t rank_columns_max = 8;
 
 std::string render_ranks_text(const ProfileReport& report, const ProfileTextOptions& options);
+// The HTML page of several traces: profile's page, the straggler line and the slowest rank named
+// under its title.
+std::string render_ranks_html(const ProfileReport& report);
 
 } // namespace sdscprov
