@@ -19,7 +19,8 @@
 #include <cstring>
 #include <iostream>
 #include <map>
-#include <sstream>
+#include <ostream>
+#include <streambuf>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,19 +60,84 @@ bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet) {
     return errors;
 }
 
-// The whole report to standard output, every failure (a full disk, a closed pipe) reported.
-bool write_stdout(std::string_view bytes) {
+namespace {
+
+// Writes all of `bytes` to `fd`, retrying short writes and EINTR; 0, or the errno of the failure.
+int write_all(int fd, std::string_view bytes) {
     while (!bytes.empty()) {
-        ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
+        ssize_t n = ::write(fd, bytes.data(), bytes.size());
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
             }
-            std::cerr << "sdscprov profile: cannot write the report to standard output: "
-                      << std::strerror(errno) << '\n';
-            return false;
+            return errno;
         }
         bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return 0;
+}
+
+void report_stdout_error(int error) {
+    std::cerr << "sdscprov profile: cannot write the report to standard output: "
+              << std::strerror(error) << '\n';
+}
+
+// A stream buffer over standard output, so that a printer's text goes out as it is rendered
+// rather than being held a second time in a string stream. Small pieces are gathered in a
+// buffer; a piece larger than the buffer is written as it is. The first failure is kept and
+// every later write refused.
+class StdoutBuffer final : public std::streambuf {
+public:
+    StdoutBuffer() { setp(buffer_, buffer_ + sizeof buffer_); }
+    int error() const { return error_; }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (!drain()) {
+            return traits_type::eof();
+        }
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (n <= epptr() - pptr()) {
+            std::memcpy(pptr(), s, static_cast<std::size_t>(n));
+            pbump(static_cast<int>(n));
+            return n;
+        }
+        if (!drain()) {
+            return 0;
+        }
+        if (n < static_cast<std::streamsize>(sizeof buffer_)) {
+            return xsputn(s, n);
+        }
+        error_ = write_all(STDOUT_FILENO, {s, static_cast<std::size_t>(n)});
+        return error_ == 0 ? n : 0;
+    }
+    int sync() override { return drain() ? 0 : -1; }
+
+private:
+    bool drain() {
+        if (error_ == 0) {
+            error_ = write_all(STDOUT_FILENO, {pbase(), static_cast<std::size_t>(pptr() - pbase())});
+        }
+        setp(buffer_, buffer_ + sizeof buffer_);
+        return error_ == 0;
+    }
+    char buffer_[64 * 1024];
+    int error_ = 0;
+};
+
+} // namespace
+
+// The whole report to standard output, every failure (a full disk, a closed pipe) reported.
+bool write_stdout(std::string_view bytes) {
+    if (int error = write_all(STDOUT_FILENO, bytes)) {
+        report_stdout_error(error);
+        return false;
     }
     return true;
 }
@@ -243,9 +309,14 @@ int run_profile(const ProfileCli& given) {
         text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
         text.color = use_color(o.color);
         choose_rankings(text, o.by, report);
-        std::ostringstream out;
+        StdoutBuffer buffer;
+        std::ostream out(&buffer);
         make_profile_printer(report_format(o.format), out, std::move(options))->end(report);
-        failed |= !write_stdout(out.view());
+        out.flush();
+        if (buffer.error() != 0) {
+            report_stdout_error(buffer.error());
+            failed = true;
+        }
     }
     failed |= print_problems_of(report.problems);
     failed |= print_diagnostics(report.diagnostics, o.quiet);
