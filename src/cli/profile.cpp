@@ -60,88 +60,6 @@ bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet) {
     return errors;
 }
 
-namespace {
-
-// Writes all of `bytes` to `fd`, retrying short writes and EINTR; 0, or the errno of the failure.
-int write_all(int fd, std::string_view bytes) {
-    while (!bytes.empty()) {
-        ssize_t n = ::write(fd, bytes.data(), bytes.size());
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return errno;
-        }
-        bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return 0;
-}
-
-void report_stdout_error(int error) {
-    std::cerr << "sdscprov profile: cannot write the report to standard output: "
-              << std::strerror(error) << '\n';
-}
-
-// A stream buffer over standard output, so that a printer's text goes out as it is rendered
-// rather than being held a second time in a string stream. Small pieces are gathered in a
-// buffer; a piece larger than the buffer is written as it is. The first failure is kept and
-// every later write refused.
-class StdoutBuffer final : public std::streambuf {
-public:
-    StdoutBuffer() { setp(buffer_, buffer_ + sizeof buffer_); }
-    int error() const { return error_; }
-
-protected:
-    int_type overflow(int_type c) override {
-        if (!drain()) {
-            return traits_type::eof();
-        }
-        if (!traits_type::eq_int_type(c, traits_type::eof())) {
-            *pptr() = traits_type::to_char_type(c);
-            pbump(1);
-        }
-        return traits_type::not_eof(c);
-    }
-    std::streamsize xsputn(const char* s, std::streamsize n) override {
-        if (n <= epptr() - pptr()) {
-            std::memcpy(pptr(), s, static_cast<std::size_t>(n));
-            pbump(static_cast<int>(n));
-            return n;
-        }
-        if (!drain()) {
-            return 0;
-        }
-        if (n < static_cast<std::streamsize>(sizeof buffer_)) {
-            return xsputn(s, n);
-        }
-        error_ = write_all(STDOUT_FILENO, {s, static_cast<std::size_t>(n)});
-        return error_ == 0 ? n : 0;
-    }
-    int sync() override { return drain() ? 0 : -1; }
-
-private:
-    bool drain() {
-        if (error_ == 0) {
-            error_ = write_all(STDOUT_FILENO, {pbase(), static_cast<std::size_t>(pptr() - pbase())});
-        }
-        setp(buffer_, buffer_ + sizeof buffer_);
-        return error_ == 0;
-    }
-    char buffer_[64 * 1024];
-    int error_ = 0;
-};
-
-} // namespace
-
-// The whole report to standard output, every failure (a full disk, a closed pipe) reported.
-bool write_stdout(std::string_view bytes) {
-    if (int error = write_all(STDOUT_FILENO, bytes)) {
-        report_stdout_error(error);
-        return false;
-    }
-    return true;
-}
-
 // The sidecars: torch-spyre's spyre_provenance.json only (the handles of a compile, per bundle
 // identity); another kind of file is refused. Each is read once, with the same limits as every
 // other input: a regular file of at most max_size.
@@ -237,6 +155,32 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                 "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
 }
 
+namespace {
+
+// The report on standard output, rendered straight into it; false when it could not be written.
+bool print_report(const ProfileCli& o, const ProfileReport& report) {
+    ProfilePrinterOptions options;
+    options.value = o.value;
+    ProfileTextOptions& text = options.text;
+    text.top = o.top;
+    text.stages = o.stages;
+    text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
+    text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
+    text.color = use_color(o.color);
+    choose_rankings(text, o.by, report);
+    StdoutBuffer buffer;
+    std::ostream out(&buffer);
+    make_profile_printer(report_format(o.format), out, std::move(options))->end(report);
+    out.flush();
+    if (buffer.error() != 0) {
+        report_stdout_error(buffer.error());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
 int run_profile(const ProfileCli& given) {
     ProfileCli o = given;
     if (!classify_inputs(o)) {
@@ -300,23 +244,7 @@ int run_profile(const ProfileCli& given) {
 
     // The annotated copy on standard output takes the report's place there.
     if (!o.quiet && !(annotated && annotated->to_stdout())) {
-        ProfilePrinterOptions options;
-        options.value = o.value;
-        ProfileTextOptions& text = options.text;
-        text.top = o.top;
-        text.stages = o.stages;
-        text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
-        text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
-        text.color = use_color(o.color);
-        choose_rankings(text, o.by, report);
-        StdoutBuffer buffer;
-        std::ostream out(&buffer);
-        make_profile_printer(report_format(o.format), out, std::move(options))->end(report);
-        out.flush();
-        if (buffer.error() != 0) {
-            report_stdout_error(buffer.error());
-            failed = true;
-        }
+        failed |= !print_report(o, report);
     }
     failed |= print_problems_of(report.problems);
     failed |= print_diagnostics(report.diagnostics, o.quiet);
