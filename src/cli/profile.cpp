@@ -19,7 +19,8 @@
 #include <cstring>
 #include <iostream>
 #include <map>
-#include <sstream>
+#include <ostream>
+#include <streambuf>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,23 +58,6 @@ bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet) {
                   << " diagnostics (--format json lists them all)\n";
     }
     return errors;
-}
-
-// The whole report to standard output, every failure (a full disk, a closed pipe) reported.
-bool write_stdout(std::string_view bytes) {
-    while (!bytes.empty()) {
-        ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            std::cerr << "sdscprov profile: cannot write the report to standard output: "
-                      << std::strerror(errno) << '\n';
-            return false;
-        }
-        bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
 }
 
 // The sidecars: torch-spyre's spyre_provenance.json only (the handles of a compile, per bundle
@@ -171,6 +155,32 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                 "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
 }
 
+namespace {
+
+// The report on standard output, rendered straight into it; false when it could not be written.
+bool print_report(const ProfileCli& o, const ProfileReport& report) {
+    ProfilePrinterOptions options;
+    options.value = o.value;
+    ProfileTextOptions& text = options.text;
+    text.top = o.top;
+    text.stages = o.stages;
+    text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
+    text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
+    text.color = use_color(o.color);
+    choose_rankings(text, o.by, report);
+    StdoutBuffer buffer;
+    std::ostream out(&buffer);
+    make_profile_printer(report_format(o.format), out, std::move(options))->end(report);
+    out.flush();
+    if (buffer.error() != 0) {
+        report_stdout_error(buffer.error());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
 int run_profile(const ProfileCli& given) {
     ProfileCli o = given;
     if (!classify_inputs(o)) {
@@ -234,18 +244,7 @@ int run_profile(const ProfileCli& given) {
 
     // The annotated copy on standard output takes the report's place there.
     if (!o.quiet && !(annotated && annotated->to_stdout())) {
-        ProfilePrinterOptions options;
-        options.value = o.value;
-        ProfileTextOptions& text = options.text;
-        text.top = o.top;
-        text.stages = o.stages;
-        text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
-        text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
-        text.color = use_color(o.color);
-        choose_rankings(text, o.by, report);
-        std::ostringstream out;
-        make_profile_printer(report_format(o.format), out, std::move(options))->end(report);
-        failed |= !write_stdout(out.view());
+        failed |= !print_report(o, report);
     }
     failed |= print_problems_of(report.problems);
     failed |= print_diagnostics(report.diagnostics, o.quiet);

@@ -4,6 +4,7 @@
 #include "options.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/report/profile_printers.hpp"
+#include "stdout_sink.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -56,7 +57,6 @@ bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet);
 // refused or a cache cannot be reached); `several`: the messages speak of the traces.
 bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
                      std::vector<std::string>& roots, std::vector<Problem>& problems);
-bool write_stdout(std::string_view bytes);
 
 // The traces and the caches among the positional arguments (profile_ranks.cpp): a directory is
 // a cache; a file is a trace when it is gzip, or JSON that starts a Chrome trace (its first MiB

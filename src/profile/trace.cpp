@@ -794,11 +794,24 @@ struct TraceReader::Impl {
         return ok;
     }
 
+    // After the read: the batches and the parsers' buffers are not needed any more (a report is
+    // built and printed after it); the text held in `buf` stays for position().
+    void release_batches() {
+        delivering = nullptr;
+        inflight.clear();
+        spare.clear();
+        spare.shrink_to_fit();
+        own_parser.release();
+        outer_parser = od::parser{};
+        scratch = {};
+    }
+
     TraceReadResult run(TraceHandler& h) {
         handler = &h;
         stats.gzip = source->gzip();
         read_document();
         stop_workers();
+        release_batches();
         TraceReadResult result;
         result.stats = stats;
         result.error = error;

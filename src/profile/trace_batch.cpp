@@ -425,4 +425,8 @@ void BatchParser::parse(Batch& b) {
     impl_->parse(b);
 }
 
+void BatchParser::release() {
+    impl_ = std::make_unique<Impl>();
+}
+
 } // namespace sdscprov::trace_batch

@@ -101,6 +101,8 @@ public:
     BatchParser(const BatchParser&) = delete;
     BatchParser& operator=(const BatchParser&) = delete;
     void parse(Batch& b);
+    // Frees what the parses so far allocated; a later parse allocates again.
+    void release();
 
 private:
     struct Impl;
