@@ -270,6 +270,7 @@ ProfileComparison compare_profiles(ProfileReport base, ProfileReport now) {
     c.by_line = join(base, base.by_line, now, now.by_line, c.basis);
     c.by_aten = join(base, base.by_aten, now, now.by_aten, c.basis);
     c.by_kernel = join(base, base.by_kernel, now, now.by_kernel, c.basis);
+    c.by_category = join(base, base.by_category, now, now.by_category, c.basis);
     c.base = std::move(base);
     c.now = std::move(now);
     return c;

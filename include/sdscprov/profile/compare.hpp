@@ -72,6 +72,7 @@ struct ProfileComparison {
     std::vector<RowChange> by_line;
     std::vector<RowChange> by_aten;
     std::vector<RowChange> by_kernel;
+    std::vector<RowChange> by_category; // the kernel categories' rows (category_label)
 };
 
 ProfileComparison compare_profiles(ProfileReport base, ProfileReport now);

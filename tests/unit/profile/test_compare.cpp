@@ -1,5 +1,6 @@
 // Comparison of two profiles: rows joined by label, new and gone rows, the ranking by the
 // absolute change, and the gate's findings, on hand-built reports whose figures are spelled out.
+#include "profile/utilization_rows.hpp"
 #include "sdscprov/profile/compare.hpp"
 
 #include <doctest/doctest.h>
@@ -34,7 +35,78 @@ const RowChange& find(const std::vector<RowChange>& rows, const std::string& lab
     return rows.front();
 }
 
+// A run of `n` bundles, bundle i of `ns(i)` device time and of category `category(i)` ("" for an
+// unpaired bundle), its category rows built as a single profile builds them.
+template <class Ns, class Category>
+ProfileReport category_run(std::size_t n, Ns ns, Category category) {
+    ProfileReport r;
+    for (std::size_t i = 0; i < n; ++i) {
+        ProfileBundle b;
+        b.time.ns = ns(i);
+        b.time.events = 1;
+        std::string cat = category(i);
+        if (!cat.empty()) {
+            b.resolution = Resolution::caches;
+            b.ideal = BundleIdeal{};
+            b.ideal->kernel.category = cat;
+        }
+        r.coverage.kernel_ns += b.time.ns;
+        r.bundles.push_back(std::move(b));
+    }
+    r.by_category = category_rows(r.bundles);
+    return r;
+}
+
 } // namespace
+
+TEST_CASE("compare: the category rows joined, one category slowed, new and gone categories") {
+    // 12 bundles: i % 4 gives matmul, add, softmax, unpaired; bundle i takes 1000 + 10 i ns.
+    auto base_category = [](std::size_t i) {
+        return std::string(i % 4 == 0   ? "matmul"
+                           : i % 4 == 1 ? "add"
+                           : i % 4 == 2 ? "softmax"
+                                        : "");
+    };
+    // The new run: matmul's kernels 30 % slower (exact to the ns), softmax's kernels become conv's.
+    auto new_category = [&](std::size_t i) {
+        auto c = base_category(i);
+        return c == "softmax" ? std::string("conv") : c;
+    };
+    auto base_ns = [](std::size_t i) { return std::uint64_t(1000 + 10 * i); };
+    auto new_ns = [&](std::size_t i) {
+        return base_category(i) == "matmul" ? base_ns(i) * 13 / 10 : base_ns(i);
+    };
+    auto c = compare_profiles(category_run(12, base_ns, base_category),
+                              category_run(12, new_ns, new_category));
+    // matmul: bundles 0, 4, 8: 1000 + 1040 + 1080 = 3120 -> 1300 + 1352 + 1404 = 4056.
+    // softmax (gone) and conv (new): bundles 2, 6, 10: 1020 + 1060 + 1100 = 3180.
+    // add: 1, 5, 9: 3150; unresolved: 3, 7, 11: 3210, unchanged.
+    REQUIRE(c.by_category.size() == 5);
+    std::vector<std::string> order;
+    for (const auto& r : c.by_category) {
+        order.push_back(r.label);
+    }
+    std::string unresolved(unresolved_label);
+    CHECK(order == std::vector<std::string>{"conv", "softmax", "matmul", unresolved, "add"});
+    const auto& mm = find(c.by_category, "matmul");
+    CHECK(mm.base_ns() == 3120);
+    CHECK(mm.new_ns() == 4056);
+    CHECK(mm.change_ns() == 936);
+    CHECK(*mm.change_percent() == doctest::Approx(30.0));
+    CHECK(find(c.by_category, "conv").is_new());
+    CHECK(find(c.by_category, "conv").new_ns() == 3180);
+    CHECK(find(c.by_category, "softmax").is_gone());
+    CHECK(find(c.by_category, "softmax").change_ns() == -3180);
+    CHECK(find(c.by_category, "add").change_ns() == 0);
+    CHECK(find(c.by_category, unresolved).base_ns() == 3210);
+    CHECK(find(c.by_category, unresolved).change_ns() == 0);
+    // The gate over the categories: matmul grew 30 %, conv is new.
+    std::vector<std::string> found;
+    for (const auto& f : gate_findings(c, c.by_category, {10, 1})) {
+        found.push_back(f.row->label);
+    }
+    CHECK(found == std::vector<std::string>{"conv", "matmul"});
+}
 
 TEST_CASE("compare: rows joined by label, new and gone, ranked by the absolute change") {
     auto c = compare_profiles(
