@@ -57,6 +57,11 @@ bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet);
 // refused or a cache cannot be reached); `several`: the messages speak of the traces.
 bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
                      std::vector<std::string>& roots, std::vector<Problem>& problems);
+// One trace profiled against `sources`, the progress line headed `progress_label`, the steps
+// recorded when `record_steps`; nullopt when the trace cannot be read (said on stderr).
+std::optional<ProfileReport> profile_trace(const ProfileCli& o, const PairingSources& sources,
+                                           const std::string& trace, const char* progress_label,
+                                           bool record_steps);
 
 // The traces and the caches among the positional arguments (profile_ranks.cpp): a directory is
 // a cache; a file is a trace when it is gzip, or JSON that starts a Chrome trace (its first MiB

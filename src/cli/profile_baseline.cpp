@@ -107,24 +107,13 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
                                          const std::string& trace,
                                          const std::vector<std::string>& roots,
                                          const std::vector<Problem>& problems) {
-    TraceReaderOptions reader_options;
-    reader_options.threads = o.jobs;
-    TraceReader reader(reader_options);
-    ProfileBuilder builder(sources, trace, reader);
-    builder.record_steps();
-    Progress progress("read the trace:", false);
-    TraceProgress counted(builder, progress, trace);
-    TraceReadResult read =
-        reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
-    progress.clear();
-    if (read.error) {
-        print_problems({*read.error});
+    auto report = profile_trace(o, sources, trace, "read the trace:", true);
+    if (!report) {
         std::cerr << "sdscprov profile: the trace could not be read: no comparison\n";
         return std::nullopt;
     }
-    ProfileReport report = builder.finish(read);
-    report.caches = roots;
-    report.problems.insert(report.problems.begin(), problems.begin(), problems.end());
+    report->caches = roots;
+    report->problems.insert(report->problems.begin(), problems.begin(), problems.end());
     return report;
 }
 

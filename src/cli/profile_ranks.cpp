@@ -99,25 +99,6 @@ bool classify_inputs(ProfileCli& o) {
 
 namespace {
 
-// One trace profiled into its report; nullopt when it cannot be read (said on stderr).
-std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSources& sources,
-                                         const std::string& trace) {
-    TraceReaderOptions reader_options;
-    reader_options.threads = o.jobs;
-    TraceReader reader(reader_options);
-    ProfileBuilder builder(sources, trace, reader);
-    Progress progress("read the traces:", false);
-    TraceProgress counted(builder, progress, trace);
-    TraceReadResult read =
-        reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
-    progress.clear();
-    if (read.error) {
-        print_problems({*read.error});
-        return std::nullopt;
-    }
-    return builder.finish(read);
-}
-
 std::string render(const ProfileCli& o, const ProfileReport& report) {
     if (o.format == Format::json) {
         return render_profile_json(report);
@@ -158,7 +139,7 @@ int run_profile_ranks(const ProfileCli& o) {
     const std::string digest = pairing_digest(sources);
     std::vector<ProfileReport> reports;
     for (const auto& trace : o.traces) {
-        auto report = profile_one(o, sources, trace);
+        auto report = profile_trace(o, sources, trace, "read the traces:", false);
         if (!report) {
             print_problems(problems);
             std::cerr << "sdscprov profile: the trace " << quote_path(trace)

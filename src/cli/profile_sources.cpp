@@ -3,8 +3,10 @@
 #include "profile.hpp"
 
 #include "common.hpp"
+#include "progress.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/profile/trace.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -58,6 +60,28 @@ bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
         problems.insert(problems.end(), indexed.problems.begin(), indexed.problems.end());
     }
     return true;
+}
+
+std::optional<ProfileReport> profile_trace(const ProfileCli& o, const PairingSources& sources,
+                                           const std::string& trace, const char* progress_label,
+                                           bool record_steps) {
+    TraceReaderOptions reader_options;
+    reader_options.threads = o.jobs;
+    TraceReader reader(reader_options);
+    ProfileBuilder builder(sources, trace, reader);
+    if (record_steps) {
+        builder.record_steps();
+    }
+    Progress progress(progress_label, false);
+    TraceProgress counted(builder, progress, trace);
+    TraceReadResult read =
+        reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
+    progress.clear();
+    if (read.error) {
+        print_problems({*read.error});
+        return std::nullopt;
+    }
+    return builder.finish(read);
 }
 
 } // namespace sdscprov::cli
