@@ -117,17 +117,20 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
     return report;
 }
 
-// The table --by names first (line, aten or kernel; source lines when none is named).
+// The table --by names first (line, aten, kernel or category; source lines when none is named).
 std::string compared_table(const std::vector<std::string>& by) {
     for (const auto& name : by) {
-        if (name == "line" || name == "aten" || name == "kernel")
+        if (name == "line" || name == "aten" || name == "kernel" || name == "category")
             return name;
     }
     return {};
 }
 
 const std::vector<RowChange>& gated_rows(const ProfileComparison& c, const std::string& by) {
-    return by == "aten" ? c.by_aten : by == "kernel" ? c.by_kernel : c.by_line;
+    return by == "aten"       ? c.by_aten
+           : by == "kernel"   ? c.by_kernel
+           : by == "category" ? c.by_category
+                              : c.by_line;
 }
 
 void print_findings(const std::vector<GateFinding>& findings, const std::string& trace) {
@@ -227,9 +230,10 @@ int run_profile_baseline(const ProfileCli& o) {
             ProfileTextOptions text;
             text.top = o.top;
             if (std::string table = compared_table(o.by); !table.empty()) {
-                text.rankings = {table == "line"   ? ProfileRanking::line
-                                 : table == "aten" ? ProfileRanking::aten
-                                                   : ProfileRanking::kernel};
+                text.rankings = {table == "line"       ? ProfileRanking::line
+                                 : table == "aten"     ? ProfileRanking::aten
+                                 : table == "category" ? ProfileRanking::category
+                                                       : ProfileRanking::kernel};
             }
             out = render_comparison_text(comparison, text);
         }

@@ -1,8 +1,8 @@
 #include "sdscprov/report/compare_printers.hpp"
 
+#include "core/json_out.hpp"
 #include "report/ci_encoding.hpp"
 #include "report/profile_format.hpp"
-#include "core/json_out.hpp"
 #include "sdscprov/core/display.hpp"
 
 #include <cmath>
@@ -58,15 +58,17 @@ std::string pad_left(const std::string& s, std::size_t width) {
 }
 
 const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r) {
-    return r == ProfileRanking::line   ? c.by_line
-           : r == ProfileRanking::aten ? c.by_aten
-                                       : c.by_kernel;
+    return r == ProfileRanking::line       ? c.by_line
+           : r == ProfileRanking::aten     ? c.by_aten
+           : r == ProfileRanking::category ? c.by_category
+                                           : c.by_kernel;
 }
 
 std::string_view title_of(ProfileRanking r) {
-    return r == ProfileRanking::line   ? "By model source line"
-           : r == ProfileRanking::aten ? "By ATen op"
-                                       : "By kernel";
+    return r == ProfileRanking::line       ? "By model source line"
+           : r == ProfileRanking::aten     ? "By ATen op"
+           : r == ProfileRanking::category ? "By kernel category"
+                                           : "By kernel";
 }
 
 // The row as the text shows it: a moved line as "file:12 -> 14" (the base line first), or
@@ -230,7 +232,8 @@ std::string render_comparison_json(const ProfileComparison& c) {
     for (auto [name, rows] :
          {std::pair<const char*, const std::vector<RowChange>*>{"by_line", &c.by_line},
           {"by_aten", &c.by_aten},
-          {"by_kernel", &c.by_kernel}}) {
+          {"by_kernel", &c.by_kernel},
+          {"by_category", &c.by_category}}) {
         json_out::key(w, name);
         w.StartArray();
         for (const auto& r : *rows) {

@@ -153,6 +153,13 @@ std::string render_comparison_html(const ProfileComparison& c) {
     model.change_ranking("kernel", "Kernels", "kernel",
                          "one row per compiled bundle; sdscprov explain takes its label",
                          change_rows(c.by_kernel, c.base.by_kernel, c.now.by_kernel, c, kernel_of));
+    if (c.base.ideal.any() || c.now.ideal.any()) {
+        model.change_ranking(
+            "category", "Categories", "kernel category",
+            "a kernel's category is that of its largest entry in its ideal "
+            "cycles file",
+            change_rows(c.by_category, c.base.by_category, c.now.by_category, c, kernel_of));
+    }
     for (const auto& r : c.by_line) {
         if (r.line && r.now) {
             model.line_time(r.line->file, r.line->line, r.new_ns());
