@@ -240,6 +240,17 @@ std::string ms(std::uint64_t ns) {
 
 } // namespace
 
+std::string RowChange::shown_label() const {
+    if (!moved_from || !line) {
+        return label;
+    }
+    std::string to = std::to_string(line->line);
+    if (moved_from->file != line->file) {
+        to = line->file + ":" + to;
+    }
+    return moved_from->label() + " -> " + to;
+}
+
 std::int64_t RowChange::change_ns() const {
     std::uint64_t b = base_ns();
     std::uint64_t n = new_ns();

@@ -71,19 +71,6 @@ std::string_view title_of(ProfileRanking r) {
                                            : "By kernel";
 }
 
-// The row as the text shows it: a moved line as "file:12 -> 14" (the base line first), or
-// "base-file:12 -> file:14" when the file moved too.
-std::string shown_label(const RowChange& r) {
-    if (!r.moved_from || !r.line) {
-        return r.label;
-    }
-    std::string to = std::to_string(r.line->line);
-    if (r.moved_from->file != r.line->file) {
-        to = r.line->file + ":" + to;
-    }
-    return r.moved_from->label() + " -> " + to;
-}
-
 std::string_view status_of(const RowChange& r) {
     return r.is_new() ? "new" : r.is_gone() ? "gone" : r.change_ns() == 0 ? "same" : "changed";
 }
@@ -205,7 +192,7 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
             out += pad_left(r.is_new() ? "-" : ms(r.base_ns()), 10) + " " +
                    pad_left(r.is_gone() ? "-" : ms(r.new_ns()), 10) + " " +
                    pad_left(signed_ms(r.change_ns()), 11) + " " + pad_left(change_column(r), 8) +
-                   "  " + printable_text(shown_label(r)) + "\n";
+                   "  " + printable_text(r.shown_label()) + "\n";
         }
     }
     return out;

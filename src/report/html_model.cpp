@@ -481,7 +481,7 @@ void HtmlModel::change_ranking(std::string_view id, std::string_view title, std:
     w.StartArray();
     for (const auto& [r, kernels] : rows) {
         w.StartArray();
-        json_out::string(w, r->label);
+        json_out::string(w, r->shown_label());
         w.Uint64(r->new_ns());
         w.Uint64(r->now ? r->now->events : 0);
         w.StartArray();

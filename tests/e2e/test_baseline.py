@@ -526,6 +526,15 @@ def test_moved_lines_matched_by_file_and_text():
         line = min(lines[path])
         assert '  %s%s:%d -> %s%s:%d\n' % (base_root, path, line, new_root, path,
                                            line + 2) in out, out
+        # The page: the moved row's label says the move, as the text does.
+        _, page, _ = run('profile', '--baseline', trace, trace, '--format', 'html',
+                         '--origins', os.path.join(tmp, 'new.json'),
+                         '--baseline-origins', os.path.join(tmp, 'base.json'), check_rc=0)
+        model = json.loads(page.split('<script type="application/json" id="sdscprov-data">')[1]
+                           .split('</script>')[0])
+        labels = [r[0] for t in model['rankings'] if t['id'] == 'line' for r in t['rows']]
+        assert '%s%s:%d -> %s%s:%d' % (base_root, path, line, new_root, path,
+                                       line + 2) in labels, labels[:5]
 
 
 if __name__ == '__main__':

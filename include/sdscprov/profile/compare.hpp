@@ -45,6 +45,9 @@ struct RowChange {
     std::optional<double> change_percent() const;
     bool is_new() const { return !base; }
     bool is_gone() const { return !now; }
+    // The row as people read it: a moved line as "file:12 -> 14" (the base line first), or
+    // "base-file:12 -> file:14" when the file moved too; any other row its label.
+    std::string shown_label() const;
 };
 
 enum class CompareBasis : std::uint8_t { totals, steps };
