@@ -13,6 +13,20 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// The members every ranked table of the page starts with.
+void ranking_head(Writer& w, std::string_view id, std::string_view title, std::string_view what,
+                  std::string_view note) {
+    w.StartObject();
+    json_out::key(w, "id");
+    json_out::string(w, id);
+    json_out::key(w, "title");
+    json_out::string(w, title);
+    json_out::key(w, "what");
+    json_out::string(w, what);
+    json_out::key(w, "note");
+    json_out::string(w, note);
+}
+
 // A JSON array written piece by piece, closed when the page's data is assembled.
 struct JsonArray {
     rapidjson::StringBuffer buffer;
@@ -351,15 +365,7 @@ void HtmlModel::profile_totals(const ProfileCoverage& c, std::size_t bundles) {
 void HtmlModel::ranking(std::string_view id, std::string_view title, std::string_view what,
                         std::string_view note, const std::vector<ProfileRow>& rows, bool ideal) {
     Writer& w = b_->rankings.w;
-    w.StartObject();
-    json_out::key(w, "id");
-    json_out::string(w, id);
-    json_out::key(w, "title");
-    json_out::string(w, title);
-    json_out::key(w, "what");
-    json_out::string(w, what);
-    json_out::key(w, "note");
-    json_out::string(w, note);
+    ranking_head(w, id, title, what, note);
     if (ideal) {
         json_out::key(w, "ideal");
         w.Bool(true);
@@ -464,15 +470,7 @@ void HtmlModel::baseline_totals(const ProfileComparison& c) {
 void HtmlModel::change_ranking(std::string_view id, std::string_view title, std::string_view what,
                                std::string_view note, const std::vector<HtmlChangeRow>& rows) {
     Writer& w = b_->rankings.w;
-    w.StartObject();
-    json_out::key(w, "id");
-    json_out::string(w, id);
-    json_out::key(w, "title");
-    json_out::string(w, title);
-    json_out::key(w, "what");
-    json_out::string(w, what);
-    json_out::key(w, "note");
-    json_out::string(w, note);
+    ranking_head(w, id, title, what, note);
     json_out::key(w, "cmp");
     w.Bool(true);
     // [label, new ns, new events, [kernel], source index or -1, line, text, base ns, base events,
