@@ -12,6 +12,8 @@
 #include <rapidjson/rapidjson.h>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 namespace sdscprov::json_out {
 
@@ -52,11 +54,39 @@ template <class W> void optional_string(W& w, const std::optional<std::string>& 
     }
 }
 
+// An array of texts.
+template <class W> void strings(W& w, const std::vector<std::string>& list) {
+    w.StartArray();
+    for (const auto& s : list) {
+        string(w, s);
+    }
+    w.EndArray();
+}
+
 template <class W> void optional_int(W& w, const std::optional<std::int64_t>& v) {
     if (v) {
         w.Int64(*v);
     } else {
         w.Null();
+    }
+}
+
+// A member: its key, then the value written as its type asks (a bool, a signed or unsigned
+// integer, an optional integer or text, or a text).
+template <class W, class T> void member(W& w, std::string_view k, const T& v) {
+    key(w, k);
+    if constexpr (std::is_same_v<T, bool>) {
+        w.Bool(v);
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+        w.Int64(v);
+    } else if constexpr (std::is_integral_v<T>) {
+        w.Uint64(v);
+    } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
+        optional_int(w, v);
+    } else if constexpr (std::is_same_v<T, std::optional<std::string>>) {
+        optional_string(w, v);
+    } else {
+        string(w, std::string_view(v));
     }
 }
 

@@ -16,33 +16,22 @@ template <class W> void source(W& w, const std::optional<HandleSource>& s) {
         return;
     }
     w.StartObject();
-    key(w, "file");
-    string(w, s->file);
-    key(w, "start_line");
-    w.Int64(s->start_line);
-    key(w, "start_col");
-    w.Int64(s->start_col);
-    key(w, "end_line");
-    optional_int(w, s->end_line);
-    key(w, "end_col");
-    optional_int(w, s->end_col);
+    member(w, "file", s->file);
+    member(w, "start_line", s->start_line);
+    member(w, "start_col", s->start_col);
+    member(w, "end_line", s->end_line);
+    member(w, "end_col", s->end_col);
     w.EndObject();
 }
 
 template <class W> void handle(W& w, const DebugHandle& h) {
     w.StartObject();
-    key(w, "id");
-    string(w, h.id);
+    member(w, "id", h.id);
     key(w, "source");
     source(w, h.source);
-    key(w, "aten_op");
-    optional_string(w, h.aten_op);
+    member(w, "aten_op", h.aten_op);
     key(w, "ir_chain");
-    w.StartArray();
-    for (const auto& s : h.ir_chain) {
-        string(w, s);
-    }
-    w.EndArray();
+    strings(w, h.ir_chain);
     key(w, "fused_from");
     w.StartArray();
     for (const auto& child : h.fused_from) {
@@ -50,19 +39,15 @@ template <class W> void handle(W& w, const DebugHandle& h) {
     }
     w.EndArray();
     if (h.history_shape == HistoryShape::fusion_context) {
-        key(w, "fusion_context");
-        optional_string(w, h.fusion_context);
+        member(w, "fusion_context", h.fusion_context);
     } else {
         key(w, "transform_history");
         w.StartArray();
         for (const auto& step : h.transform_history) {
             w.StartObject();
-            key(w, "kind");
-            string(w, step.kind);
-            key(w, "pass_name");
-            string(w, step.pass_name);
-            key(w, "reason");
-            optional_string(w, step.reason);
+            member(w, "kind", step.kind);
+            member(w, "pass_name", step.pass_name);
+            member(w, "reason", step.reason);
             w.EndObject();
         }
         w.EndArray();

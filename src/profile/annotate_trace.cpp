@@ -1,7 +1,7 @@
 #include "sdscprov/profile/annotate_trace.hpp"
 
-#include "profile/utilization_rows.hpp"
 #include "core/json_out.hpp"
+#include "profile/utilization_rows.hpp"
 #include "sdscprov/core/path.hpp"
 #include "sdscprov/write/replace.hpp"
 
@@ -37,15 +37,13 @@ std::string bundle_description(const ProfileBundle& b) {
     };
     auto same = [](const std::string& s) -> std::string_view { return s; };
     w.StartObject();
-    json_out::key(w, "event_name");
-    json_out::string(w, b.event_name);
+    json_out::member(w, "event_name", b.event_name);
     strings("source_lines", b.lines, [](const SourceLine& l) { return l.label(); });
     strings("aten_ops", b.aten_ops, same);
     strings("kernels", b.kernel_names, same);
     strings("kernel_dirs", b.kernel_dirs, same);
     strings("handles", b.handle_ids, same);
-    json_out::key(w, "paired_by");
-    json_out::string(w, to_string(b.resolution));
+    json_out::member(w, "paired_by", to_string(b.resolution));
     w.EndObject();
     return {buffer.GetString(), buffer.GetSize()};
 }

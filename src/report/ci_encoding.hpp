@@ -43,10 +43,8 @@ inline void sarif_open(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
                        const std::vector<std::pair<std::string, std::string>>& rules) {
     w.SetIndent(' ', 2);
     w.StartObject();
-    json_out::key(w, "$schema");
-    json_out::string(w, "https://json.schemastore.org/sarif-2.1.0.json");
-    json_out::key(w, "version");
-    json_out::string(w, "2.1.0");
+    json_out::member(w, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    json_out::member(w, "version", "2.1.0");
     json_out::key(w, "runs");
     w.StartArray();
     w.StartObject();
@@ -54,20 +52,16 @@ inline void sarif_open(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w,
     w.StartObject();
     json_out::key(w, "driver");
     w.StartObject();
-    json_out::key(w, "name");
-    json_out::string(w, "sdscprov");
-    json_out::key(w, "version");
-    json_out::string(w, SDSCPROV_VERSION);
+    json_out::member(w, "name", "sdscprov");
+    json_out::member(w, "version", SDSCPROV_VERSION);
     json_out::key(w, "rules");
     w.StartArray();
     for (const auto& [id, text] : rules) {
         w.StartObject();
-        json_out::key(w, "id");
-        json_out::string(w, id);
+        json_out::member(w, "id", id);
         json_out::key(w, "shortDescription");
         w.StartObject();
-        json_out::key(w, "text");
-        json_out::string(w, text);
+        json_out::member(w, "text", text);
         w.EndObject();
         w.EndObject();
     }
@@ -90,16 +84,12 @@ inline void sarif_result(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, st
                          std::size_t rule_index, std::string_view level, std::string_view message,
                          const std::string& path, const TextPosition& pos) {
     w.StartObject();
-    json_out::key(w, "ruleId");
-    json_out::string(w, rule);
-    json_out::key(w, "ruleIndex");
-    w.Uint64(rule_index);
-    json_out::key(w, "level");
-    json_out::string(w, level);
+    json_out::member(w, "ruleId", rule);
+    json_out::member(w, "ruleIndex", rule_index);
+    json_out::member(w, "level", level);
     json_out::key(w, "message");
     w.StartObject();
-    json_out::key(w, "text");
-    json_out::string(w, message);
+    json_out::member(w, "text", message);
     w.EndObject();
     json_out::key(w, "locations");
     w.StartArray();
@@ -108,16 +98,13 @@ inline void sarif_result(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, st
     w.StartObject();
     json_out::key(w, "artifactLocation");
     w.StartObject();
-    json_out::key(w, "uri");
-    json_out::string(w, uri_of(path));
+    json_out::member(w, "uri", uri_of(path));
     w.EndObject();
     if (pos.line > 0) {
         json_out::key(w, "region");
         w.StartObject();
-        json_out::key(w, "startLine");
-        w.Uint64(pos.line);
-        json_out::key(w, "startColumn");
-        w.Uint64(pos.col);
+        json_out::member(w, "startLine", pos.line);
+        json_out::member(w, "startColumn", pos.col);
         w.EndObject();
     }
     w.EndObject();

@@ -80,23 +80,15 @@ void run_summary(W& w, const ProfileReport& r, const RunCompared& c, CompareBasi
     w.StartObject();
     json_out::key(w, "trace");
     json_out::path(w, r.trace);
-    json_out::key(w, "kernel_events");
-    w.Uint64(r.coverage.kernel_events);
-    json_out::key(w, "kernel_ns");
-    w.Uint64(r.coverage.kernel_ns);
-    json_out::key(w, "resolved_ns");
-    w.Uint64(r.coverage.resolved_ns);
-    json_out::key(w, "steps");
-    w.Uint64(c.steps);
-    json_out::key(w, "compared_ns");
-    w.Uint64(c.ns);
-    json_out::key(w, "compared_events");
-    w.Uint64(c.events);
+    json_out::member(w, "kernel_events", r.coverage.kernel_events);
+    json_out::member(w, "kernel_ns", r.coverage.kernel_ns);
+    json_out::member(w, "resolved_ns", r.coverage.resolved_ns);
+    json_out::member(w, "steps", c.steps);
+    json_out::member(w, "compared_ns", c.ns);
+    json_out::member(w, "compared_events", c.events);
     if (basis == CompareBasis::steps) {
-        json_out::key(w, "outside_steps_events");
-        w.Uint64(c.outside_events);
-        json_out::key(w, "outside_steps_ns");
-        w.Uint64(c.outside_ns);
+        json_out::member(w, "outside_steps_events", c.outside_events);
+        json_out::member(w, "outside_steps_ns", c.outside_ns);
     }
     w.EndObject();
 }
@@ -109,10 +101,8 @@ template <class W> void comparison_member(W& w, const ProfileComparison& c) {
     json_out::key(w, "note");
     json_out::optional_string(w, c.basis_note.empty() ? std::nullopt
                                                       : std::optional<std::string>(c.basis_note));
-    json_out::key(w, "base_steps");
-    w.Uint64(c.base_run.steps);
-    json_out::key(w, "new_steps");
-    w.Uint64(c.new_run.steps);
+    json_out::member(w, "base_steps", c.base_run.steps);
+    json_out::member(w, "new_steps", c.new_run.steps);
     w.EndObject();
 }
 
@@ -203,8 +193,7 @@ std::string render_comparison_json(const ProfileComparison& c) {
     rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
     w.SetIndent(' ', 1);
     w.StartObject();
-    json_out::key(w, "sdscprov_profile_comparison");
-    w.Int(1);
+    json_out::member(w, "sdscprov_profile_comparison", 1);
     json_out::key(w, "compared");
     w.String(to_string(c.basis).data());
     comparison_member(w, c);
@@ -212,8 +201,7 @@ std::string render_comparison_json(const ProfileComparison& c) {
     run_summary(w, c.base, c.base_run, c.basis);
     json_out::key(w, "new");
     run_summary(w, c.now, c.new_run, c.basis);
-    json_out::key(w, "change_ns");
-    w.Int64(total_change(c));
+    json_out::member(w, "change_ns", total_change(c));
     json_out::key(w, "change_percent");
     percent_value(w, total_percent(c));
     for (auto [name, rows] :
@@ -225,39 +213,29 @@ std::string render_comparison_json(const ProfileComparison& c) {
         w.StartArray();
         for (const auto& r : *rows) {
             w.StartObject();
-            json_out::key(w, "label");
-            json_out::string(w, r.label);
+            json_out::member(w, "label", r.label);
             if (r.line) {
                 json_out::key(w, "file");
                 json_out::path(w, r.line->file);
-                json_out::key(w, "line");
-                w.Int64(r.line->line);
-                json_out::key(w, "text");
-                json_out::optional_string(w, r.text);
+                json_out::member(w, "line", r.line->line);
+                json_out::member(w, "text", r.text);
                 json_out::key(w, "moved_from");
                 if (r.moved_from) {
                     w.StartObject();
                     json_out::key(w, "file");
                     json_out::path(w, r.moved_from->file);
-                    json_out::key(w, "line");
-                    w.Int64(r.moved_from->line);
+                    json_out::member(w, "line", r.moved_from->line);
                     w.EndObject();
                 } else {
                     w.Null();
                 }
             }
-            json_out::key(w, "status");
-            json_out::string(w, status_of(r));
-            json_out::key(w, "base_ns");
-            w.Uint64(r.base_ns());
-            json_out::key(w, "new_ns");
-            w.Uint64(r.new_ns());
-            json_out::key(w, "base_events");
-            w.Uint64(r.base ? r.base->events : 0);
-            json_out::key(w, "new_events");
-            w.Uint64(r.now ? r.now->events : 0);
-            json_out::key(w, "change_ns");
-            w.Int64(r.change_ns());
+            json_out::member(w, "status", status_of(r));
+            json_out::member(w, "base_ns", r.base_ns());
+            json_out::member(w, "new_ns", r.new_ns());
+            json_out::member(w, "base_events", r.base ? r.base->events : 0);
+            json_out::member(w, "new_events", r.now ? r.now->events : 0);
+            json_out::member(w, "change_ns", r.change_ns());
             json_out::key(w, "change_percent");
             percent_value(w, r.change_percent());
             w.EndObject();

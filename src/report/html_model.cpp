@@ -17,14 +17,10 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 void ranking_head(Writer& w, std::string_view id, std::string_view title, std::string_view what,
                   std::string_view note) {
     w.StartObject();
-    json_out::key(w, "id");
-    json_out::string(w, id);
-    json_out::key(w, "title");
-    json_out::string(w, title);
-    json_out::key(w, "what");
-    json_out::string(w, what);
-    json_out::key(w, "note");
-    json_out::string(w, note);
+    json_out::member(w, "id", id);
+    json_out::member(w, "title", title);
+    json_out::member(w, "what", what);
+    json_out::member(w, "note", note);
 }
 
 // A JSON array written piece by piece, closed when the page's data is assembled.
@@ -37,14 +33,6 @@ struct JsonArray {
         return {buffer.GetString(), buffer.GetSize()};
     }
 };
-
-void strings(Writer& w, const std::vector<std::string>& list) {
-    w.StartArray();
-    for (const auto& s : list) {
-        json_out::string(w, s);
-    }
-    w.EndArray();
-}
 
 // Source files longer than this show their first lines and the lines handles name past them.
 constexpr std::int64_t max_shown_lines = 20000;
@@ -111,8 +99,7 @@ void HtmlModel::coverage(std::uint64_t files,
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     w.StartObject();
-    json_out::key(w, "files");
-    w.Uint64(files);
+    json_out::member(w, "files", files);
     json_out::key(w, "members");
     w.StartArray();
     for (std::size_t m = 0; m < provenance_member_count; ++m) {
@@ -134,8 +121,7 @@ namespace {
 template <class SourceIndex>
 void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
     w.StartObject();
-    json_out::key(w, "id");
-    json_out::string(w, h.id);
+    json_out::member(w, "id", h.id);
     json_out::key(w, "src");
     if (h.source) {
         w.StartArray();
@@ -146,10 +132,9 @@ void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
     } else {
         w.Null();
     }
-    json_out::key(w, "aten");
-    json_out::optional_string(w, h.aten_op);
+    json_out::member(w, "aten", h.aten_op);
     json_out::key(w, "ir");
-    strings(w, h.ir_chain);
+    json_out::strings(w, h.ir_chain);
     json_out::key(w, "ff");
     w.StartArray();
     for (const auto& child : h.fused_from) {
@@ -157,8 +142,7 @@ void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
     }
     w.EndArray();
     if (h.history_shape == HistoryShape::fusion_context) {
-        json_out::key(w, "fc");
-        json_out::optional_string(w, h.fusion_context);
+        json_out::member(w, "fc", h.fusion_context);
     } else {
         json_out::key(w, "th");
         w.StartArray();
@@ -200,10 +184,8 @@ void kernel_traces(Writer& w, const HtmlKernel& k, SourceIndex&& index) {
 // A kernel's device time and events, stage ticks, and (compared runs) its base time.
 void kernel_times(Writer& w, const HtmlKernel& k) {
     if (k.ns) {
-        json_out::key(w, "ns");
-        w.Uint64(*k.ns);
-        json_out::key(w, "ev");
-        w.Uint64(k.events);
+        json_out::member(w, "ns", *k.ns);
+        json_out::member(w, "ev", k.events);
     }
     if (k.stage_ticks) {
         json_out::key(w, "st");
@@ -226,14 +208,10 @@ void kernel_times(Writer& w, const HtmlKernel& k) {
 template <class SourceIndex>
 void op_json(Writer& o, const HtmlOp& op, std::uint64_t kernel, SourceIndex&& index) {
     o.StartObject();
-    json_out::key(o, "k");
-    o.Uint64(kernel);
-    json_out::key(o, "f");
-    json_out::string(o, op.file);
-    json_out::key(o, "key");
-    json_out::string(o, op.key);
-    json_out::key(o, "st");
-    json_out::string(o, op.state);
+    json_out::member(o, "k", kernel);
+    json_out::member(o, "f", op.file);
+    json_out::member(o, "key", op.key);
+    json_out::member(o, "st", op.state);
     json_out::key(o, "h");
     if (op.handle) {
         handle_json(o, *op.handle, index);
@@ -242,7 +220,7 @@ void op_json(Writer& o, const HtmlOp& op, std::uint64_t kernel, SourceIndex&& in
     }
     if (!op.notes.empty()) {
         json_out::key(o, "notes");
-        strings(o, op.notes);
+        json_out::strings(o, op.notes);
     }
     o.EndObject();
 }
@@ -257,20 +235,16 @@ void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
     };
     Writer& w = b_->kernels.w;
     w.StartObject();
-    json_out::key(w, "name");
-    json_out::string(w, k.name);
-    json_out::key(w, "dir");
-    json_out::string(w, k.dir);
+    json_out::member(w, "name", k.name);
+    json_out::member(w, "dir", k.dir);
     json_out::key(w, "bar");
     w.StartArray();
     for (auto n : {k.bar.populated, k.bar.null, k.bar.absent, k.bar.malformed}) {
         w.Uint64(n);
     }
     w.EndArray();
-    json_out::key(w, "files");
-    w.Uint64(k.files);
-    json_out::key(w, "find");
-    w.Uint64(k.findings);
+    json_out::member(w, "files", k.files);
+    json_out::member(w, "find", k.findings);
     if (k.errors + k.lacking + k.problems > 0) { // else [0, 0, 0]
         json_out::key(w, "rank");
         w.StartArray();
@@ -280,15 +254,12 @@ void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
         w.EndArray();
     }
     if (!k.key.empty()) {
-        json_out::key(w, "key");
-        json_out::string(w, k.key);
+        json_out::member(w, "key", k.key);
     }
     if (!k.next.empty() && k.next == k.dir) { // "x": the directory
-        json_out::key(w, "x");
-        w.Uint(1);
+        json_out::member(w, "x", 1);
     } else if (!k.next.empty()) {
-        json_out::key(w, "next");
-        json_out::string(w, k.next);
+        json_out::member(w, "next", k.next);
     }
     json_out::key(w, "ops");
     w.StartArray();
@@ -296,14 +267,13 @@ void HtmlModel::kernel(const HtmlKernel& k, const std::vector<HtmlOp>& ops) {
     w.Uint64(ops.size());
     w.EndArray();
     if (!k.note.empty()) {
-        json_out::key(w, "note");
-        json_out::string(w, k.note);
+        json_out::member(w, "note", k.note);
     }
     if (!k.pre_grad_nodes.empty() || !k.post_grad_nodes.empty()) {
         json_out::key(w, "pre");
-        strings(w, k.pre_grad_nodes);
+        json_out::strings(w, k.pre_grad_nodes);
         json_out::key(w, "post");
-        strings(w, k.post_grad_nodes);
+        json_out::strings(w, k.post_grad_nodes);
     }
     kernel_traces(w, k, index);
     kernel_times(w, k);
@@ -367,8 +337,7 @@ void HtmlModel::ranking(std::string_view id, std::string_view title, std::string
     Writer& w = b_->rankings.w;
     ranking_head(w, id, title, what, note);
     if (ideal) {
-        json_out::key(w, "ideal");
-        w.Bool(true);
+        json_out::member(w, "ideal", true);
     }
     // [label, ns, events, [bundle], source index or -1, line, text], with `ideal` then
     // ideal ns, lost ns and the ns of the events that have an ideal (null: none has one).
@@ -445,11 +414,9 @@ void HtmlModel::baseline_totals(const ProfileComparison& c) {
     number("ns", b.kernel_ns);
     number("paired_ns", b.resolved_ns);
     number("bundles", c.base.bundles.size());
-    json_out::key(w, "basis");
-    json_out::string(w, to_string(c.basis));
+    json_out::member(w, "basis", to_string(c.basis));
     if (!c.basis_note.empty()) {
-        json_out::key(w, "note");
-        json_out::string(w, c.basis_note);
+        json_out::member(w, "note", c.basis_note);
     }
     // [[steps, ns, events, events in no step, their ns]] of the base run, then the new: the
     // figures compared (per step: ns per step, the events of the steps).
@@ -471,8 +438,7 @@ void HtmlModel::change_ranking(std::string_view id, std::string_view title, std:
                                std::string_view note, const std::vector<HtmlChangeRow>& rows) {
     Writer& w = b_->rankings.w;
     ranking_head(w, id, title, what, note);
-    json_out::key(w, "cmp");
-    w.Bool(true);
+    json_out::member(w, "cmp", true);
     // [label, new ns, new events, [kernel], source index or -1, line, text, base ns, base events,
     // 0 | 1 (new) | 2 (gone)]: a run without the row counts 0.
     json_out::key(w, "rows");
@@ -513,8 +479,7 @@ std::string HtmlModel::sources_json() const {
     SourceLines text;
     for (std::size_t i = 0; i < sources_.size(); ++i) {
         w.StartObject();
-        json_out::key(w, "path");
-        json_out::string(w, sources_[i]);
+        json_out::member(w, "path", sources_[i]);
         json_out::key(w, "lines");
         w.StartArray();
         auto line = [&](std::int64_t n) {

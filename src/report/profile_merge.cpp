@@ -289,6 +289,17 @@ TextPosition read_position(ReportJson& j, dom::element o) {
     return {static_cast<std::size_t>(line), static_cast<std::size_t>(col)};
 }
 
+// The members every problem has, as json_out::problem_members writes them.
+Problem read_problem(ReportJson& j, dom::element o) {
+    Problem problem;
+    problem.path = j.str(o, "path");
+    problem.pos = read_position(j, o);
+    problem.severity = j.named<Severity>(o, "severity", 3);
+    problem.code = j.named<ProblemCode>(o, "code", problem_codes);
+    problem.message = j.str(o, "message");
+    return problem;
+}
+
 void read_findings(ReportJson& j, dom::element doc, ProfileReport& r) {
     for (auto h : j.array(doc, "handles")) {
         auto read = read_debug_handle(h);
@@ -301,24 +312,13 @@ void read_findings(ReportJson& j, dom::element doc, ProfileReport& r) {
         r.handles.push_back(std::move(*read.handle));
     }
     for (auto d : j.array(doc, "diagnostics")) {
-        Problem diagnostic;
-        diagnostic.path = j.str(d, "path");
-        diagnostic.pos = read_position(j, d);
-        diagnostic.severity = j.named<Severity>(d, "severity", 3);
-        diagnostic.code = j.named<ProblemCode>(d, "code", problem_codes);
-        diagnostic.message = j.str(d, "message");
+        Problem diagnostic = read_problem(j, d);
         diagnostic.events = j.u64(d, "events");
         diagnostic.first_event = j.u64(d, "first_event");
         r.diagnostics.push_back(std::move(diagnostic));
     }
     for (auto p : j.array(doc, "problems")) {
-        Problem problem;
-        problem.path = j.str(p, "path");
-        problem.pos = read_position(j, p);
-        problem.severity = j.named<Severity>(p, "severity", 3);
-        problem.code = j.named<ProblemCode>(p, "code", problem_codes);
-        problem.message = j.str(p, "message");
-        r.problems.push_back(std::move(problem));
+        r.problems.push_back(read_problem(j, p));
     }
 }
 

@@ -265,33 +265,21 @@ private:
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-void strings(Writer& w, const std::vector<std::string>& items) {
-    w.StartArray();
-    for (const auto& s : items) {
-        json_out::string(w, s);
-    }
-    w.EndArray();
-}
-
 void stages_json(Writer& w, const StageTotals& s) {
     w.StartObject();
     for (std::size_t i = 0; i < stage_count; ++i) {
         json_out::key(w, to_string(static_cast<Stage>(i)));
         w.StartObject();
-        json_out::key(w, "ticks");
-        w.Uint64(s.ticks[i]);
-        json_out::key(w, "events");
-        w.Uint64(s.events[i]);
+        json_out::member(w, "ticks", s.ticks[i]);
+        json_out::member(w, "events", s.events[i]);
         w.EndObject();
     }
     w.EndObject();
 }
 
 void time_json(Writer& w, const DeviceTime& t) {
-    json_out::key(w, "device_ns");
-    w.Uint64(t.ns);
-    json_out::key(w, "events");
-    w.Uint64(t.events);
+    json_out::member(w, "device_ns", t.ns);
+    json_out::member(w, "events", t.events);
     json_out::key(w, "stages");
     stages_json(w, t.stages);
     utilization_printers::time_json(w, t.ideal);
@@ -310,12 +298,14 @@ void rank_ns_json(Writer& w, const std::vector<std::uint64_t>& rank_ns) {
     w.EndArray();
 }
 
-void optional_int(Writer& w, const std::optional<std::int64_t>& v) {
-    if (v) {
-        w.Int64(*v);
-    } else {
-        w.Null();
-    }
+// One trace's own members, the same alone and over several traces.
+void trace_members(Writer& w, const std::string& path, bool gzip, std::uint64_t bytes,
+                   std::uint64_t events, const std::optional<std::int64_t>& distributed_rank) {
+    json_out::member(w, "path", path);
+    json_out::member(w, "gzip", gzip);
+    json_out::member(w, "bytes", bytes);
+    json_out::member(w, "events", events);
+    json_out::member(w, "distributed_rank", distributed_rank);
 }
 
 // The trace, or over several traces each one (its rank, its own totals) and how they are
@@ -324,41 +314,21 @@ void traces_json(Writer& w, const ProfileReport& r) {
     if (r.ranks.empty()) {
         json_out::key(w, "trace");
         w.StartObject();
-        json_out::key(w, "path");
-        json_out::string(w, r.trace);
-        json_out::key(w, "gzip");
-        w.Bool(r.gzip);
-        json_out::key(w, "bytes");
-        w.Uint64(r.trace_bytes);
-        json_out::key(w, "events");
-        w.Uint64(r.coverage.trace_events);
-        json_out::key(w, "distributed_rank");
-        optional_int(w, r.distributed_rank);
+        trace_members(w, r.trace, r.gzip, r.trace_bytes, r.coverage.trace_events,
+                      r.distributed_rank);
         w.EndObject();
         return;
     }
-    json_out::key(w, "ranks_by");
-    json_out::string(w, r.ranks_by_argument ? "argument order" : "distributedInfo.rank");
+    json_out::member(w, "ranks_by",
+                     r.ranks_by_argument ? "argument order" : "distributedInfo.rank");
     json_out::key(w, "traces");
     w.StartArray();
     for (const auto& k : r.ranks) {
         w.StartObject();
-        json_out::key(w, "rank");
-        w.Int64(k.rank);
-        json_out::key(w, "path");
-        json_out::string(w, k.trace);
-        json_out::key(w, "gzip");
-        w.Bool(k.gzip);
-        json_out::key(w, "bytes");
-        w.Uint64(k.trace_bytes);
-        json_out::key(w, "events");
-        w.Uint64(k.trace_events);
-        json_out::key(w, "distributed_rank");
-        optional_int(w, k.distributed_rank);
-        json_out::key(w, "kernel_events");
-        w.Uint64(k.kernel_events);
-        json_out::key(w, "kernel_ns");
-        w.Uint64(k.kernel_ns);
+        json_out::member(w, "rank", k.rank);
+        trace_members(w, k.trace, k.gzip, k.trace_bytes, k.trace_events, k.distributed_rank);
+        json_out::member(w, "kernel_events", k.kernel_events);
+        json_out::member(w, "kernel_ns", k.kernel_ns);
         w.EndObject();
     }
     w.EndArray();
@@ -374,8 +344,7 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
     w.StartArray();
     for (const auto& row : rows) {
         w.StartObject();
-        json_out::key(w, "label");
-        json_out::string(w, row.label);
+        json_out::member(w, "label", row.label);
         if (field == "line") {
             json_out::key(w, "file");
             if (row.line) {
@@ -389,8 +358,7 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
             } else {
                 w.Null();
             }
-            json_out::key(w, "text");
-            json_out::optional_string(w, row.text);
+            json_out::member(w, "text", row.text);
         } else if (field == "aten_op" || field == "category") {
             json_out::key(w, field);
             if (is_placeholder(row.label)) {
@@ -408,9 +376,9 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
                 json_out::string(w, b.key);
             }
             json_out::key(w, "kernels");
-            strings(w, b.kernel_names);
+            json_out::strings(w, b.kernel_names);
             json_out::key(w, "kernel_dirs");
-            strings(w, b.kernel_dirs);
+            json_out::strings(w, b.kernel_dirs);
         }
         time_json(w, row.time);
         rank_ns_json(w, row.rank_ns);
@@ -428,26 +396,16 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
 void coverage_json(Writer& w, const ProfileCoverage& c) {
     json_out::key(w, "coverage");
     w.StartObject();
-    json_out::key(w, "kernel_events");
-    w.Uint64(c.kernel_events);
-    json_out::key(w, "resolved_events");
-    w.Uint64(c.resolved_events);
-    json_out::key(w, "kernel_ns");
-    w.Uint64(c.kernel_ns);
-    json_out::key(w, "resolved_ns");
-    w.Uint64(c.resolved_ns);
-    json_out::key(w, "unmeasured_events");
-    w.Uint64(c.unmeasured_events);
-    json_out::key(w, "counters_failed_events");
-    w.Uint64(c.counters_failed_events);
-    json_out::key(w, "paired_bundles");
-    w.Uint64(c.paired_bundles);
-    json_out::key(w, "dirless_bundles");
-    w.Uint64(c.dirless_bundles);
-    json_out::key(w, "dirless_events");
-    w.Uint64(c.dirless_events);
-    json_out::key(w, "dirless_ns");
-    w.Uint64(c.dirless_ns);
+    json_out::member(w, "kernel_events", c.kernel_events);
+    json_out::member(w, "resolved_events", c.resolved_events);
+    json_out::member(w, "kernel_ns", c.kernel_ns);
+    json_out::member(w, "resolved_ns", c.resolved_ns);
+    json_out::member(w, "unmeasured_events", c.unmeasured_events);
+    json_out::member(w, "counters_failed_events", c.counters_failed_events);
+    json_out::member(w, "paired_bundles", c.paired_bundles);
+    json_out::member(w, "dirless_bundles", c.dirless_bundles);
+    json_out::member(w, "dirless_events", c.dirless_events);
+    json_out::member(w, "dirless_ns", c.dirless_ns);
     w.EndObject();
 }
 
@@ -462,12 +420,9 @@ void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles) {
         } else {
             json_out::string(w, b.key);
         }
-        json_out::key(w, "label");
-        json_out::string(w, b.label);
-        json_out::key(w, "event_name");
-        json_out::string(w, b.event_name);
-        json_out::key(w, "paired_by");
-        json_out::string(w, to_string(b.resolution));
+        json_out::member(w, "label", b.label);
+        json_out::member(w, "event_name", b.event_name);
+        json_out::member(w, "paired_by", to_string(b.resolution));
         json_out::key(w, "reason");
         if (b.reason) {
             json_out::string(w, to_string(*b.reason));
@@ -475,29 +430,26 @@ void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles) {
             w.Null();
         }
         json_out::key(w, "handles");
-        strings(w, b.handle_ids);
+        json_out::strings(w, b.handle_ids);
         json_out::key(w, "kernels");
-        strings(w, b.kernel_names);
+        json_out::strings(w, b.kernel_names);
         json_out::key(w, "kernel_dirs");
-        strings(w, b.kernel_dirs);
+        json_out::strings(w, b.kernel_dirs);
         json_out::key(w, "source_lines");
         w.StartArray();
         for (const auto& l : b.lines) {
             w.StartObject();
-            json_out::key(w, "file");
-            json_out::string(w, l.file);
-            json_out::key(w, "line");
-            w.Int64(l.line);
+            json_out::member(w, "file", l.file);
+            json_out::member(w, "line", l.line);
             w.EndObject();
         }
         w.EndArray();
         json_out::key(w, "aten_ops");
-        strings(w, b.aten_ops);
+        json_out::strings(w, b.aten_ops);
         time_json(w, b.time);
         rank_ns_json(w, b.rank_ns);
         utilization_printers::bundle_json(w, b);
-        json_out::key(w, "folded");
-        json_out::string(w, folded_stack(b));
+        json_out::member(w, "folded", folded_stack(b));
         w.EndObject();
     }
     w.EndArray();
@@ -516,22 +468,16 @@ void findings_json(Writer& w, const ProfileReport& r) {
     w.StartArray();
     for (const auto& d : r.diagnostics) {
         w.StartObject();
-        json_out::key(w, "path");
-        json_out::string(w, d.path);
+        json_out::member(w, "path", d.path);
         json_out::key(w, "line");
         json_out::position(w, d.pos.line);
         json_out::key(w, "col");
         json_out::position(w, d.pos.col);
-        json_out::key(w, "severity");
-        json_out::string(w, to_string(d.severity));
-        json_out::key(w, "code");
-        json_out::string(w, to_string(d.code));
-        json_out::key(w, "message");
-        json_out::string(w, d.message);
-        json_out::key(w, "events");
-        w.Uint64(d.events);
-        json_out::key(w, "first_event");
-        w.Uint64(d.first_event);
+        json_out::member(w, "severity", to_string(d.severity));
+        json_out::member(w, "code", to_string(d.code));
+        json_out::member(w, "message", d.message);
+        json_out::member(w, "events", d.events);
+        json_out::member(w, "first_event", d.first_event);
         w.EndObject();
     }
     w.EndArray();
@@ -554,15 +500,13 @@ std::string render_profile_json(const ProfileReport& r) {
     Writer w(buffer);
     w.SetIndent(' ', 2);
     w.StartObject();
-    json_out::key(w, "sdscprov_profile");
-    w.Uint(2);
+    json_out::member(w, "sdscprov_profile", 2);
     traces_json(w, r);
-    json_out::key(w, "sources");
-    json_out::string(w, r.sources_digest);
+    json_out::member(w, "sources", r.sources_digest);
     json_out::key(w, "sidecars");
-    strings(w, r.sidecars);
+    json_out::strings(w, r.sidecars);
     json_out::key(w, "caches");
-    strings(w, r.caches);
+    json_out::strings(w, r.caches);
 
     coverage_json(w, r.coverage);
     json_out::key(w, "stages");

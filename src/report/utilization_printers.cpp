@@ -1,7 +1,7 @@
 #include "report/utilization_printers.hpp"
 
-#include "report/profile_format.hpp"
 #include "core/json_out.hpp"
+#include "report/profile_format.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 
@@ -142,22 +142,17 @@ std::string category_table(const ProfileReport& r, std::size_t top, std::size_t 
 void time_json(Writer& w, const IdealTime& t) {
     json_out::key(w, "utilization");
     w.StartObject();
-    json_out::key(w, "events");
-    w.Uint64(t.events);
-    json_out::key(w, "measured_ns");
-    w.Uint64(t.measured_ns);
-    json_out::key(w, "ideal_ns");
-    w.Uint64(t.ideal_ns);
-    json_out::key(w, "lost_ns");
-    w.Uint64(t.lost_ns);
+    json_out::member(w, "events", t.events);
+    json_out::member(w, "measured_ns", t.measured_ns);
+    json_out::member(w, "ideal_ns", t.ideal_ns);
+    json_out::member(w, "lost_ns", t.lost_ns);
     json_out::key(w, "ratio");
     if (auto u = utilization(t)) {
         w.Double(*u);
     } else {
         w.Null();
     }
-    json_out::key(w, "over_100_events");
-    w.Uint64(t.over_100_events);
+    json_out::member(w, "over_100_events", t.over_100_events);
     w.EndObject();
 }
 
@@ -169,16 +164,11 @@ void bundle_json(Writer& w, const ProfileBundle& b) {
     }
     const BundleIdeal& i = *b.ideal;
     w.StartObject();
-    json_out::key(w, "kernel_dir");
-    json_out::string(w, i.kernel_dir);
-    json_out::key(w, "cycles");
-    w.Uint64(i.kernel.cycles);
-    json_out::key(w, "ns");
-    w.Uint64(i.ns);
-    json_out::key(w, "rule");
-    json_out::string(w, to_string(i.kernel.rule));
-    json_out::key(w, "category");
-    json_out::optional_string(w, i.kernel.category);
+    json_out::member(w, "kernel_dir", i.kernel_dir);
+    json_out::member(w, "cycles", i.kernel.cycles);
+    json_out::member(w, "ns", i.ns);
+    json_out::member(w, "rule", to_string(i.kernel.rule));
+    json_out::member(w, "category", i.kernel.category);
     w.EndObject();
 }
 
@@ -186,27 +176,18 @@ void summary_json(Writer& w, const ProfileReport& r) {
     const IdealSummary& s = r.ideal;
     json_out::key(w, "ideal");
     w.StartObject();
-    json_out::key(w, "file");
-    json_out::string(w, ideal_cycles_path);
-    json_out::key(w, "core_mhz");
-    w.Uint(s.core_mhz);
+    json_out::member(w, "file", ideal_cycles_path);
+    json_out::member(w, "core_mhz", s.core_mhz);
     json_out::key(w, "kernel_dirs");
     w.StartObject();
-    json_out::key(w, "read");
-    w.Uint64(s.dirs_read);
-    json_out::key(w, "by_total");
-    w.Uint64(s.dirs_by_total);
-    json_out::key(w, "by_sum");
-    w.Uint64(s.dirs_by_sum);
-    json_out::key(w, "malformed");
-    w.Uint64(s.dirs_malformed);
-    json_out::key(w, "absent");
-    w.Uint64(s.dirs_absent);
+    json_out::member(w, "read", s.dirs_read);
+    json_out::member(w, "by_total", s.dirs_by_total);
+    json_out::member(w, "by_sum", s.dirs_by_sum);
+    json_out::member(w, "malformed", s.dirs_malformed);
+    json_out::member(w, "absent", s.dirs_absent);
     w.EndObject();
-    json_out::key(w, "bundles_with_ideal");
-    w.Uint64(s.bundles_with_ideal);
-    json_out::key(w, "bundles_without_ideal");
-    w.Uint64(s.bundles_without_ideal);
+    json_out::member(w, "bundles_with_ideal", s.bundles_with_ideal);
+    json_out::member(w, "bundles_without_ideal", s.bundles_without_ideal);
     json_out::key(w, "other_members");
     w.StartArray();
     for (const auto& m : s.other_members) {

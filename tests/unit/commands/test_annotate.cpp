@@ -67,6 +67,23 @@ std::size_t count_code(const std::vector<Problem>& problems, ProblemCode code) {
         problems.begin(), problems.end(), [&](const Problem& p) { return p.code == code; }));
 }
 
+// The index over one map just read.
+template <class Read> OriginsIndex index_of(Read& read) {
+    REQUIRE(read.map);
+    std::vector<OriginsMap> maps;
+    maps.push_back(std::move(*read.map));
+    return OriginsIndex(std::move(maps));
+}
+
+// The kernel directory the walk finds at `dir`, the only one there.
+KernelDir only_dir(const std::filesystem::path& dir) {
+    std::vector<KernelDir> dirs;
+    discover(
+        {dir.string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); }, [](Problem&&) {});
+    REQUIRE(dirs.size() == 1);
+    return std::move(dirs[0]);
+}
+
 } // namespace
 
 TEST_CASE("annotate run: the handle written, the unmatched directory left alone") {
@@ -102,10 +119,10 @@ TEST_CASE("annotate run: a dry run writes nothing and says so") {
         std::vector<FileOutcome> files;
     };
     std::vector<Seen> seen;
-    auto result = annotate(f.options(WriteMode::dry_run), {[&](const KernelReport& k) {
-                               seen.push_back({k.rewrite->dry_run, pending_count(*k.rewrite),
-                                               k.rewrite->files});
-                           }});
+    auto result = annotate(
+        f.options(WriteMode::dry_run), {[&](const KernelReport& k) {
+            seen.push_back({k.rewrite->dry_run, pending_count(*k.rewrite), k.rewrite->files});
+        }});
     REQUIRE(result.run);
     REQUIRE(seen.size() == 2);
     CHECK(seen[0].dry_run);
@@ -186,15 +203,8 @@ TEST_CASE("Annotator: a stale handle is warned about and kept, --refresh replace
     f.t.file(relu_dir + "/sdsc_0.json", text);
 
     auto read_map = read_origins_map(f.map);
-    REQUIRE(read_map.map);
-    std::vector<OriginsMap> maps;
-    maps.push_back(std::move(*read_map.map));
-    OriginsIndex index(std::move(maps));
-    std::vector<KernelDir> dirs;
-    discover(
-        {(f.t.root / relu_dir).string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); },
-        [](Problem&&) {});
-    REQUIRE(dirs.size() == 1);
+    OriginsIndex index = index_of(read_map);
+    KernelDir dir = only_dir(f.t.root / relu_dir);
     for (bool refresh : {false, true}) {
         for (bool warnings : {false, true}) {
             CAPTURE(refresh);
@@ -205,7 +215,7 @@ TEST_CASE("Annotator: a stale handle is warned about and kept, --refresh replace
             options.write.mode = WriteMode::dry_run;
             Annotator annotator(index, {{"sdsc_fused_relu_0", 1}}, options);
             KernelReport k;
-            k.dir = dirs[0];
+            k.dir = dir;
             Scanner scanner;
             annotator.annotate_kernel(k, scanner);
             REQUIRE(k.rewrite);
@@ -227,24 +237,16 @@ TEST_CASE("Annotator: two directories of one kernel name without dir in the map 
     auto read_map = parse_origins_map("m.json", R"({"sdscprov_origins": 1, "nodes": {},
         "kernels": [{"name": "sdsc_fused_relu_0", "ops": [{"opfunc": "relufwd",
         "buffer": "b", "origins": []}]}]})");
-    REQUIRE(read_map.map);
-    std::vector<OriginsMap> maps;
-    maps.push_back(std::move(*read_map.map));
-    OriginsIndex index(std::move(maps));
-    std::vector<KernelDir> dirs;
-    discover(
-        {(f.t.root / relu_dir).string()}, {}, [&](KernelDir&& d) { dirs.push_back(std::move(d)); },
-        [](Problem&&) {});
-    REQUIRE(dirs.size() == 1);
+    OriginsIndex index = index_of(read_map);
+    KernelDir dir = only_dir(f.t.root / relu_dir);
     for (std::size_t same_name : {1U, 2U}) {
         CAPTURE(same_name);
         Annotator annotator(index, {{"sdsc_fused_relu_0", same_name}}, AnnotateOptions{});
         KernelReport k;
-        k.dir = dirs[0];
+        k.dir = dir;
         Scanner scanner;
         annotator.annotate_kernel(k, scanner);
-        CHECK(k.rewrite->match ==
-              (same_name == 1 ? KernelMatch::matched : KernelMatch::ambiguous));
+        CHECK(k.rewrite->match == (same_name == 1 ? KernelMatch::matched : KernelMatch::ambiguous));
         CHECK(k.rewrite->files[0].action ==
               (same_name == 1 ? FileAction::no_origin : FileAction::unmatched));
         CHECK_FALSE(k.rewrite->dry_run);
