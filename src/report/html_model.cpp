@@ -313,21 +313,26 @@ void HtmlModel::verdict(std::string_view tone, const std::string& text) {
     b_->verdict.assign(buffer.GetString(), buffer.GetSize());
 }
 
+namespace {
+
+// The events and device time of a trace, paired or not: the head of the page's totals.
+void coverage_members(Writer& w, const ProfileCoverage& c) {
+    json_out::member(w, "trace_events", c.trace_events);
+    json_out::member(w, "events", c.kernel_events);
+    json_out::member(w, "paired_events", c.resolved_events);
+    json_out::member(w, "ns", c.kernel_ns);
+    json_out::member(w, "paired_ns", c.resolved_ns);
+}
+
+} // namespace
+
 void HtmlModel::profile_totals(const ProfileCoverage& c, std::size_t bundles) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     w.StartObject();
-    auto number = [&w](std::string_view name, std::uint64_t n) {
-        json_out::key(w, name);
-        w.Uint64(n);
-    };
-    number("trace_events", c.trace_events);
-    number("events", c.kernel_events);
-    number("paired_events", c.resolved_events);
-    number("ns", c.kernel_ns);
-    number("paired_ns", c.resolved_ns);
-    number("unmeasured", c.unmeasured_events);
-    number("bundles", bundles);
+    coverage_members(w, c);
+    json_out::member(w, "unmeasured", c.unmeasured_events);
+    json_out::member(w, "bundles", bundles);
     w.EndObject();
     b_->profile.assign(buffer.GetString(), buffer.GetSize());
 }
@@ -403,17 +408,8 @@ void HtmlModel::baseline_totals(const ProfileComparison& c) {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     w.StartObject();
-    auto number = [&w](std::string_view name, std::uint64_t n) {
-        json_out::key(w, name);
-        w.Uint64(n);
-    };
-    const ProfileCoverage& b = c.base.coverage;
-    number("trace_events", b.trace_events);
-    number("events", b.kernel_events);
-    number("paired_events", b.resolved_events);
-    number("ns", b.kernel_ns);
-    number("paired_ns", b.resolved_ns);
-    number("bundles", c.base.bundles.size());
+    coverage_members(w, c.base.coverage);
+    json_out::member(w, "bundles", c.base.bundles.size());
     json_out::member(w, "basis", to_string(c.basis));
     if (!c.basis_note.empty()) {
         json_out::member(w, "note", c.basis_note);

@@ -5,8 +5,10 @@
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 
+#include <initializer_list>
 #include <limits>
 #include <simdjson.h>
+#include <utility>
 
 namespace sdscprov {
 
@@ -34,6 +36,13 @@ public:
             error = std::string("\"") + name + "\" is not an unsigned integer";
         }
         return v;
+    }
+    // Several unsigned members of one object, each into its field.
+    void u64s(dom::element o,
+              std::initializer_list<std::pair<const char*, std::uint64_t*>> members) {
+        for (const auto& [name, field] : members) {
+            *field = u64(o, name);
+        }
     }
     std::optional<std::int64_t> opt_i64(dom::element o, const char* name) {
         auto e = at(o, name);
@@ -143,11 +152,11 @@ StageTotals read_stages(ReportJson& j, dom::element o) {
 IdealTime read_ideal_time(ReportJson& j, dom::element o) {
     IdealTime t;
     auto u = j.at(o, "utilization");
-    t.events = j.u64(u, "events");
-    t.measured_ns = j.u64(u, "measured_ns");
-    t.ideal_ns = j.u64(u, "ideal_ns");
-    t.lost_ns = j.u64(u, "lost_ns");
-    t.over_100_events = j.u64(u, "over_100_events");
+    j.u64s(u, {{"events", &t.events},
+               {"measured_ns", &t.measured_ns},
+               {"ideal_ns", &t.ideal_ns},
+               {"lost_ns", &t.lost_ns},
+               {"over_100_events", &t.over_100_events}});
     return t;
 }
 
@@ -254,16 +263,16 @@ void read_traces(ReportJson& j, dom::element doc, ProfileReport& r) {
 void read_coverage(ReportJson& j, dom::element doc, ProfileReport& r) {
     auto c = j.at(doc, "coverage");
     auto& v = r.coverage;
-    v.kernel_events = j.u64(c, "kernel_events");
-    v.resolved_events = j.u64(c, "resolved_events");
-    v.kernel_ns = j.u64(c, "kernel_ns");
-    v.resolved_ns = j.u64(c, "resolved_ns");
-    v.unmeasured_events = j.u64(c, "unmeasured_events");
-    v.counters_failed_events = j.u64(c, "counters_failed_events");
-    v.paired_bundles = j.u64(c, "paired_bundles");
-    v.dirless_bundles = j.u64(c, "dirless_bundles");
-    v.dirless_events = j.u64(c, "dirless_events");
-    v.dirless_ns = j.u64(c, "dirless_ns");
+    j.u64s(c, {{"kernel_events", &v.kernel_events},
+               {"resolved_events", &v.resolved_events},
+               {"kernel_ns", &v.kernel_ns},
+               {"resolved_ns", &v.resolved_ns},
+               {"unmeasured_events", &v.unmeasured_events},
+               {"counters_failed_events", &v.counters_failed_events},
+               {"paired_bundles", &v.paired_bundles},
+               {"dirless_bundles", &v.dirless_bundles},
+               {"dirless_events", &v.dirless_events},
+               {"dirless_ns", &v.dirless_ns}});
     r.stages = read_stages(j, doc);
 }
 
@@ -272,13 +281,13 @@ void read_ideal(ReportJson& j, dom::element doc, ProfileReport& r) {
     auto& s = r.ideal;
     s.core_mhz = static_cast<std::uint32_t>(j.u64(i, "core_mhz"));
     auto dirs = j.at(i, "kernel_dirs");
-    s.dirs_read = j.u64(dirs, "read");
-    s.dirs_by_total = j.u64(dirs, "by_total");
-    s.dirs_by_sum = j.u64(dirs, "by_sum");
-    s.dirs_malformed = j.u64(dirs, "malformed");
-    s.dirs_absent = j.u64(dirs, "absent");
-    s.bundles_with_ideal = j.u64(i, "bundles_with_ideal");
-    s.bundles_without_ideal = j.u64(i, "bundles_without_ideal");
+    j.u64s(dirs, {{"read", &s.dirs_read},
+                  {"by_total", &s.dirs_by_total},
+                  {"by_sum", &s.dirs_by_sum},
+                  {"malformed", &s.dirs_malformed},
+                  {"absent", &s.dirs_absent}});
+    j.u64s(i, {{"bundles_with_ideal", &s.bundles_with_ideal},
+               {"bundles_without_ideal", &s.bundles_without_ideal}});
     s.other_members = j.strings(i, "other_members");
     s.time = read_ideal_time(j, i);
 }
