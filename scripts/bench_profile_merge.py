@@ -21,6 +21,20 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def rank_copies(doc, ranks, out_dir):
+    """Writes RANKS copies of the profile report `doc` into OUT_DIR as the ranks of one run (rank R:
+    trace rankRR/trace.json, distributedInfo.rank R); returns their paths, in rank order."""
+    paths = []
+    for r in range(ranks):
+        doc['trace']['path'] = 'rank%02d/trace.json' % r
+        doc['trace']['distributed_rank'] = r
+        path = os.path.join(out_dir, 'rank%02d.profile.json' % r)
+        with open(path, 'w') as f:
+            json.dump(doc, f, indent=2)
+        paths.append(path)
+    return paths
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('--bin', default=os.path.join(HERE, '..', 'build', 'sdscprov'))
@@ -37,14 +51,7 @@ def main():
                               os.path.join(model, 'cache'), '--format', 'json'],
                              capture_output=True, text=True)
         doc = json.loads(out.stdout)
-        paths = []
-        for r in range(a.ranks):
-            doc['trace']['path'] = 'rank%d/trace.json' % r
-            doc['trace']['distributed_rank'] = r
-            path = os.path.join(tmp, 'rank%d.profile.json' % r)
-            with open(path, 'w') as f:
-                json.dump(doc, f, indent=2)
-            paths.append(path)
+        paths = rank_copies(doc, a.ranks, tmp)
         size = sum(os.path.getsize(x) for x in paths)
         print('%d reports, %.1f MB (%d bundles, %d handles each)' % (
             a.ranks, size / 1e6, len(doc['bundles']), len(doc['handles'])))

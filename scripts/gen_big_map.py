@@ -26,6 +26,14 @@ OPFUNCS = [("relufwd", "aten.relu.default", "torch.relu(h)"),
            ("mul", "aten.mul.Tensor", "x * scale")]
 
 
+def add_node(nodes, rng, node, aten, line, module, where=""):
+    """An FX node of ATen op `aten` whose stack trace ends at a random line of `module`."""
+    nodes[node] = {
+        "original_aten": aten,
+        "stack_trace": f"  File \"{module}\", line {rng.randint(10, 900)}{where}\n    h = {line}\n",
+    }
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("in_map")
@@ -45,21 +53,13 @@ def main():
         if args.ops_per_kernel:
             opfunc, aten, line = rng.choice(OPFUNCS)
             node = f"g{serial}"
-            nodes[node] = {
-                "original_aten": aten,
-                "stack_trace": f"  File \"/src/m{serial % 97}.py\", line {rng.randint(10, 900)}\n"
-                               f"    h = {line}\n",
-            }
+            add_node(nodes, rng, node, aten, line, f"/src/m{serial % 97}.py")
             ops = [{"opfunc": opfunc, "buffer": f"buf{k}", "origins": [node]}
                    for k in range(args.ops_per_kernel)]
         for k in range(0 if args.ops_per_kernel else 1 if rng.random() < 0.75 else 2):
             opfunc, aten, line = rng.choice(OPFUNCS)
             node = f"g{serial}_{opfunc}_{k}"
-            nodes[node] = {
-                "original_aten": aten,
-                "stack_trace": f"  File \"/src/net/m{serial % 97}.py\", line "
-                               f"{rng.randint(10, 900)}, in forward\n    h = {line}\n",
-            }
+            add_node(nodes, rng, node, aten, line, f"/src/net/m{serial % 97}.py", ", in forward")
             ops.append({"opfunc": opfunc, "buffer": f"buf{k}", "origins": [node], "origin_node": node,
                         "transform_history": []})
         name = f"sdsc_fused_{ops[0]['opfunc']}_{serial}"

@@ -121,6 +121,20 @@ def comparable(row):
 
 # ---- the comparison -----------------------------------------------------------------------------
 
+def check_tables(report, runs):
+    """The change and every table of a comparison report, exact against what the generator wrote;
+    returns each table's expected rows."""
+    assert report['change_ns'] == (runs.new['coverage']['kernel_ns'] -
+                                   runs.base['coverage']['kernel_ns'])
+    tables = []
+    for table in TABLES:
+        want = expected_rows(runs.base, runs.new, table)
+        got = [comparable(r) for r in report[table]]
+        assert got == want, (table, [(g, w) for g, w in zip(got, want) if g != w][:3])
+        tables.append((table, want))
+    return tables
+
+
 def test_every_row_exact_to_the_ns():
     with TempDir() as tmp:
         runs = Runs(tmp)
@@ -132,12 +146,7 @@ def test_every_row_exact_to_the_ns():
                                         'base_steps': 0, 'new_steps': 0}
         assert report['base']['kernel_ns'] == runs.base['coverage']['kernel_ns']
         assert report['new']['kernel_ns'] == runs.new['coverage']['kernel_ns']
-        assert report['change_ns'] == (runs.new['coverage']['kernel_ns'] -
-                                       runs.base['coverage']['kernel_ns'])
-        for table in TABLES:
-            want = expected_rows(runs.base, runs.new, table)
-            got = [comparable(r) for r in report[table]]
-            assert got == want, (table, [(g, w) for g, w in zip(got, want) if g != w][:3])
+        for table, want in check_tables(report, runs):
             statuses = {r['status'] for r in want}
             # The scaled traces give every kind of row, so each is checked.
             if table != 'by_aten':  # ATen ops are shared by several bundles
@@ -317,12 +326,7 @@ def test_per_step_exact_to_the_ns():
             assert got['compared_ns'] == run['coverage']['kernel_ns']
             assert (got['outside_steps_events'], got['outside_steps_ns']) == outside(expected)
             assert got['outside_steps_events'] > 0  # the iteration before the first step
-        assert report['change_ns'] == (runs.new['coverage']['kernel_ns'] -
-                                       runs.base['coverage']['kernel_ns'])
-        for table in TABLES:
-            want = expected_rows(runs.base, runs.new, table)
-            got = [comparable(r) for r in report[table]]
-            assert got == want, (table, [(g, w) for g, w in zip(got, want) if g != w][:3])
+        check_tables(report, runs)
         assert 'error' not in err, err
 
         # Text says so; the folded stacks are per step too (integers, the same rounding).

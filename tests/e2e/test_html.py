@@ -152,6 +152,15 @@ def text_of(b, element_id):
     return b.eval(f"document.getElementById('{element_id}').textContent")
 
 
+def source_files(b):
+    """Each file of the page's source view, selected in turn: yields its path as the page names it."""
+    for i in range(b.eval("document.getElementById('source-select').options.length")):
+        b.eval(f"(() => {{ const s = document.getElementById('source-select'); s.value = s.options[{i}].value; "
+               "s.dispatchEvent(new Event('change')); })()")
+        b.settle()
+        yield b.eval("document.getElementById('source-select').selectedOptions[0].textContent.split('  (')[0]")
+
+
 def all_rows(b, box, value_js):
     """Every row of a virtualised list, in order, scrolled through a screen at a time; value_js
     reads each row element `e`."""
@@ -534,11 +543,7 @@ def test_profile_page():
         assert 'stages' not in text_of(b, 'kernel-detail') and bare[0] == text_of(b, 'kernel-detail')[:len(bare[0])]
         # The heat: every source line with device time, with the time the generator summed.
         heat = {}
-        for i in range(b.eval("document.getElementById('source-select').options.length")):
-            b.eval(f"(() => {{ const s = document.getElementById('source-select'); s.value = s.options[{i}].value; "
-                   "s.dispatchEvent(new Event('change')); })()")
-            b.settle()
-            path_i = b.eval("document.getElementById('source-select').selectedOptions[0].textContent.split('  (')[0]")
+        for path_i in source_files(b):
             for line, title in b.eval("[...document.querySelectorAll('.line-row')].map((e) => "
                                       "[e.dataset.line, e.querySelector('.heat').title])"):
                 if title != '0.000 ms':

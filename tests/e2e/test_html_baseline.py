@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import TempDir, main  # noqa: E402
 from test_baseline import Runs, SteppedRuns, expected_rows, outside  # noqa: E402
-from test_html import Browser, all_rows, assert_clean, count, fmt_dur, fmt_share, set_sort, shoot, \
+from test_html import Browser, all_rows, source_files, assert_clean, count, fmt_dur, fmt_share, set_sort, shoot, \
     text_of, write_page  # noqa: E402
 
 # The heat's colours (rgb or rgba as the browser gives them back).
@@ -137,11 +137,7 @@ def check_labels_whole(b):
 def line_heat(b):
     """Every source line's heat on the page, in each file: {file:line: (title, colour)}."""
     heat = {}
-    for i in range(b.eval("document.getElementById('source-select').options.length")):
-        b.eval(f"(() => {{ const s = document.getElementById('source-select'); s.value = s.options[{i}].value; "
-               "s.dispatchEvent(new Event('change')); })()")
-        b.settle()
-        path = b.eval("document.getElementById('source-select').selectedOptions[0].textContent.split('  (')[0]")
+    for path in source_files(b):
         for line, title, colour in all_rows(b, 'line-list', "[e.dataset.line, e.querySelector('.heat').title, "
                                                             "getComputedStyle(e.querySelector('.heat')).backgroundColor]"):
             if title not in ('0.000 ms', ''):
@@ -205,13 +201,17 @@ def check_kernels(b, runs):
     b.click('.tab[data-tab="line"]')
 
 
+def open_compared(b, runs, path, page):
+    """The page of `profile --baseline` over the two runs, written to `path` and opened clean."""
+    write_page(path, 'profile', '--baseline', runs.base_trace, runs.new_trace, '--origins', runs.sidecar)
+    b.open(path)
+    assert_clean(b, page)
+
+
 def test_baseline_page():
     with TempDir() as tmp, Browser() as b:
         runs = Runs(tmp)
-        path = os.path.join(tmp, 'baseline.html')
-        write_page(path, 'profile', '--baseline', runs.base_trace, runs.new_trace, '--origins', runs.sidecar)
-        b.open(path)
-        assert_clean(b, 'profile-baseline')
+        open_compared(b, runs, os.path.join(tmp, 'baseline.html'), 'profile-baseline')
         check_totals_headline(b, runs.base, runs.new)
         summary = text_of(b, 'summary')
         assert runs.base_trace + 'base trace' in summary and runs.new_trace + 'new trace' in summary, summary
@@ -238,10 +238,7 @@ def test_baseline_page_per_step():
     """Runs of 10 and 12 steps: every figure per step, the header says so and what it left out."""
     with TempDir() as tmp, Browser() as b:
         runs = SteppedRuns(tmp)
-        path = os.path.join(tmp, 'steps.html')
-        write_page(path, 'profile', '--baseline', runs.base_trace, runs.new_trace, '--origins', runs.sidecar)
-        b.open(path)
-        assert_clean(b, 'profile-baseline-steps')
+        open_compared(b, runs, os.path.join(tmp, 'steps.html'), 'profile-baseline-steps')
         assert text_of(b, 'headline') == step_headline(runs), (text_of(b, 'headline'), step_headline(runs))
         assert outside(runs.base_all)[0] > 0
         check_compared(b, runs, 'profile-baseline-steps')

@@ -15,6 +15,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import BIN, SCRIPTS, TempDir, main, run  # noqa: E402
 
+sys.path.insert(0, SCRIPTS)
+from bench_profile_merge import rank_copies  # noqa: E402
+
 
 def generate(out, *args):
     subprocess.run([sys.executable, os.path.join(SCRIPTS, 'gen_trace.py'), out, *args],
@@ -133,14 +136,7 @@ def test_merge_of_64_ranks_takes_under_a_second():
         _, out, _ = run('profile', os.path.join(base, 'trace.json'), os.path.join(base, 'cache'),
                         '--format', 'json')
         doc = json.loads(out)
-        paths = []
-        for r in range(64):
-            doc['trace']['path'] = 'rank%02d/trace.json' % r
-            doc['trace']['distributed_rank'] = r
-            path = os.path.join(tmp, 'r%02d.json' % r)
-            with open(path, 'w') as f:
-                json.dump(doc, f, indent=2)
-            paths.append(path)
+        paths = rank_copies(doc, 64, tmp)
         start = time.monotonic()
         p = subprocess.run([BIN, 'merge', *paths], capture_output=True, text=True, timeout=300)
         elapsed = time.monotonic() - start
