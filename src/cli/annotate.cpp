@@ -56,9 +56,9 @@ int run_annotate(const AnnotateCli& cli) {
     sdscprov::PrinterOptions printer_options =
         printer_options_for(cli.common, "annotate", diffs_out);
     printer_options.dry_run = mode != sdscprov::WriteMode::write;
-    auto printer = quiet_mode ? nullptr
-                              : sdscprov::make_printer(report_format(cli.common.format), report_out,
-                                                       printer_options);
+    auto printer = quiet_mode
+                       ? nullptr
+                       : sdscprov::make_printer(cli.common.format, report_out, printer_options);
     sdscprov::AnnotateRunResult result;
     {
         Progress progress(mode == sdscprov::WriteMode::write ? "annotated" : "checked",

@@ -65,8 +65,8 @@ int run_check(const CheckCli& cli) {
         const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
         printer_options.step_summary = summary != nullptr ? summary : "";
     }
-    auto printer = sdscprov::make_check_printer(report_format(format), std::cout, std::cerr,
-                                                std::move(printer_options));
+    auto printer =
+        sdscprov::make_check_printer(format, std::cout, std::cerr, std::move(printer_options));
     sdscprov::CheckTally tally;
     // Text findings are held to the end unless --all; the page streams; the other formats are
     // written at the end.

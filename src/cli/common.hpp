@@ -2,12 +2,12 @@
 // problems and reports reach the terminal (the progress line: progress.hpp).
 #pragma once
 
+#include "options.hpp"
 #include "sdscprov/commands/annotate.hpp"
 #include "sdscprov/commands/pipeline.hpp"
 #include "sdscprov/core/file_size.hpp"
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/report/report.hpp"
-#include "options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -34,7 +34,7 @@ struct CommonOptions {
     std::uint64_t max_file_size = default_max_file_size;
     ColorMode color = ColorMode::automatic;
     bool quiet = false;
-    bool all = false;          // text: one row per directory
+    bool all = false;           // text: one row per directory
     std::optional<Shard> shard; // --shard I/N (shard.hpp); unset: every kernel directory
 };
 

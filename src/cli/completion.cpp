@@ -131,8 +131,8 @@ void zsh(std::ostream& out, const CLI::App& app) {
         << " completion zsh` from the command-line definition.\n";
     out << "_" << name << "() {\n    local -a commands\n    commands=(\n";
     for (const auto* command : commands(app)) {
-        out << "        '" << command->get_name() << ":"
-            << zsh_quoted(command->get_description()) << "'\n";
+        out << "        '" << command->get_name() << ":" << zsh_quoted(command->get_description())
+            << "'\n";
     }
     out << "    )\n";
     out << "    if (( CURRENT == 2 )); then\n";
@@ -152,8 +152,8 @@ void zsh(std::ostream& out, const CLI::App& app) {
             if (opt->get_positional()) {
                 bool many = opt->get_items_expected_max() > 1;
                 out << "            '" << (many ? std::string("*") : std::to_string(++position))
-                    << ":" << zsh_quoted(opt->get_name()) << ":"
-                    << zsh_quoted(zsh_action(*opt)) << "' \\\n";
+                    << ":" << zsh_quoted(opt->get_name()) << ":" << zsh_quoted(zsh_action(*opt))
+                    << "' \\\n";
                 continue;
             }
             std::vector<std::string> names;
@@ -213,8 +213,7 @@ void fish(std::ostream& out, const CLI::App& app) {
     out << complete << "-n " << fn << "_needs_command -l version -d 'Print the version'\n";
     out << complete << "-n " << fn << "_needs_command -s h -l help -d 'Print the commands'\n";
     out << complete << "-n " << fn << "_needs_command -a help -d 'Print a command'\\''s options'\n";
-    out << complete << "-n '" << fn << "_using help' -a " << fish_quoted(command_list(app))
-        << "\n";
+    out << complete << "-n '" << fn << "_using help' -a " << fish_quoted(command_list(app)) << "\n";
     for (const auto* command : commands(app)) {
         const std::string when = "-n '" + fn + "_using " + command->get_name() + "' ";
         out << complete << "-n " << fn << "_needs_command -a " << command->get_name() << " -d "
@@ -225,8 +224,7 @@ void fish(std::ostream& out, const CLI::App& app) {
             if (opt->get_positional()) {
                 auto values = choices(*opt);
                 out << complete << when
-                    << (values.empty() ? std::string("-F")
-                                       : "-a " + fish_quoted(joined(values)))
+                    << (values.empty() ? std::string("-F") : "-a " + fish_quoted(joined(values)))
                     << '\n';
                 continue;
             }

@@ -92,8 +92,7 @@ int run_explain(const ExplainCli& cli) {
             bad_file |= any_error(op.problems);
         }
     }
-    auto printer =
-        sdscprov::make_explain_printer(report_format(cli.format), std::cout, use_color(cli.color));
+    auto printer = sdscprov::make_explain_printer(cli.format, std::cout, use_color(cli.color));
     for (const auto& k : kernels) {
         printer->item(k);
     }

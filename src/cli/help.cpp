@@ -94,15 +94,15 @@ bool takes_value(const CLI::Option& opt) {
 std::string value_name(const CLI::Option& opt) {
     std::string type = opt.get_type_name();
     type = type.substr(0, type.find(':')); // "TEXT:{a,b}": the values are listed apart
-    static const char* const generic[] = {"",     "TEXT",   "UINT",    "INT", "FLOAT",
+    static const char* const generic[] = {"",       "TEXT",    "UINT", "INT", "FLOAT",
                                           "NUMBER", "BOOLEAN", "FILE", "DIR", "PATH"};
     if (std::find(std::begin(generic), std::end(generic), type) == std::end(generic)) {
         return type;
     }
     // What the value is, where the option's name does not say it in one word.
     static const std::map<std::string, std::string, std::less<>> named = {
-        {"annotate-trace", "FILE"}, {"by", "TABLE"},  {"color", "WHEN"},
-        {"durability", "MODE"},     {"jobs", "N"},    {"mappings", "FILE"},
+        {"annotate-trace", "FILE"}, {"by", "TABLE"},        {"color", "WHEN"},
+        {"durability", "MODE"},     {"jobs", "N"},          {"mappings", "FILE"},
         {"max-file-size", "SIZE"},  {"origins", "SIDECAR"}, {"top", "N"}};
     const auto& longs = opt.get_lnames();
     std::string name = longs.empty() ? opt.get_name() : longs.front();
@@ -186,7 +186,8 @@ std::optional<std::string> missing_argument_message(const CLI::App& app) {
         // "Kernel cache ...", "A kernel name ..." go on the line in lower case; "SDSC ..." not.
         if (!description.empty() && std::isupper(static_cast<unsigned char>(description[0])) &&
             (description.size() < 2 || !std::isupper(static_cast<unsigned char>(description[1])))) {
-            description[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(description[0])));
+            description[0] =
+                static_cast<char>(std::tolower(static_cast<unsigned char>(description[0])));
         }
         std::string out = app.get_name() + " " + command->get_name() + ": " + what +
                           " is missing: " + description + ".\n";
@@ -204,8 +205,8 @@ std::optional<std::string> missing_argument_message(const CLI::App& app) {
         for (const auto* command : commands(app)) {
             list += (list.empty() ? "" : ", ") + command->get_name();
         }
-        return app.get_name() + ": a command is missing: one of " + list + ".\n" + "Usage: " +
-               app.get_name() + " COMMAND [OPTIONS] [ARGS]\nRun '" + app.get_name() +
+        return app.get_name() + ": a command is missing: one of " + list + ".\n" +
+               "Usage: " + app.get_name() + " COMMAND [OPTIONS] [ARGS]\nRun '" + app.get_name() +
                " help' for what each does.\n";
     }
     return std::nullopt;

@@ -81,8 +81,8 @@ struct Parsed {
 void add_completion_options(CLI::App& completion, std::string& shell) {
     completion.add_option("shell", shell, "The shell: bash, zsh or fish")
         ->required()
-        ->check(CLI::IsMember(std::vector<std::string>(std::begin(completion_shells),
-                                                       std::end(completion_shells))));
+        ->check(CLI::IsMember(
+            std::vector<std::string>(std::begin(completion_shells), std::end(completion_shells))));
     completion.footer(
         "Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
         "sdscprov completion bash > ~/.local/share/bash-completion/completions/sdscprov\n"
@@ -178,8 +178,8 @@ int main(int argc, char** argv) {
     }
     try {
         app.parse(argc, argv);
-        for (const auto* options : {&parsed.scan, &parsed.annotate.common, &parsed.strip.common,
-                                    &parsed.check.common}) {
+        for (const auto* options :
+             {&parsed.scan, &parsed.annotate.common, &parsed.strip.common, &parsed.check.common}) {
             quiet_mode |= options->quiet;
         }
     } catch (const CLI::RequiredError& e) {

@@ -13,19 +13,19 @@ namespace sdscprov::cli {
 void add_merge_options(CLI::App& merge, std::vector<std::string>& reports) {
     merge
         .add_option("reports", reports,
-                     "The JSON reports of every shard (scan, annotate, strip or check, "
-                     "--format json), in any order; or profile reports (profile --format json) "
-                     "of traces profiled one by one")
+                    "The JSON reports of every shard (scan, annotate, strip or check, "
+                    "--format json), in any order; or profile reports (profile --format json) "
+                    "of traces profiled one by one")
         ->required()
         ->check(CLI::ExistingFile);
     merge.footer("Example:\n  for i in 1 2 3; do sdscprov scan --format json --shard $i/3 cache/ "
-                  "> shard-$i.json; done\n"
-                  "  sdscprov merge shard-*.json > report.json\n"
-                  "Profile reports of traces profiled one by one (profile TRACE --format json):\n"
-                  "  sdscprov merge rank*.profile.json > ranks.json\n"
-                  "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
-                  "versions or shardings, a shard missing or twice, not a shard report; profile "
-                  "reports of other caches or versions).");
+                 "> shard-$i.json; done\n"
+                 "  sdscprov merge shard-*.json > report.json\n"
+                 "Profile reports of traces profiled one by one (profile TRACE --format json):\n"
+                 "  sdscprov merge rank*.profile.json > ranks.json\n"
+                 "Exit status: 0 merged, 2 the reports cannot be merged (other commands, "
+                 "versions or shardings, a shard missing or twice, not a shard report; profile "
+                 "reports of other caches or versions).");
 }
 
 namespace {

@@ -37,28 +37,6 @@ std::optional<Format> format_from_name(std::string_view name) {
     return std::nullopt;
 }
 
-ReportFormat report_format(Format format) {
-    switch (format) {
-    case Format::json:
-        return ReportFormat::json;
-    case Format::markdown:
-        return ReportFormat::markdown;
-    case Format::html:
-        return ReportFormat::html;
-    case Format::sarif:
-        return ReportFormat::sarif;
-    case Format::github:
-        return ReportFormat::github;
-    case Format::junit:
-        return ReportFormat::junit;
-    case Format::folded:
-        return ReportFormat::folded;
-    case Format::text:
-        break;
-    }
-    return ReportFormat::text;
-}
-
 std::string_view to_string(ColorMode mode) {
     switch (mode) {
     case ColorMode::always:
@@ -127,9 +105,9 @@ void add_write_options(CLI::App& cmd, WriteCli& o, const std::string& check_help
 
 WriteSettings write_settings(const WriteCli& o) {
     WriteSettings w;
-    w.mode = o.check                ? WriteMode::check
+    w.mode = o.check               ? WriteMode::check
              : o.dry_run || o.diff ? WriteMode::dry_run
-                                    : WriteMode::write;
+                                   : WriteMode::write;
     w.durability = o.durability;
     w.diff = o.diff;
     return w;

@@ -17,12 +17,11 @@
 
 namespace sdscprov::cli {
 
-// Every output format of every command; each command accepts its own set (`--format`).
-enum class Format { text, json, markdown, html, sarif, github, junit, folded };
+// Every output format of every command, the printers' own type (report.hpp); each command accepts
+// its own set (`--format`).
+using Format = ReportFormat;
 std::string_view to_string(Format format);
 std::optional<Format> format_from_name(std::string_view name);
-// The printers' format (report.hpp): the same value.
-ReportFormat report_format(Format format);
 
 // --color auto|always|never.
 enum class ColorMode { automatic, always, never };

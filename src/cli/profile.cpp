@@ -170,7 +170,7 @@ bool print_report(const ProfileCli& o, const ProfileReport& report) {
     choose_rankings(text, o.by, report);
     StdoutBuffer buffer;
     std::ostream out(&buffer);
-    make_profile_printer(report_format(o.format), out, std::move(options))->end(report);
+    make_profile_printer(o.format, out, std::move(options))->end(report);
     out.flush();
     if (buffer.error() != 0) {
         report_stdout_error(buffer.error());

@@ -1,8 +1,7 @@
 // The sources profile pairs trace events with, for one trace and for --baseline's two: the
 // --origins sidecars and the kernel caches (given, else the default cache roots).
-#include "profile.hpp"
-
 #include "common.hpp"
+#include "profile.hpp"
 #include "progress.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/handle_index.hpp"
@@ -33,7 +32,8 @@ bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
                 roots.push_back(root);
             } else if (sources.sidecars.empty()) {
                 std::cerr << "sdscprov profile: no --origins sidecar and no kernel cache at "
-                          << quote_path(root) << " (give the caches on the command line): nothing to pair "
+                          << quote_path(root)
+                          << " (give the caches on the command line): nothing to pair "
                           << "the " << what << " with\n";
                 return false;
             }

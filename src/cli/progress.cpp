@@ -39,12 +39,13 @@ std::string percent(std::uint64_t done, std::uint64_t total) {
 } // namespace
 
 Progress::Progress(std::string verb, bool report_streams)
-    : verb_(std::move(verb)),
-      enabled_(!quiet_mode && ::isatty(STDERR_FILENO) != 0 &&
-               !(report_streams && ::isatty(STDOUT_FILENO) != 0)),
+    : verb_(std::move(verb)), enabled_(!quiet_mode && ::isatty(STDERR_FILENO) != 0 &&
+                                       !(report_streams && ::isatty(STDOUT_FILENO) != 0)),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
-Progress::~Progress() { clear(); }
+Progress::~Progress() {
+    clear();
+}
 
 void Progress::clear() {
     if (shown_) {
@@ -58,9 +59,8 @@ KernelSource Progress::counting(KernelSource source) {
     if (!enabled_) {
         return source;
     }
-    return [this, source = std::move(source)](
-               const std::function<void(KernelDir&&)>& on_dir,
-               const std::function<void(Problem&&)>& on_problem) {
+    return [this, source = std::move(source)](const std::function<void(KernelDir &&)>& on_dir,
+                                              const std::function<void(Problem &&)>& on_problem) {
         auto stats = source(
             [&](KernelDir&& d) {
                 found_.fetch_add(d.files.size(), std::memory_order_relaxed);
@@ -129,9 +129,9 @@ void Progress::bytes(std::uint64_t done, std::uint64_t total) {
         return;
     }
     double seconds = std::chrono::duration<double>(last_ - start_).count();
-    std::string line = verb_ + " " + megabytes(done) +
-                       (total > 0 ? "/" + megabytes(total) + " MB" + percent(done, total)
-                                  : std::string(" MB"));
+    std::string line =
+        verb_ + " " + megabytes(done) +
+        (total > 0 ? "/" + megabytes(total) + " MB" + percent(done, total) : std::string(" MB"));
     if (seconds >= 0.2) {
         line += ", " + megabytes(static_cast<std::uint64_t>(static_cast<double>(done) / seconds)) +
                 " MB/s";

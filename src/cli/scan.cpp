@@ -8,7 +8,7 @@ namespace sdscprov::cli {
 void add_scan_options(CLI::App& scan, CommonOptions& options) {
     add_common_options(scan, options);
     scan.footer("Example:\n  sdscprov scan ${TORCHINDUCTOR_CACHE_DIR:-/tmp/torchinductor_$USER}\n"
-                 "  sdscprov scan --format json -j 2 cache/ > report.json");
+                "  sdscprov scan --format json -j 2 cache/ > report.json");
 }
 
 int run_scan(const CommonOptions& o) {
@@ -16,15 +16,13 @@ int run_scan(const CommonOptions& o) {
     // Nothing is written: no change check, no fstat per file.
     options.scan.fstat_before_read = false;
     PrinterOptions printer_options = printer_options_for(o, "scan");
-    auto printer =
-        quiet_mode ? nullptr : make_printer(report_format(o.format), std::cout, printer_options);
+    auto printer = quiet_mode ? nullptr : make_printer(o.format, std::cout, printer_options);
     PipelineResult result;
     {
         // The default text report is written at the end; --all and the other formats stream.
         Progress progress("scanned", o.all || o.format != Format::text);
         result = run_pipeline(progress.counting(discover_source(o.paths, options.discover)),
-                              options, scan_kernel,
-                              [&](const KernelReport& k) {
+                              options, scan_kernel, [&](const KernelReport& k) {
                                   progress.kernel(k.files.size());
                                   if (printer) {
                                       printer->kernel(k);

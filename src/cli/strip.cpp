@@ -34,11 +34,10 @@ int run_strip(const StripCli& cli) {
     printer_options.dry_run = dry;
     // With --diff the diffs are the output (even with -q) and the summary goes to standard error.
     std::ostream& summary_out = strip_options.write.diff ? std::cerr : std::cout;
-    auto printer =
-        json && quiet_mode
-            ? nullptr
-            : sdscprov::make_strip_printer(report_format(cli.common.format), std::cout, summary_out,
-                                           printer_options, strip_options.remove);
+    auto printer = json && quiet_mode
+                       ? nullptr
+                       : sdscprov::make_strip_printer(cli.common.format, std::cout, summary_out,
+                                                      printer_options, strip_options.remove);
     auto options = pipeline_options(cli.common);
     Progress progress(dry ? "checked" : "stripped", json || strip_options.write.diff);
     auto result = sdscprov::run_pipeline(

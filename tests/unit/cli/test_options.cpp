@@ -54,14 +54,6 @@ TEST_CASE("options: every format name stands for its own format and back") {
     }
     CHECK_FALSE(format_from_name("xml"));
     CHECK_FALSE(format_from_name("JSON"));
-    CHECK(report_format(Format::text) == ReportFormat::text);
-    CHECK(report_format(Format::json) == ReportFormat::json);
-    CHECK(report_format(Format::markdown) == ReportFormat::markdown);
-    CHECK(report_format(Format::html) == ReportFormat::html);
-    CHECK(report_format(Format::sarif) == ReportFormat::sarif);
-    CHECK(report_format(Format::github) == ReportFormat::github);
-    CHECK(report_format(Format::junit) == ReportFormat::junit);
-    CHECK(report_format(Format::folded) == ReportFormat::folded);
 }
 
 TEST_CASE("options: scan's --format, --shard and walk flags reach the pipeline's own types") {
