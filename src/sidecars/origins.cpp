@@ -222,19 +222,32 @@ public:
         });
     }
 
+    // An object of a list (`where` names it), read member by member into a T at its position,
+    // appended to `out`; false (nothing appended) when it is not an object.
+    template <class T, class ReadMember>
+    bool entry(const element& value, std::size_t at, const std::string& where, std::vector<T>& out,
+               ReadMember& read_member) {
+        simdjson::dom::object obj;
+        if (!object(value, at, where, obj)) {
+            return false;
+        }
+        T item;
+        item.pos = position(at, false);
+        members(obj, at, [&](std::string_view key, const element& v, std::size_t m) {
+            read_member(item, key, v, m);
+        });
+        out.push_back(std::move(item));
+        return true;
+    }
+
     // Element `index` of 'kernels'.
     void read_kernel(const element& value, std::size_t kernel_at, std::size_t index,
                      std::vector<OriginsKernel>& kernels) {
         std::string where = "kernels[" + std::to_string(index) + "]";
-        simdjson::dom::object obj;
-        if (!object(value, kernel_at, where, obj)) {
-            return;
-        }
-        OriginsKernel kernel;
-        kernel.pos = position(kernel_at, false);
         bool has_name = false;
         bool has_ops = false;
-        members(obj, kernel_at, [&](std::string_view key, const element& v, std::size_t m) {
+        auto read = [&](OriginsKernel& kernel, std::string_view key, const element& v,
+                        std::size_t m) {
             if (key == "name") {
                 has_name = string(v, m, "'name'", kernel.name);
             } else if (key == "dir") {
@@ -256,14 +269,16 @@ public:
             } else {
                 unknown(key, m, where, "name, dir, metadata, ops");
             }
-        });
+        };
+        if (!entry(value, kernel_at, where, kernels, read)) {
+            return;
+        }
         if (!has_name) {
             error(kernel_at, false, where + " has no 'name'");
         }
         if (!has_ops) {
             error(kernel_at, false, where + " has no 'ops'");
         }
-        kernels.push_back(std::move(kernel));
     }
 
     void read_ops(const element& e, std::size_t at, const std::string& kernel_where,
@@ -281,16 +296,10 @@ public:
     // One op of an entry's 'ops' (`where` names it), appended to `ops` when it is an object.
     void read_op(const element& value, std::size_t op_at, const std::string& where,
                  std::vector<OriginsOp>& ops) {
-        simdjson::dom::object obj;
-        if (!object(value, op_at, where, obj)) {
-            return;
-        }
-        OriginsOp op;
-        op.pos = position(op_at, false);
         bool has_opfunc = false;
         bool has_buffer = false;
         bool has_origins = false;
-        members(obj, op_at, [&](std::string_view key, const element& v, std::size_t m) {
+        auto read = [&](OriginsOp& op, std::string_view key, const element& v, std::size_t m) {
             if (key == "opfunc") {
                 has_opfunc = string(v, m, "'opfunc'", op.opfunc);
             } else if (key == "buffer") {
@@ -316,13 +325,12 @@ public:
                 unknown(key, m, where,
                         "opfunc, buffer, origins, origin_node, transform_history, spec_path");
             }
-        });
-        if (!has_opfunc || !has_buffer || !has_origins) {
+        };
+        if (entry(value, op_at, where, ops, read) && (!has_opfunc || !has_buffer || !has_origins)) {
             error(op_at, false,
                   where + " needs 'opfunc', 'buffer' and 'origins' (an empty list when the "
                           "op has no FX origin)");
         }
-        ops.push_back(std::move(op));
     }
 
     void read_spec_path(const element& v, std::size_t m, std::vector<std::uint64_t>& spec_path) {
