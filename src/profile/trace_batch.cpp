@@ -194,17 +194,29 @@ private:
         return true;
     }
 
-    // A string member: ok with its value, or wrong_type (and validated).
-    bool read_string(od::value v, int depth, FieldState& state, std::string_view& out) {
+    // Whether member value `v` is of type `want` (state ok) and is to be read on; when not, the
+    // caller returns `result`: false on a parse error, else `v` is of another type (state
+    // wrong_type) and `result` tells whether it validated (to `depth`).
+    bool of_type(od::value v, od::json_type want, int depth, FieldState& state, bool& result) {
         od::json_type t{};
         if (v.type().get(t)) {
+            result = false;
             return false;
         }
-        if (t != od::json_type::string) {
+        if (t != want) {
             state = FieldState::wrong_type;
-            return !validate(v, depth);
+            result = !validate(v, depth);
+            return false;
         }
         state = FieldState::ok;
+        return true;
+    }
+
+    // A string member: ok with its value, or wrong_type (and validated).
+    bool read_string(od::value v, int depth, FieldState& state, std::string_view& out) {
+        if (bool result = false; !of_type(v, od::json_type::string, depth, state, result)) {
+            return result;
+        }
         // Without a backslash there is nothing to unescape (stage 1 checked the string's end and
         // its UTF-8): the text between the quotes, no copy.
         std::string_view token = trimmed_token(v.raw_json_token());
@@ -223,15 +235,9 @@ private:
 
     // A number member: ok with its JSON text (validated as a number), or wrong_type.
     bool read_number(od::value v, FieldState& state, std::string_view& out) {
-        od::json_type t{};
-        if (v.type().get(t)) {
-            return false;
+        if (bool result = false; !of_type(v, od::json_type::number, 3, state, result)) {
+            return result;
         }
-        if (t != od::json_type::number) {
-            state = FieldState::wrong_type;
-            return !validate(v, 3);
-        }
-        state = FieldState::ok;
         out = trimmed_token(v.raw_json_token());
         double d = 0; // validates the number (the text is what is converted)
         return !v.get_double().get(d);
@@ -334,15 +340,9 @@ private:
     // An array member of args: each element to `element(value, type)`; wrong_type (and
     // validated) when it is not an array.
     template <class Element> bool read_array(od::value v, FieldState& state, Element element) {
-        od::json_type t{};
-        if (v.type().get(t)) {
-            return false;
+        if (bool result = false; !of_type(v, od::json_type::array, 4, state, result)) {
+            return result;
         }
-        if (t != od::json_type::array) {
-            state = FieldState::wrong_type;
-            return !validate(v, 4);
-        }
-        state = FieldState::ok;
         od::array a;
         if (v.get_array().get(a)) {
             return false;
