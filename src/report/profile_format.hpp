@@ -2,6 +2,7 @@
 // utilization_printers.cpp).
 #pragma once
 
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/profile/profile.hpp"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sdscprov::profile_format {
 
@@ -137,6 +139,20 @@ inline std::string fit_middle(const std::string& s, std::size_t width) {
     std::string head = fit(s, width - tail, false); // ends with the ellipsis
     std::string end = fit(s, tail + 1, true);       // starts with it
     return head + end.substr(3);
+}
+
+// The header's "  sidecars: A, B" and "  caches: C" lines ("none" for an empty list), each fitted
+// to `width` columns.
+inline std::string inputs_lines(const ProfileReport& r, std::size_t width) {
+    auto line = [width](const std::string& what, const std::vector<std::string>& paths) {
+        std::string list;
+        for (const auto& p : paths) {
+            list += (list.empty() ? "" : ", ") + printable(p);
+        }
+        return fit("  " + what + ": " + (list.empty() ? std::string("none") : list), width, false) +
+               "\n";
+    };
+    return line("sidecars", r.sidecars) + line("caches", r.caches);
 }
 
 inline std::string pad_left(const std::string& s, std::size_t width) {

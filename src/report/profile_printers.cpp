@@ -111,19 +111,7 @@ private:
                          " ms (" + percent(c.dirless_ns, c.kernel_ns) + "%)",
                      "  ");
         }
-        std::string through;
-        for (const auto& s : r_.sidecars) {
-            through += (through.empty() ? "" : ", ") + printable(s);
-        }
-        std::string caches;
-        for (const auto& s : r_.caches) {
-            caches += (caches.empty() ? "" : ", ") + printable(s);
-        }
-        out_ +=
-            fit("  sidecars: " + (through.empty() ? std::string("none") : through), width_, false) +
-            "\n" +
-            fit("  caches: " + (caches.empty() ? std::string("none") : caches), width_, false) +
-            "\n";
+        out_ += inputs_lines(r_, width_);
         if (c.unmeasured_events > 0) {
             out_ += "  " + thousands(c.unmeasured_events) +
                     (c.unmeasured_events == 1 ? " kernel event" : " kernel events") +

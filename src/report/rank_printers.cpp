@@ -2,9 +2,9 @@
 
 #include "report/html_model.hpp"
 #include "report/profile_format.hpp"
-#include "sdscprov/report/html.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/profile/ranks.hpp"
+#include "sdscprov/report/html.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -36,20 +36,7 @@ public:
         rank_table();
         for (auto ranking : o_.rankings) {
             out_ += '\n';
-            switch (ranking) {
-            case ProfileRanking::line:
-                table("Source lines", "source line", r_.by_line, true);
-                break;
-            case ProfileRanking::aten:
-                table("ATen ops", "ATen op", r_.by_aten, false);
-                break;
-            case ProfileRanking::kernel:
-                table("Kernels", "kernel", r_.by_kernel, false);
-                break;
-            case ProfileRanking::category:
-                table("Kernel categories", "category", r_.by_category, false);
-                break;
-            }
+            table(ranking);
         }
         return std::move(out_);
     }
@@ -91,18 +78,7 @@ private:
         out_ += "paired: " + thousands(c.resolved_events) + " events (" +
                 percent(c.resolved_events, c.kernel_events) + "%), " + milliseconds(c.resolved_ns) +
                 " ms (" + percent(c.resolved_ns, c.kernel_ns) + "%)\n";
-        std::string through, caches;
-        for (const auto& p : r_.sidecars) {
-            through += (through.empty() ? "" : ", ") + printable(p);
-        }
-        for (const auto& p : r_.caches) {
-            caches += (caches.empty() ? "" : ", ") + printable(p);
-        }
-        out_ +=
-            fit("  sidecars: " + (through.empty() ? std::string("none") : through), width_, false) +
-            "\n" +
-            fit("  caches: " + (caches.empty() ? std::string("none") : caches), width_, false) +
-            "\n";
+        out_ += inputs_lines(r_, width_);
     }
 
     void rank_table() {
@@ -158,8 +134,21 @@ private:
         return line + "  ";
     }
 
-    void table(const std::string& title, const std::string& what,
-               const std::vector<ProfileRow>& rows, bool lines) {
+    void table(ProfileRanking ranking) {
+        using R = ProfileRanking;
+        const std::string title = ranking == R::line       ? "Source lines"
+                                  : ranking == R::aten     ? "ATen ops"
+                                  : ranking == R::category ? "Kernel categories"
+                                                           : "Kernels";
+        const std::string what = ranking == R::line       ? "source line"
+                                 : ranking == R::aten     ? "ATen op"
+                                 : ranking == R::category ? "category"
+                                                          : "kernel";
+        const std::vector<ProfileRow>& rows = ranking == R::line       ? r_.by_line
+                                              : ranking == R::aten     ? r_.by_aten
+                                              : ranking == R::category ? r_.by_category
+                                                                       : r_.by_kernel;
+        const bool lines = ranking == R::line;
         out_ += paint("\x1b[1m",
                       fit(title + " by the slowest rank's lead (max - min)", width_, false)) +
                 '\n';
@@ -237,8 +226,8 @@ std::string render_ranks_html(const ProfileReport& report) {
     RankSpread total = rank_spread(rank_totals(report));
     std::string slowest = rank_words(report, total.slowest) + ", " + milliseconds(total.max_ns) +
                           " ms of device time, " + ratio_text(total.ratio) + " the fastest (" +
-                          rank_words(report, total.fastest) + ", " +
-                          milliseconds(total.min_ns) + " ms)";
+                          rank_words(report, total.fastest) + ", " + milliseconds(total.min_ns) +
+                          " ms)";
     if (const ProfileRow* line = straggler_line(report)) {
         RankSpread s = rank_spread(line->rank_ns);
         model.verdict("note", "straggler line: " + printable(line->label) + ": " +
