@@ -7,10 +7,11 @@
 // and in both cases int.from_bytes(digest[:8], "big") >> 1.
 #include "sdscprov/handle/handle_id.hpp"
 
+#include "core/sha256.hpp"
+
 #include <array>
 #include <charconv>
 #include <cstdint>
-#include <openssl/evp.h>
 #include <stdexcept>
 
 namespace sdscprov {
@@ -246,36 +247,8 @@ std::string id_v1_text(const DebugHandle& h) {
     return valid_utf8(text);
 }
 
-namespace {
-
-// One digest context per thread, and SHA-256 fetched once: EVP_Digest allocates a context and looks
-// the algorithm up again on every call, which cost more than hashing a handle's text.
-struct Sha256 {
-    EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    Sha256() = default;
-    Sha256(const Sha256&) = delete;
-    Sha256& operator=(const Sha256&) = delete;
-    ~Sha256() {
-        EVP_MD_CTX_free(ctx);
-        EVP_MD_free(md);
-    }
-};
-
-} // namespace
-
 std::string handle_id_of_text(std::string_view text) {
-    thread_local Sha256 sha;
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int digest_size = 0;
-    // These fail only on allocation failure or a broken OpenSSL installation: not a property of
-    // any input, so an exception (for the command-line front to report), not a value.
-    if (sha.md == nullptr || sha.ctx == nullptr ||
-        EVP_DigestInit_ex2(sha.ctx, sha.md, nullptr) != 1 ||
-        EVP_DigestUpdate(sha.ctx, text.data(), text.size()) != 1 ||
-        EVP_DigestFinal_ex(sha.ctx, digest.data(), &digest_size) != 1 || digest_size != 32) {
-        throw std::runtime_error("SHA-256 via OpenSSL EVP failed");
-    }
+    const Sha256Digest digest = sha256(text);
     std::uint64_t value = 0;
     for (std::size_t i = 0; i < 8; ++i) {
         value = (value << 8) | digest[i];

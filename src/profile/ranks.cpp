@@ -1,5 +1,6 @@
 #include "sdscprov/profile/ranks.hpp"
 
+#include "core/sha256.hpp"
 #include "profile/aggregation.hpp"
 #include "profile/saturating.hpp"
 #include "profile/utilization_rows.hpp"
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <map>
-#include <openssl/evp.h>
 #include <set>
 #include <tuple>
 
@@ -20,19 +20,6 @@ namespace {
 void field(std::string& text, std::string_view value) {
     text.append(value);
     text += '\0';
-}
-
-std::string sha256_hex(const std::string& text) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int size = 0;
-    EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr);
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < size; ++i) {
-        out += hex[digest[i] >> 4];
-        out += hex[digest[i] & 15];
-    }
-    return out;
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "sdscprov/report/profile_merge.hpp"
 
 #include "core/read_file.hpp"
+#include "report/utilization_printers.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/report/profile_printers.hpp"
@@ -281,11 +282,9 @@ void read_ideal(ReportJson& j, dom::element doc, ProfileReport& r) {
     auto& s = r.ideal;
     s.core_mhz = static_cast<std::uint32_t>(j.u64(i, "core_mhz"));
     auto dirs = j.at(i, "kernel_dirs");
-    j.u64s(dirs, {{"read", &s.dirs_read},
-                  {"by_total", &s.dirs_by_total},
-                  {"by_sum", &s.dirs_by_sum},
-                  {"malformed", &s.dirs_malformed},
-                  {"absent", &s.dirs_absent}});
+    for (const auto& count : utilization_printers::kernel_dir_counts) {
+        s.*count.field = j.u64(dirs, count.name);
+    }
     j.u64s(i, {{"bundles_with_ideal", &s.bundles_with_ideal},
                {"bundles_without_ideal", &s.bundles_without_ideal}});
     s.other_members = j.strings(i, "other_members");

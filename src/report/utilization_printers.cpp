@@ -180,11 +180,9 @@ void summary_json(Writer& w, const ProfileReport& r) {
     json_out::member(w, "core_mhz", s.core_mhz);
     json_out::key(w, "kernel_dirs");
     w.StartObject();
-    json_out::member(w, "read", s.dirs_read);
-    json_out::member(w, "by_total", s.dirs_by_total);
-    json_out::member(w, "by_sum", s.dirs_by_sum);
-    json_out::member(w, "malformed", s.dirs_malformed);
-    json_out::member(w, "absent", s.dirs_absent);
+    for (const auto& count : kernel_dir_counts) {
+        json_out::member(w, count.name, s.*count.field);
+    }
     w.EndObject();
     json_out::member(w, "bundles_with_ideal", s.bundles_with_ideal);
     json_out::member(w, "bundles_without_ideal", s.bundles_without_ideal);

@@ -5,7 +5,9 @@
 
 #include "sdscprov/profile/profile.hpp"
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <string>
@@ -30,6 +32,19 @@ std::string category_table(const ProfileReport& r, std::size_t top, std::size_t 
 // ---- JSON ---------------------------------------------------------------------------------------
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+// The members of the report's "ideal"."kernel_dirs" object, in the order written: profile's JSON
+// writes them and merge reads them back by this one list.
+struct IdealCount {
+    const char* name;
+    std::uint64_t IdealSummary::*field;
+};
+inline constexpr std::array<IdealCount, 5> kernel_dir_counts{
+    {{"read", &IdealSummary::dirs_read},
+     {"by_total", &IdealSummary::dirs_by_total},
+     {"by_sum", &IdealSummary::dirs_by_sum},
+     {"malformed", &IdealSummary::dirs_malformed},
+     {"absent", &IdealSummary::dirs_absent}}};
 
 // "utilization": {...} of a row or bundle.
 void time_json(Writer& w, const IdealTime& t);

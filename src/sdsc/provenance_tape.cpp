@@ -3,6 +3,7 @@
 #include "sdscprov/sdsc/scan.hpp"
 
 #include <cstring>
+#include <initializer_list>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -13,25 +14,38 @@ using simdjson::dom::element_type;
 
 namespace {
 
+struct Candidate {
+    std::string_view name;
+    ProvenanceMember member;
+};
+
+// The member among the candidates (of one length) that `key` names, or -1.
+[[gnu::always_inline]] inline int member_among(std::string_view key,
+                                               std::initializer_list<Candidate> candidates) {
+    for (const Candidate& c : candidates) {
+        if (key == c.name) {
+            return static_cast<int>(c.member);
+        }
+    }
+    return -1;
+}
+
 int provenance_member_of(std::string_view key) {
+    using M = ProvenanceMember;
     // Switch on the length first: almost every key in an SDSC file is rejected by it.
     switch (key.size()) {
     case 7:
-        return key == "origins" ? static_cast<int>(ProvenanceMember::origins) : -1;
+        return member_among(key, {{"origins", M::origins}});
     case 9:
-        return key == "from_node"   ? static_cast<int>(ProvenanceMember::from_node)
-               : key == "traceback" ? static_cast<int>(ProvenanceMember::traceback)
-                                    : -1;
+        return member_among(key, {{"from_node", M::from_node}, {"traceback", M::traceback}});
     case 10:
-        return key == "provenance" ? static_cast<int>(ProvenanceMember::provenance) : -1;
+        return member_among(key, {{"provenance", M::provenance}});
     case 11:
-        return key == "stack_trace"   ? static_cast<int>(ProvenanceMember::stack_trace)
-               : key == "origin_node" ? static_cast<int>(ProvenanceMember::origin_node)
-                                      : -1;
+        return member_among(key,
+                            {{"stack_trace", M::stack_trace}, {"origin_node", M::origin_node}});
     case 13:
-        return key == "original_aten"   ? static_cast<int>(ProvenanceMember::original_aten)
-               : key == "debug_handle_" ? static_cast<int>(ProvenanceMember::debug_handle)
-                                        : -1;
+        return member_among(
+            key, {{"original_aten", M::original_aten}, {"debug_handle_", M::debug_handle}});
     default:
         return -1;
     }

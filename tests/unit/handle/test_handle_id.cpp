@@ -1,30 +1,15 @@
 // Handle ids (docs/formats.md, "The id"). Expected ids come from real handles' test vectors or
 // were computed independently with Python's json and hashlib, never by the code under test.
+#include "core/sha256.hpp"
 #include "sdscprov/handle/handle_id.hpp"
 
 #include <array>
 #include <doctest/doctest.h>
-#include <openssl/evp.h>
 #include <string>
 
 using namespace sdscprov;
 
 namespace {
-
-// Lowercase hex SHA-256 of `text`, to check the vectors' intermediate digest independently of
-// handle_id_of_text's truncation.
-std::string sha256_hex(std::string_view text) {
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int size = 0;
-    REQUIRE(EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr) == 1);
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < size; ++i) {
-        out += hex[digest[i] >> 4];
-        out += hex[digest[i] & 0xF];
-    }
-    return out;
-}
 
 HandleSource at(std::string file, std::int64_t line) {
     return HandleSource{std::move(file), line, 0, std::nullopt, std::nullopt};
@@ -41,6 +26,13 @@ DebugHandle handle(std::optional<HandleSource> source, std::optional<std::string
 }
 
 } // namespace
+
+TEST_CASE("sha256_hex: the FIPS 180-2 examples") {
+    CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
 
 TEST_CASE("handle_id: the first test vector, text, digest and id") {
     const auto h =
