@@ -344,7 +344,7 @@ void collect(std::vector<Input>& inputs, Merged& merged) {
                 std::string dir = in.path(e, "dir", where);
                 if (shard_of(dir, in.shard.count) != in.shard.index) {
                     refuse(in.source + ": kernel directory " + quote_path(dir) +
-                           "' belongs to shard " +
+                           " belongs to shard " +
                            to_string(Shard{shard_of(dir, in.shard.count), in.shard.count}) +
                            ", not " + in.shard_name());
                 }

@@ -1,10 +1,11 @@
 // merge: the shards' JSON reports give back the single run's bytes (scan's report and check's
 // document); reports that do not belong together are refused with a reason.
 #include "sdscprov/commands/check.hpp"
+#include "sdscprov/commands/pipeline.hpp"
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/report/check_printers.hpp"
 #include "sdscprov/report/merge.hpp"
 #include "sdscprov/report/report.hpp"
-#include "sdscprov/commands/pipeline.hpp"
 #include "temp_dir.hpp"
 
 #include <doctest/doctest.h>
@@ -206,8 +207,9 @@ TEST_CASE("merge: kernel directories in the wrong shard, in two shards or cut ou
         rapidjson::Value copy(donor["kernels"][0], d.GetAllocator());
         d["kernels"].PushBack(copy, d.GetAllocator());
     };
-    CHECK(refusal({scan[0], {"two.json", edited(scan[1].json, add_foreign)}, scan[2]})
-              .find("belongs to shard 1/3, not 2/3") != std::string::npos);
+    const std::string foreign = donor["kernels"][0]["dir"].GetString();
+    CHECK(refusal({scan[0], {"two.json", edited(scan[1].json, add_foreign)}, scan[2]}) ==
+          "two.json: kernel directory " + quote_path(foreign) + " belongs to shard 1/3, not 2/3");
 
     // One kernel directory left out (and counted out) of shard 2's report.
     auto cut = [](rapidjson::Document& d) {
