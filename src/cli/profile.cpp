@@ -36,6 +36,44 @@ bool print_problems_of(const std::vector<Problem>& problems) {
     return any_error(problems);
 }
 
+// --by, its words turned into the tables and their order as they are parsed: line, aten, kernel,
+// category (tables, in the order given) and time, lost (the order; the last one given counts).
+void add_by_option(CLI::App& cmd, RankingChoice& by) {
+    static const Choices<ProfileRanking> tables{{"line", ProfileRanking::line},
+                                                {"aten", ProfileRanking::aten},
+                                                {"kernel", ProfileRanking::kernel},
+                                                {"category", ProfileRanking::category}};
+    static const Choices<ProfileOrder> orders{{"time", ProfileOrder::time},
+                                              {"lost", ProfileOrder::lost}};
+    std::vector<std::string> names;
+    for (const auto& choice : tables) {
+        names.push_back(choice.first);
+    }
+    for (const auto& choice : orders) {
+        names.push_back(choice.first);
+    }
+    cmd.add_option_function<std::vector<std::string>>(
+           "--by",
+           [&by](const std::vector<std::string>& words) {
+               for (const auto& word : words) {
+                   for (const auto& [name, table] : tables) {
+                       if (name == word) {
+                           by.tables.push_back(table);
+                       }
+                   }
+                   for (const auto& [name, order] : orders) {
+                       if (name == word) {
+                           by.order = order;
+                       }
+                   }
+               }
+           },
+           "Only these tables in text (line, aten, kernel, category), ranked by time "
+           "(default) or lost (against the ideal); comma-separated or given again")
+        ->delimiter(',')
+        ->check(CLI::IsMember(names));
+}
+
 } // namespace
 
 bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet) {
@@ -113,11 +151,7 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                       "html (a self-contained page); with --fail-over also junit, github, sarif "
                       "(the gate's findings)");
     cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
-    cmd->add_option("--by", o.by,
-                    "Only these tables in text (line, aten, kernel, category), ranked by time "
-                    "(default) or lost (against the ideal); comma-separated or given again")
-        ->delimiter(',')
-        ->check(CLI::IsMember({"line", "aten", "kernel", "category", "time", "lost"}));
+    add_by_option(*cmd, o.by);
     cmd->add_option(
            "--core-mhz", o.core_mhz,
            "The core clock (whole MHz) turning ideal cycles (perf/ideal_cycles.json) into time")
@@ -155,9 +189,6 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                 "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
 }
 
-namespace {
-
-// The report on standard output, rendered straight into it; false when it could not be written.
 bool print_report(const ProfileCli& o, const ProfileReport& report) {
     ProfilePrinterOptions options;
     options.value = o.value;
@@ -168,18 +199,10 @@ bool print_report(const ProfileCli& o, const ProfileReport& report) {
     text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
     text.color = use_color(o.color);
     choose_rankings(text, o.by, report);
-    StdoutBuffer buffer;
-    std::ostream out(&buffer);
-    make_profile_printer(o.format, out, std::move(options))->end(report);
-    out.flush();
-    if (buffer.error() != 0) {
-        report_stdout_error(buffer.error());
-        return false;
-    }
-    return true;
+    return print_to_stdout([&](std::ostream& out) {
+        make_profile_printer(o.format, out, std::move(options))->end(report);
+    });
 }
-
-} // namespace
 
 int run_profile(const ProfileCli& given) {
     ProfileCli o = given;

@@ -24,7 +24,7 @@ struct ProfileCli {
     std::vector<std::string> origins;
     Format format = Format::text;
     std::size_t top = 20;
-    std::vector<std::string> by;   // tables (empty: every ranking) and time or lost
+    RankingChoice by;              // --by: tables (none: every ranking) and time or lost
     std::uint32_t core_mhz = 1100; // --core-mhz (default_core_mhz), checked by parse_core_mhz
     FoldedValue value = FoldedValue::time; // --value of the folded stacks
     bool stages = false;
@@ -70,7 +70,10 @@ std::optional<ProfileReport> profile_trace(const ProfileCli& o, const PairingSou
 bool classify_inputs(ProfileCli& o);
 // `profile T1 T2 ... [CACHES...]`: each trace profiled on its own, the reports added up by rank.
 int run_profile_ranks(const ProfileCli& o);
-// A trace that could not be read, on stderr.
+
+// The report (of one trace or several) in --format on standard output, rendered straight into
+// it; false when it could not be written (reported).
+bool print_report(const ProfileCli& o, const ProfileReport& report);
 
 // `profile --baseline BASE TRACE` and its gate (--fail-over): profile_baseline.cpp.
 void add_baseline_options(CLI::App& cmd, ProfileCli& options);

@@ -9,7 +9,6 @@
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/compare_printers.hpp"
-#include "sdscprov/report/html.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -117,20 +116,9 @@ std::optional<ProfileReport> profile_one(const ProfileCli& o, const PairingSourc
     return report;
 }
 
-// The table --by names first (line, aten, kernel or category; source lines when none is named).
-std::string compared_table(const std::vector<std::string>& by) {
-    for (const auto& name : by) {
-        if (name == "line" || name == "aten" || name == "kernel" || name == "category")
-            return name;
-    }
-    return {};
-}
-
-const std::vector<RowChange>& gated_rows(const ProfileComparison& c, const std::string& by) {
-    return by == "aten"       ? c.by_aten
-           : by == "kernel"   ? c.by_kernel
-           : by == "category" ? c.by_category
-                              : c.by_line;
+// The table the comparison shows and gates: the first --by names, else source lines.
+ProfileRanking compared_table(const RankingChoice& by) {
+    return by.tables.empty() ? ProfileRanking::line : by.tables.front();
 }
 
 void print_findings(const std::vector<GateFinding>& findings, const std::string& trace) {
@@ -212,32 +200,21 @@ int run_profile_baseline(const ProfileCli& o) {
 
     std::vector<GateFinding> findings;
     if (o.fail_over) {
-        findings = gate_findings(comparison, gated_rows(comparison, compared_table(o.by)),
+        findings = gate_findings(comparison, rows_of(comparison, compared_table(o.by)),
                                  {*o.fail_over, o.fail_min_share});
     }
     bool failed = false;
     if (!o.quiet) {
-        std::string out;
-        if (o.format == Format::json) {
-            out = render_comparison_json(comparison);
-        } else if (o.format == Format::folded) {
-            out = render_comparison_folded(comparison);
-        } else if (o.format == Format::html) {
-            out = render_comparison_html(comparison);
-        } else if (is_ci_format(o.format)) {
-            out = render_gate_findings(findings, to_string(o.format), o.trace);
-        } else {
-            ProfileTextOptions text;
-            text.top = o.top;
-            if (std::string table = compared_table(o.by); !table.empty()) {
-                text.rankings = {table == "line"       ? ProfileRanking::line
-                                 : table == "aten"     ? ProfileRanking::aten
-                                 : table == "category" ? ProfileRanking::category
-                                                       : ProfileRanking::kernel};
-            }
-            out = render_comparison_text(comparison, text);
+        ComparisonPrinterOptions options;
+        options.text.top = o.top;
+        if (!o.by.tables.empty()) {
+            options.text.rankings = {compared_table(o.by)};
         }
-        failed |= !write_stdout(out);
+        options.trace = o.trace;
+        failed |= !print_to_stdout([&](std::ostream& out) {
+            make_comparison_printer(o.format, out, std::move(options))
+                ->end(GatedComparison{comparison, findings});
+        });
     }
     // Each run's problems and diagnostics (the base run's first).
     failed |= any_error(comparison.base.problems);

@@ -5,9 +5,7 @@
 #include "progress.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/ranks.hpp"
-#include "sdscprov/report/html.hpp"
 #include "sdscprov/report/profile_printers.hpp"
-#include "sdscprov/report/rank_printers.hpp"
 
 #include <fcntl.h>
 #include <iostream>
@@ -97,30 +95,6 @@ bool classify_inputs(ProfileCli& o) {
     return true;
 }
 
-namespace {
-
-std::string render(const ProfileCli& o, const ProfileReport& report) {
-    if (o.format == Format::json) {
-        return render_profile_json(report);
-    }
-    if (o.format == Format::folded) {
-        return render_profile_folded(report, o.value);
-    }
-    if (o.format == Format::html) {
-        return render_ranks_html(report);
-    }
-    ProfileTextOptions text;
-    text.top = o.top;
-    text.stages = o.stages;
-    text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
-    text.shorten = ::isatty(STDOUT_FILENO) == 1;
-    text.color = use_color(o.color);
-    choose_rankings(text, o.by, report);
-    return render_ranks_text(report, text);
-}
-
-} // namespace
-
 int run_profile_ranks(const ProfileCli& o) {
     quiet_mode = o.quiet;
     if (!o.annotate_trace.empty() || wants_baseline(o)) {
@@ -159,7 +133,7 @@ int run_profile_ranks(const ProfileCli& o) {
     }
     bool failed = false;
     if (!o.quiet) {
-        failed |= !write_stdout(render(o, *merged));
+        failed |= !print_report(o, *merged);
     }
     print_problems(merged->problems);
     failed |= any_error(merged->problems);

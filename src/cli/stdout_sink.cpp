@@ -26,6 +26,18 @@ void report_stdout_error(int error) {
               << std::strerror(error) << '\n';
 }
 
+bool print_to_stdout(const std::function<void(std::ostream&)>& print) {
+    StdoutBuffer buffer;
+    std::ostream out(&buffer);
+    print(out);
+    out.flush();
+    if (buffer.error() != 0) {
+        report_stdout_error(buffer.error());
+        return false;
+    }
+    return true;
+}
+
 bool write_stdout(std::string_view bytes) {
     if (int error = write_all(STDOUT_FILENO, bytes)) {
         report_stdout_error(error);

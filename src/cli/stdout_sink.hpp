@@ -2,6 +2,8 @@
 // once (a full disk, a closed pipe).
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <streambuf>
 #include <string_view>
 
@@ -15,6 +17,10 @@ void report_stdout_error(int error);
 
 // The whole report to standard output, every failure reported.
 bool write_stdout(std::string_view bytes);
+
+// `print` given a stream over standard output (a StdoutBuffer); false when the bytes could not
+// all be written (reported).
+bool print_to_stdout(const std::function<void(std::ostream&)>& print);
 
 // A stream buffer over standard output, so that a printer's text goes out as it is rendered
 // rather than being held a second time in a string stream. Small pieces are gathered in a

@@ -2,8 +2,10 @@
 
 #include "core/json_out.hpp"
 #include "report/ci_encoding.hpp"
+#include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
 #include "sdscprov/core/display.hpp"
+#include "sdscprov/report/html.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -17,6 +19,8 @@
 namespace sdscprov {
 
 namespace {
+
+using profile_format::pad_left;
 
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
     return a > std::numeric_limits<std::uint64_t>::max() - b
@@ -51,17 +55,6 @@ std::string change_column(const RowChange& r) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%+.1f %%", *pct);
     return buf;
-}
-
-std::string pad_left(const std::string& s, std::size_t width) {
-    return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
-}
-
-const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r) {
-    return r == ProfileRanking::line       ? c.by_line
-           : r == ProfileRanking::aten     ? c.by_aten
-           : r == ProfileRanking::category ? c.by_category
-                                           : c.by_kernel;
 }
 
 std::string_view title_of(ProfileRanking r) {
@@ -340,15 +333,52 @@ std::string gate_github(const std::vector<GateFinding>& findings, const std::str
 
 } // namespace
 
-std::string render_gate_findings(const std::vector<GateFinding>& findings, std::string_view format,
+const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r) {
+    return r == ProfileRanking::line       ? c.by_line
+           : r == ProfileRanking::aten     ? c.by_aten
+           : r == ProfileRanking::category ? c.by_category
+                                           : c.by_kernel;
+}
+
+std::string render_gate_findings(const std::vector<GateFinding>& findings, ReportFormat format,
                                  const std::string& trace) {
-    if (format == "sarif") {
+    switch (format) {
+    case ReportFormat::sarif:
         return gate_sarif(findings, trace);
-    }
-    if (format == "junit") {
+    case ReportFormat::junit:
         return gate_junit(findings, trace);
+    default:
+        return gate_github(findings, trace);
     }
-    return gate_github(findings, trace);
+}
+
+namespace {
+
+std::string render_comparison(ReportFormat format, const ComparisonPrinterOptions& options,
+                              const GatedComparison& run) {
+    switch (format) {
+    case ReportFormat::json:
+        return render_comparison_json(run.comparison);
+    case ReportFormat::folded:
+        return render_comparison_folded(run.comparison);
+    case ReportFormat::html:
+        return render_comparison_html(run.comparison);
+    case ReportFormat::junit:
+    case ReportFormat::github:
+    case ReportFormat::sarif:
+        return render_gate_findings(run.findings, format, options.trace);
+    default:
+        return render_comparison_text(run.comparison, options.text);
+    }
+}
+
+} // namespace
+
+std::unique_ptr<Printer<NoItems, GatedComparison>>
+make_comparison_printer(ReportFormat format, std::ostream& out, ComparisonPrinterOptions options) {
+    return std::make_unique<
+        report_parts::WholeResultPrinter<GatedComparison, ComparisonPrinterOptions>>(
+        render_comparison, format, out, std::move(options));
 }
 
 } // namespace sdscprov

@@ -1,10 +1,12 @@
 #include "sdscprov/report/profile_printers.hpp"
 
 #include "handle/handle_json.hpp"
+#include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
 #include "report/utilization_printers.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/html.hpp"
+#include "sdscprov/report/rank_printers.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -539,38 +541,28 @@ namespace sdscprov {
 
 namespace {
 
-class ProfilePrinter final : public Printer<NoItems, ProfileReport> {
-public:
-    ProfilePrinter(ReportFormat format, std::ostream& out, ProfilePrinterOptions options)
-        : format_(format), out_(out), options_(std::move(options)) {}
-    void item(const NoItems&) override {}
-    void end(const ProfileReport& report) override {
-        switch (format_) {
-        case ReportFormat::json:
-            out_ << render_profile_json(report);
-            return;
-        case ReportFormat::folded:
-            out_ << render_profile_folded(report, options_.value);
-            return;
-        case ReportFormat::html:
-            out_ << render_profile_html(report);
-            return;
-        default:
-            out_ << render_profile_text(report, options_.text);
-        }
+std::string render_profile(ReportFormat format, const ProfilePrinterOptions& options,
+                           const ProfileReport& report) {
+    const bool ranks = !report.ranks.empty();
+    switch (format) {
+    case ReportFormat::json:
+        return render_profile_json(report);
+    case ReportFormat::folded:
+        return render_profile_folded(report, options.value);
+    case ReportFormat::html:
+        return ranks ? render_ranks_html(report) : render_profile_html(report);
+    default:
+        return ranks ? render_ranks_text(report, options.text)
+                     : render_profile_text(report, options.text);
     }
-
-private:
-    ReportFormat format_;
-    std::ostream& out_;
-    ProfilePrinterOptions options_;
-};
+}
 
 } // namespace
 
 std::unique_ptr<Printer<NoItems, ProfileReport>>
 make_profile_printer(ReportFormat format, std::ostream& out, ProfilePrinterOptions options) {
-    return std::make_unique<ProfilePrinter>(format, out, std::move(options));
+    return std::make_unique<report_parts::WholeResultPrinter<ProfileReport, ProfilePrinterOptions>>(
+        render_profile, format, out, std::move(options));
 }
 
 } // namespace sdscprov

@@ -200,30 +200,14 @@ void summary_json(Writer& w, const ProfileReport& r) {
 
 namespace sdscprov {
 
-void choose_rankings(ProfileTextOptions& options, const std::vector<std::string>& by,
+void choose_rankings(ProfileTextOptions& options, const RankingChoice& by,
                      const ProfileReport& report) {
-    std::vector<ProfileRanking> tables;
-    for (const auto& word : by) {
-        if (word == "lost" || word == "time") {
-            options.order = word == "lost" ? ProfileOrder::lost : ProfileOrder::time;
-        } else {
-            tables.push_back(word == "line"     ? ProfileRanking::line
-                             : word == "aten"   ? ProfileRanking::aten
-                             : word == "kernel" ? ProfileRanking::kernel
-                                                : ProfileRanking::category);
-        }
-    }
-    if (!tables.empty()) {
-        options.rankings = std::move(tables);
+    options.order = by.order;
+    if (!by.tables.empty()) {
+        options.rankings = by.tables;
     } else if (report.ideal.any()) {
         options.rankings.push_back(ProfileRanking::category);
     }
-}
-
-FoldedValue folded_value(std::string_view name) {
-    return name == "ideal"  ? FoldedValue::ideal
-           : name == "lost" ? FoldedValue::lost
-                            : FoldedValue::time;
 }
 
 } // namespace sdscprov

@@ -6,6 +6,8 @@
 #include "sdscprov/profile/compare.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 
+#include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,9 @@ namespace sdscprov {
 // 0: all): base time, new time, change in ms and in percent, or "new" / "gone".
 std::string render_comparison_text(const ProfileComparison& c, const ProfileTextOptions& options);
 
+// The compared rows of one ranking.
+const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r);
+
 // {"sdscprov_profile_comparison": 1, ...}: every row of every ranking of both runs.
 std::string render_comparison_json(const ProfileComparison& c);
 
@@ -24,11 +29,28 @@ std::string render_comparison_json(const ProfileComparison& c);
 // flamegraph.pl's differential flame graph, as difffolded.pl writes it.
 std::string render_comparison_folded(const ProfileComparison& c);
 
-// The gate's findings in a format CI reads, as `check` writes its own: "sarif" (SARIF 2.1.0, rule
-// fail-over), "junit" (one failed test case per finding; one passing case without findings),
-// "github" (workflow commands, ::error file=...,line=...). A finding without a source line
-// points at `trace`.
-std::string render_gate_findings(const std::vector<GateFinding>& findings, std::string_view format,
+// The gate's findings in a format CI reads, as `check` writes its own: sarif (SARIF 2.1.0, rule
+// fail-over), junit (one failed test case per finding; one passing case without findings),
+// github (workflow commands, ::error file=...,line=...). A finding without a source line points
+// at `trace`.
+std::string render_gate_findings(const std::vector<GateFinding>& findings, ReportFormat format,
                                  const std::string& trace);
+
+// What `profile --baseline` prints: the comparison, and the gate's findings (empty without
+// --fail-over), which the CI formats are made of.
+struct GatedComparison {
+    const ProfileComparison& comparison;
+    const std::vector<GateFinding>& findings;
+};
+
+struct ComparisonPrinterOptions {
+    ProfileTextOptions text;
+    std::string trace; // the new trace: where a finding without a source line points
+};
+
+// The comparison's printers: text, json, folded, html, and the findings as junit, github or
+// sarif. The comparison comes whole at the end (no items).
+std::unique_ptr<Printer<NoItems, GatedComparison>>
+make_comparison_printer(ReportFormat format, std::ostream& out, ComparisonPrinterOptions options);
 
 } // namespace sdscprov

@@ -27,8 +27,7 @@ struct ExplainEnd {
 };
 
 // explain's printers: text (the kernels as they come), json and html (written at the end).
-std::unique_ptr<Printer<ExplainKernel, ExplainEnd>> make_explain_printer(ReportFormat format,
-                                                                         std::ostream& out,
-                                                                         bool color);
+std::unique_ptr<Printer<ExplainKernel, ExplainEnd>>
+make_explain_printer(ReportFormat format, std::ostream& out, bool color);
 
 } // namespace sdscprov

@@ -34,10 +34,15 @@ struct ProfileTextOptions {
 
 std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options);
 
-// The tables and their order from the words of --by: line, aten, kernel, category (tables, in
-// the order given) and time, lost (the order; the last one given counts). Without a table word:
-// every ranking, and the category table when a kernel directory gave an ideal.
-void choose_rankings(ProfileTextOptions& options, const std::vector<std::string>& by,
+// What --by chose: the tables, in the order given (none: the default set), and their order.
+struct RankingChoice {
+    std::vector<ProfileRanking> tables;
+    ProfileOrder order = ProfileOrder::time;
+};
+
+// The tables and their order as chosen. Without a table: every ranking, and the category table
+// when a kernel directory gave an ideal.
+void choose_rankings(ProfileTextOptions& options, const RankingChoice& by,
                      const ProfileReport& report);
 
 // {"sdscprov_profile": 1, ...}: every row of every ranking, every bundle, handle and diagnostic.
@@ -53,7 +58,6 @@ std::string render_profile_json(const ProfileReport& report);
 enum class FoldedValue { time, ideal, lost };
 std::string render_profile_folded(const ProfileReport& report,
                                   FoldedValue value = FoldedValue::time);
-FoldedValue folded_value(std::string_view name); // "time", "ideal", "lost" (else time)
 
 struct ProfilePrinterOptions {
     ProfileTextOptions text;
@@ -61,7 +65,7 @@ struct ProfilePrinterOptions {
 };
 
 // profile's printers: text, json, folded and html of the report, which comes whole at the end
-// (no items).
+// (no items); a report of several traces has its own text and page (rank_printers.hpp).
 std::unique_ptr<Printer<NoItems, ProfileReport>>
 make_profile_printer(ReportFormat format, std::ostream& out, ProfilePrinterOptions options);
 

@@ -59,7 +59,7 @@ std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& o
 // come, and at the end one line of what was stripped to `summary_out` (standard error when the
 // diffs are the output). `remove`: the member is removed rather than set to null.
 std::unique_ptr<ReportPrinter> make_strip_printer(ReportFormat format, std::ostream& out,
-                                                  std::ostream& summary_out,
-                                                  PrinterOptions options, bool remove);
+                                                  std::ostream& summary_out, PrinterOptions options,
+                                                  bool remove);
 
 } // namespace sdscprov

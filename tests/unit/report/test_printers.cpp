@@ -1,9 +1,13 @@
 // The printers of every command behind one interface (report/printer.hpp): check's closing line
-// and documents, strip's diffs and summary line, explain's and profile's formats.
+// and documents, strip's diffs and summary line, explain's, profile's and the comparison's
+// formats.
 #include "sdscprov/commands/check.hpp"
 #include "sdscprov/report/check_printers.hpp"
+#include "sdscprov/report/compare_printers.hpp"
 #include "sdscprov/report/explain_printers.hpp"
+#include "sdscprov/report/html.hpp"
 #include "sdscprov/report/profile_printers.hpp"
+#include "sdscprov/report/rank_printers.hpp"
 #include "sdscprov/report/report.hpp"
 
 #include <doctest/doctest.h>
@@ -88,7 +92,8 @@ TEST_CASE("printers: check's JSON document is written at the end with every kern
     CHECK(std::string_view(doc["findings"].at(0)["rule"]) == "null-handle");
 }
 
-TEST_CASE("printers: strip's text gives the diffs as kernels come, then one line of what was done") {
+TEST_CASE(
+    "printers: strip's text gives the diffs as kernels come, then one line of what was done") {
     KernelReport k = scanned("c/k", "k", {null_handle, no_handle});
     k.rewrite.emplace();
     k.rewrite->files.resize(2);
@@ -173,6 +178,78 @@ TEST_CASE("printers: profile's printer gives the report's render in each format"
     for (const auto& [format, expected] : formats) {
         std::ostringstream out;
         make_profile_printer(format, out, options)->end(report);
+        CHECK(out.str() == expected);
+    }
+}
+
+TEST_CASE("printers: a report of several traces is printed as the ranks' text and page") {
+    ProfileReport report;
+    report.trace = "rank0.json";
+    for (std::int64_t i = 0; i < 2; ++i) {
+        ProfileRank rank;
+        rank.rank = i;
+        rank.trace = "rank" + std::to_string(i) + ".json";
+        rank.kernel_ns = 100 + 50 * static_cast<std::uint64_t>(i);
+        rank.kernel_events = 1;
+        report.ranks.push_back(rank);
+    }
+    ProfilePrinterOptions options;
+    const std::pair<ReportFormat, std::string> formats[] = {
+        {ReportFormat::text, render_ranks_text(report, options.text)},
+        {ReportFormat::html, render_ranks_html(report)},
+        {ReportFormat::json, render_profile_json(report)},
+    };
+    CHECK(formats[0].second != render_profile_text(report, options.text));
+    CHECK(formats[1].second != render_profile_html(report));
+    for (const auto& [format, expected] : formats) {
+        std::ostringstream out;
+        make_profile_printer(format, out, options)->end(report);
+        CHECK(out.str() == expected);
+    }
+}
+
+namespace {
+
+ProfileReport one_row_run(std::string trace, std::uint64_t ns) {
+    ProfileReport r;
+    r.trace = std::move(trace);
+    ProfileRow row;
+    row.label = "aten.mm.default";
+    row.time.ns = ns;
+    row.time.events = 1;
+    r.by_aten.push_back(row);
+    r.coverage.kernel_ns = ns;
+    r.coverage.kernel_events = 1;
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("printers: the comparison's printer gives each format, the CI ones of the findings") {
+    ProfileComparison c =
+        compare_profiles(one_row_run("base.json", 100), one_row_run("new.json", 150));
+    const auto findings = gate_findings(c, c.by_aten, {10, 0});
+    REQUIRE(findings.size() == 1);
+    ComparisonPrinterOptions options;
+    options.text.rankings = {ProfileRanking::aten};
+    options.trace = "new.json";
+    const std::pair<ReportFormat, std::string> formats[] = {
+        {ReportFormat::text, render_comparison_text(c, options.text)},
+        {ReportFormat::json, render_comparison_json(c)},
+        {ReportFormat::folded, render_comparison_folded(c)},
+        {ReportFormat::html, render_comparison_html(c)},
+        {ReportFormat::junit, render_gate_findings(findings, ReportFormat::junit, "new.json")},
+        {ReportFormat::github, render_gate_findings(findings, ReportFormat::github, "new.json")},
+        {ReportFormat::sarif, render_gate_findings(findings, ReportFormat::sarif, "new.json")},
+    };
+    CHECK(formats[0].second.find("By ATen op") != std::string::npos);
+    CHECK(formats[0].second.find("By model source line") == std::string::npos);
+    CHECK(formats[4].second.find("<failure") != std::string::npos);
+    CHECK(formats[5].second.rfind("::error file=new.json", 0) == 0);
+    CHECK(formats[6].second.find("\"ruleId\": \"fail-over\"") != std::string::npos);
+    for (const auto& [format, expected] : formats) {
+        std::ostringstream out;
+        make_comparison_printer(format, out, options)->end(GatedComparison{c, findings});
         CHECK(out.str() == expected);
     }
 }
