@@ -34,11 +34,14 @@ namespace {
 // and converted on its own, so that only one report's text is held at a time.
 int merge_profiles_out(const std::vector<std::string>& paths) {
     auto merged = merge_profile_report_files(paths);
-    if (merged.problem) {
-        print_problems({*merged.problem});
+    if (merged.unreadable) {
+        print_problems({*merged.unreadable});
+        std::cerr << "sdscprov merge: cannot read " << quote_path(merged.unreadable->path)
+                  << ": nothing merged\n";
+        return exit_bad_input;
     }
-    if (!merged.error.empty()) {
-        std::cerr << "sdscprov merge: " << merged.error << '\n';
+    if (merged.refusal) {
+        std::cerr << "sdscprov merge: " << problem_line(*merged.refusal) << '\n';
         return exit_bad_input;
     }
     std::cout << merged.report;

@@ -392,57 +392,66 @@ std::optional<ProfileReport> read_profile_report(const std::string& source, std:
     return read_report(source, doc, error);
 }
 
+namespace {
+
+// The reports' merge as printed, or why they cannot be merged.
+ProfileMergeResult merged_result(std::vector<ProfileReport> reports, std::string error) {
+    ProfileMergeResult out;
+    if (error.empty()) {
+        if (auto merged = merge_profiles(std::move(reports), error)) {
+            out.report = render_profile_json(*merged);
+        }
+    }
+    if (!error.empty()) {
+        out.refusal = make_problem("", {}, ProblemCode::merge_refused, std::move(error));
+    }
+    return out;
+}
+
+} // namespace
+
 ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths) {
-    ProfileMergeFilesResult out;
     std::vector<ProfileReport> reports;
+    std::string error;
     dom::parser parser; // one parser for every file: its buffers are reused
     for (const auto& path : paths) {
         Problem problem;
         auto bytes = detail::read_whole_file(path, std::numeric_limits<std::uint64_t>::max(),
                                              "the report", problem);
         if (!bytes) {
-            out.problem = problem;
-            out.error = "cannot read " + quote_path(path) + ": nothing merged";
+            ProfileMergeFilesResult out;
+            out.unreadable = std::move(problem);
             return out;
         }
         dom::element doc;
         if (auto e = parser.parse(*bytes).get(doc)) {
-            out.error = quote_path(path) + ": not JSON (" + simdjson::error_message(e) + ")";
-            return out;
+            error = quote_path(path) + ": not JSON (" + simdjson::error_message(e) + ")";
+            break;
         }
-        auto report = read_report(path, doc, out.error);
+        auto report = read_report(path, doc, error);
         if (!report) {
-            return out;
+            break;
         }
         reports.push_back(std::move(*report));
     }
-    auto merged = merge_profiles(std::move(reports), out.error);
-    if (merged) {
-        out.report = render_profile_json(*merged);
-    }
-    return out;
+    return {merged_result(std::move(reports), std::move(error)), std::nullopt};
 }
 
 ProfileMergeResult
 merge_profile_reports(const std::vector<std::pair<std::string, std::string>>& inputs) {
-    ProfileMergeResult out;
     std::vector<ProfileReport> reports;
+    std::string error;
     for (const auto& [source, json] : inputs) {
-        auto report = read_profile_report(source, json, out.error);
+        auto report = read_profile_report(source, json, error);
         if (!report) {
-            return out;
+            break;
         }
         reports.push_back(std::move(*report));
     }
-    if (reports.empty()) {
-        out.error = "no report to merge";
-        return out;
+    if (error.empty() && reports.empty()) {
+        error = "no report to merge";
     }
-    auto merged = merge_profiles(std::move(reports), out.error);
-    if (merged) {
-        out.report = render_profile_json(*merged);
-    }
-    return out;
+    return merged_result(std::move(reports), std::move(error));
 }
 
 } // namespace sdscprov

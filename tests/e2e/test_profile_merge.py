@@ -105,6 +105,9 @@ def test_merge_refuses_other_caches_and_versions():
             json.dump(doc, f)
         _, out, err = merged(good, old, check_rc=2)
         assert out == '' and old + ': a profile report of version 1' in err, err
+        # A refusal is one problem line, as a refused merge of shards is.
+        assert err.startswith('sdscprov merge: error: ' + old + ': '), err
+        assert err.endswith(' [merge-refused]\n') and err.count('\n') == 1, err
         # A report with a member missing, and a shard report among profile reports.
         del doc['coverage']
         doc['sdscprov_profile'] = 2

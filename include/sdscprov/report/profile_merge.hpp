@@ -5,6 +5,7 @@
 // own and merge the reports afterwards. docs/usage.md has the recipe.
 #pragma once
 
+#include "sdscprov/core/problem.hpp"
 #include "sdscprov/profile/profile.hpp"
 
 #include <optional>
@@ -27,18 +28,21 @@ std::optional<ProfileReport> read_profile_report(const std::string& source, std:
                                                  std::string& error);
 
 struct ProfileMergeResult {
-    std::string report; // the merged report's JSON, when `error` is empty
-    std::string error;
+    std::string report; // the merged report's JSON, without `refusal`
+    // Why the reports cannot be merged (merge-refused, of no one input: its message names the
+    // report concerned): not JSON, not a profile report, of another version, of other caches,
+    // sidecars or clocks.
+    std::optional<Problem> refusal;
 };
 
 // The reports (source name, JSON text), in the order given, as one report's JSON.
 ProfileMergeResult
 merge_profile_reports(const std::vector<std::pair<std::string, std::string>>& reports);
 
-// The same for report files, read one at a time (a file that cannot be read: `problem`, and
-// `error` saying that nothing was merged).
+// The same for report files, read one at a time; `unreadable`: the file that could not be read
+// (io-error, not-a-regular-file), and nothing merged.
 struct ProfileMergeFilesResult : ProfileMergeResult {
-    std::optional<Problem> problem;
+    std::optional<Problem> unreadable;
 };
 ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths);
 

@@ -176,8 +176,28 @@ TEST_CASE("a profile report read back prints the same bytes, and merges as the r
     }
     auto merged_back = merge_profile_reports(
         {{"b.json", render_profile_json(b)}, {"a.json", render_profile_json(a)}});
-    CHECK(merged_back.error.empty());
+    CHECK_FALSE(merged_back.refusal);
     CHECK(merged_back.report == render_profile_json(*merged));
     CHECK(is_profile_report(merged_back.report));
     CHECK_FALSE(is_profile_report("{\"sdscprov_report\": 1}"));
+}
+
+TEST_CASE("ranks: reports that cannot be merged are refused with one merge-refused problem") {
+    const std::pair<std::string, std::string> good{"a.json", render_profile_json(ProfileReport{})};
+    const std::pair<std::string, std::string> refused[] = {
+        {"shard.json", "{\"sdscprov_report\": 1}"},
+        {"cut.json", "{\"sdscprov_profile\": "},
+    };
+    for (const auto& bad : refused) {
+        auto merged = merge_profile_reports({good, bad});
+        CHECK(merged.report.empty());
+        REQUIRE(merged.refusal);
+        CHECK(merged.refusal->code == ProblemCode::merge_refused);
+        CHECK(merged.refusal->severity == Severity::error);
+        CHECK(merged.refusal->path.empty());
+        CHECK(merged.refusal->message.rfind(bad.first + ": ", 0) == 0);
+    }
+    auto none = merge_profile_reports({});
+    REQUIRE(none.refusal);
+    CHECK(none.refusal->message == "no report to merge");
 }
