@@ -125,10 +125,10 @@ int run_profile_ranks(const ProfileCli& o) {
         report->problems.insert(report->problems.begin(), problems.begin(), problems.end());
         reports.push_back(std::move(*report));
     }
-    std::string error;
-    auto merged = merge_profiles(std::move(reports), error);
+    std::optional<Problem> refusal;
+    auto merged = merge_profiles(std::move(reports), refusal);
     if (!merged) {
-        std::cerr << "sdscprov profile: " << error << '\n';
+        std::cerr << "sdscprov profile: " << problem_line(*refusal) << '\n';
         return exit_bad_input;
     }
     bool failed = false;

@@ -366,7 +366,7 @@ void merge_lists(ProfileReport& out, const std::vector<ProfileReport>& reports) 
                      [&](const Problem& a, const Problem& b) { return rank(a) < rank(b); });
 }
 
-std::optional<std::string> refusal(const std::vector<ProfileReport>& reports) {
+std::optional<std::string> refusal_of(const std::vector<ProfileReport>& reports) {
     for (std::size_t k = 1; k < reports.size(); ++k) {
         const auto& a = reports.front();
         const auto& b = reports[k];
@@ -391,9 +391,9 @@ std::optional<std::string> refusal(const std::vector<ProfileReport>& reports) {
 } // namespace
 
 std::optional<ProfileReport> merge_profiles(std::vector<ProfileReport> reports,
-                                            std::string& error) {
-    if (auto refused = refusal(reports)) {
-        error = *refused;
+                                            std::optional<Problem>& refusal) {
+    if (auto refused = refusal_of(reports)) {
+        refusal = make_problem("", {}, ProblemCode::merge_refused, std::move(*refused));
         return std::nullopt;
     }
     RankOrder order = order_ranks(reports);

@@ -397,13 +397,10 @@ namespace {
 // The reports' merge as printed, or why they cannot be merged.
 ProfileMergeResult merged_result(std::vector<ProfileReport> reports, std::string error) {
     ProfileMergeResult out;
-    if (error.empty()) {
-        if (auto merged = merge_profiles(std::move(reports), error)) {
-            out.report = render_profile_json(*merged);
-        }
-    }
     if (!error.empty()) {
         out.refusal = make_problem("", {}, ProblemCode::merge_refused, std::move(error));
+    } else if (auto merged = merge_profiles(std::move(reports), out.refusal)) {
+        out.report = render_profile_json(*merged);
     }
     return out;
 }

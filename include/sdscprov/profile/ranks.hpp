@@ -6,6 +6,7 @@
 // docs/profile.md describes the rules.
 #pragma once
 
+#include "sdscprov/core/problem.hpp"
 #include "sdscprov/profile/profile.hpp"
 
 #include <cstddef>
@@ -23,10 +24,12 @@ std::string pairing_digest(const PairingSources& sources);
 
 // The reports of several traces (each of one trace or already of several) as one. Ranks are
 // numbered by distributedInfo.rank when every trace has one and no two share it (and ordered by
-// it), else by their position in `reports` (ranks_by_argument). nullopt, with `error` set, when
-// the reports were paired against other sources (sources_digest) or at another core clock. A
-// single trace's report comes back as it is.
-std::optional<ProfileReport> merge_profiles(std::vector<ProfileReport> reports, std::string& error);
+// it), else by their position in `reports` (ranks_by_argument). nullopt, with `refusal` set (a
+// merge-refused problem of no one input, its message naming the traces), when the reports were
+// paired against other sources (sources_digest) or at another core clock. A single trace's
+// report comes back as it is.
+std::optional<ProfileReport> merge_profiles(std::vector<ProfileReport> reports,
+                                            std::optional<Problem>& refusal);
 
 // The ranks of a row, bundle or report: which one took longest, the longest and shortest times,
 // and their ratio (nullopt when the shortest is 0).

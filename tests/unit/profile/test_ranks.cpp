@@ -93,10 +93,10 @@ TEST_CASE("reports of several traces add up by rank, ordered by distributedInfo.
     auto one = profile(s, "one.json", kernel(relu + "#1", "10"), rank(1));
     auto zero =
         profile(s, "zero.json", kernel(relu + "#1", "4") + ",\n" + kernel(tail, "3"), rank(0));
-    std::string error;
-    auto merged = merge_profiles({one, zero}, error);
+    std::optional<Problem> refusal;
+    auto merged = merge_profiles({one, zero}, refusal);
     REQUIRE(merged);
-    CHECK(error.empty());
+    CHECK_FALSE(refusal);
     REQUIRE(merged->ranks.size() == 2);
     CHECK_FALSE(merged->ranks_by_argument);
     CHECK(merged->ranks[0].trace == "zero.json");
@@ -128,9 +128,9 @@ TEST_CASE("without a distinct distributedInfo.rank each, ranks follow the order 
     auto a = profile(s, "a.json", kernel(relu, "2"), rank(4));
     auto b = profile(s, "b.json", kernel(relu, "5"));
     auto c = profile(s, "c.json", kernel(relu, "1"), rank(4));
-    std::string error;
+    std::optional<Problem> refusal;
     for (const auto& reports : {std::vector<ProfileReport>{b, a}, {c, a}}) {
-        auto merged = merge_profiles(reports, error);
+        auto merged = merge_profiles(reports, refusal);
         REQUIRE(merged);
         CHECK(merged->ranks_by_argument);
         CHECK(merged->ranks[0].trace == reports[0].trace);
@@ -145,18 +145,21 @@ TEST_CASE("reports of other sources or clocks are refused, one report is its own
     auto s = sources();
     auto a = profile(s, "a.json", kernel(relu, "2"), rank(0));
     auto b = profile(s, "b.json", kernel(relu, "5"), rank(1));
-    std::string error;
+    std::optional<Problem> refusal;
     auto other = b;
     other.sources_digest = pairing_digest(PairingSources{});
     CHECK(other.sources_digest != a.sources_digest);
-    CHECK_FALSE(merge_profiles({a, other}, error));
-    CHECK(error.find("were paired with other caches or sidecars") != std::string::npos);
-    error.clear();
+    CHECK_FALSE(merge_profiles({a, other}, refusal));
+    REQUIRE(refusal);
+    CHECK(refusal->code == ProblemCode::merge_refused);
+    CHECK(refusal->message.find("were paired with other caches or sidecars") != std::string::npos);
+    refusal.reset();
     other = b;
     other.ideal.core_mhz = 1000;
-    CHECK_FALSE(merge_profiles({a, other}, error));
-    CHECK(error.find("other core clocks (1100 and 1000 MHz)") != std::string::npos);
-    auto alone = merge_profiles({a}, error);
+    CHECK_FALSE(merge_profiles({a, other}, refusal));
+    REQUIRE(refusal);
+    CHECK(refusal->message.find("other core clocks (1100 and 1000 MHz)") != std::string::npos);
+    auto alone = merge_profiles({a}, refusal);
     REQUIRE(alone);
     CHECK(render_profile_json(*alone) == render_profile_json(a));
 }
@@ -165,8 +168,9 @@ TEST_CASE("a profile report read back prints the same bytes, and merges as the r
     auto s = sources();
     auto a = profile(s, "a.json", kernel(relu + "#1", "10") + ",\n" + kernel(tail, "3"), rank(1));
     auto b = profile(s, "b.json", kernel(relu + "#2", "4"), rank(0));
+    std::optional<Problem> refusal;
+    auto merged = merge_profiles({a, b}, refusal);
     std::string error;
-    auto merged = merge_profiles({a, b}, error);
     REQUIRE(merged);
     for (const auto* r : {&a, &b, &*merged}) {
         std::string json = render_profile_json(*r);
