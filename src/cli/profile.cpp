@@ -223,9 +223,7 @@ int run_profile(const ProfileCli& given) {
         return exit_bad_input;
     }
 
-    TraceReaderOptions reader_options;
-    reader_options.threads = o.jobs;
-    TraceReader reader(reader_options);
+    TraceReader reader(TraceReaderOptions{.threads = o.jobs});
     bool annotate = !o.annotate_trace.empty();
     ProfileBuilder builder(sources, o.trace, reader, annotate);
     std::optional<AnnotatedTrace> annotated;
@@ -243,10 +241,7 @@ int run_profile(const ProfileCli& given) {
         problems.insert(problems.end(), annotated->notes().begin(), annotated->notes().end());
     }
     TraceHandler& handler = annotated ? static_cast<TraceHandler&>(*annotated) : builder;
-    Progress progress("read the trace:", false);
-    TraceProgress counted(handler, progress, o.trace);
-    TraceReadResult read = reader.read(o.trace, progress.enabled() ? counted : handler);
-    progress.clear();
+    TraceReadResult read = read_trace(reader, handler, o.trace, "read the trace:");
     if (read.error) {
         problems.push_back(*read.error);
         print_problems(problems);

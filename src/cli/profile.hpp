@@ -3,6 +3,7 @@
 
 #include "options.hpp"
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 #include "stdout_sink.hpp"
 
@@ -57,6 +58,10 @@ bool print_diagnostics(const std::vector<Problem>& diagnostics, bool quiet);
 // refused or a cache cannot be reached); `several`: the messages speak of the traces.
 bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
                      std::vector<std::string>& roots, std::vector<Problem>& problems);
+// `trace` read into `handler` (a ProfileBuilder, or a handler wrapping one), the progress line
+// headed `progress_label` while it is read.
+TraceReadResult read_trace(TraceReader& reader, TraceHandler& handler, const std::string& trace,
+                           const char* progress_label);
 // One trace profiled against `sources`, the progress line headed `progress_label`, the steps
 // recorded when `record_steps`; nullopt when the trace cannot be read (said on stderr).
 std::optional<ProfileReport> profile_trace(const ProfileCli& o, const PairingSources& sources,

@@ -62,21 +62,25 @@ bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
     return true;
 }
 
+TraceReadResult read_trace(TraceReader& reader, TraceHandler& handler, const std::string& trace,
+                           const char* progress_label) {
+    Progress progress(progress_label, false);
+    TraceProgress counted(handler, progress, trace);
+    TraceReadResult read =
+        reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : handler);
+    progress.clear();
+    return read;
+}
+
 std::optional<ProfileReport> profile_trace(const ProfileCli& o, const PairingSources& sources,
                                            const std::string& trace, const char* progress_label,
                                            bool record_steps) {
-    TraceReaderOptions reader_options;
-    reader_options.threads = o.jobs;
-    TraceReader reader(reader_options);
+    TraceReader reader(TraceReaderOptions{.threads = o.jobs});
     ProfileBuilder builder(sources, trace, reader);
     if (record_steps) {
         builder.record_steps();
     }
-    Progress progress(progress_label, false);
-    TraceProgress counted(builder, progress, trace);
-    TraceReadResult read =
-        reader.read(trace, progress.enabled() ? static_cast<TraceHandler&>(counted) : builder);
-    progress.clear();
+    TraceReadResult read = read_trace(reader, builder, trace, progress_label);
     if (read.error) {
         print_problems({*read.error});
         return std::nullopt;
