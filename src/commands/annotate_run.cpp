@@ -1,5 +1,6 @@
 #include "sdscprov/commands/annotate_run.hpp"
 
+#include "sdscprov/core/path.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 
 #include <algorithm>
@@ -80,14 +81,6 @@ std::vector<Problem> kernel_without_dir_notes(const std::vector<OriginsMap>& map
         }
     }
     return notes;
-}
-
-std::string_view base_name(std::string_view path) {
-    while (path.size() > 1 && path.back() == '/') {
-        path.remove_suffix(1);
-    }
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 // The walk, awaited when the sidecars' reader first asks which kernels to keep: a map entry is

@@ -1,5 +1,7 @@
 #include "sdscprov/commands/check.hpp"
 
+#include "sdscprov/core/path.hpp"
+
 #include <algorithm>
 
 namespace sdscprov {
@@ -86,9 +88,8 @@ std::uint64_t CheckResult::findings() const {
 void CheckTally::add(const KernelReport& report, const CheckedKernel& checked) {
     files += checked.files;
     findings += checked.findings.size();
-    std::string name = report.dir.kernel
-                           ? *report.dir.kernel
-                           : report.dir.path.substr(report.dir.path.rfind('/') + 1);
+    std::string name =
+        report.dir.kernel ? *report.dir.kernel : std::string(file_name_of(report.dir.path));
     ++dirs;
     if (!checked.findings.empty()) {
         ++dirs_found;

@@ -1,8 +1,9 @@
 #include "sdscprov/report/check_printers.hpp"
 
 #include "report/ci_encoding.hpp"
-#include "walk/shard_json.hpp"
 #include "sdscprov/core/display.hpp"
+#include "sdscprov/core/path.hpp"
+#include "walk/shard_json.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -300,7 +301,7 @@ void CheckTextPrinter::kernel(const CheckedKernel& k, const std::optional<std::s
         return;
     }
     if (!k.findings.empty()) {
-        std::string key = name ? *name : k.dir.substr(k.dir.rfind('/') + 1);
+        std::string key = name ? *name : std::string(file_name_of(k.dir));
         Counts& c = groups_[key];
         ++c.dirs;
         c.findings += k.findings.size();
