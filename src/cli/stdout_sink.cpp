@@ -38,14 +38,6 @@ bool print_to_stdout(const std::function<void(std::ostream&)>& print) {
     return true;
 }
 
-bool write_stdout(std::string_view bytes) {
-    if (int error = write_all(STDOUT_FILENO, bytes)) {
-        report_stdout_error(error);
-        return false;
-    }
-    return true;
-}
-
 StdoutBuffer::StdoutBuffer() {
     setp(buffer_, buffer_ + sizeof buffer_);
 }

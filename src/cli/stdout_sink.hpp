@@ -15,9 +15,6 @@ int write_all(int fd, std::string_view bytes);
 // "cannot write the report to standard output: ..." on standard error.
 void report_stdout_error(int error);
 
-// The whole report to standard output, every failure reported.
-bool write_stdout(std::string_view bytes);
-
 // `print` given a stream over standard output (a StdoutBuffer); false when the bytes could not
 // all be written (reported).
 bool print_to_stdout(const std::function<void(std::ostream&)>& print);
