@@ -1,6 +1,7 @@
 // The command line converted into the library's option types, through the commands' own option
 // definitions: --format into Format, --shard into Shard, the walk's flags into DiscoverOptions,
-// the write flags and --durability into WriteSettings, --color and --value into their enums.
+// the write flags and --durability into WriteSettings, --color and --value into their enums,
+// profile's --by into the tables and their order.
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/profile.hpp"
@@ -41,11 +42,10 @@ TEST_CASE("options: every format name stands for its own format and back") {
         const char* name;
         Format format;
     };
-    for (const Named& named :
-         {Named{"text", Format::text}, Named{"json", Format::json},
-          Named{"markdown", Format::markdown}, Named{"html", Format::html},
-          Named{"sarif", Format::sarif}, Named{"github", Format::github},
-          Named{"junit", Format::junit}, Named{"folded", Format::folded}}) {
+    for (const Named& named : {Named{"text", Format::text}, Named{"json", Format::json},
+                               Named{"markdown", Format::markdown}, Named{"html", Format::html},
+                               Named{"sarif", Format::sarif}, Named{"github", Format::github},
+                               Named{"junit", Format::junit}, Named{"folded", Format::folded}}) {
         const std::string_view name = named.name;
         const Format format = named.format;
         CAPTURE(name);
@@ -98,8 +98,7 @@ TEST_CASE("options: a format or shard outside the accepted is refused with the r
           "--format: sarif not in {text,json,markdown,html}");
     std::string error;
     parse_shard("4/3", error);
-    CHECK(parse("scan", add_scan_options, o, {"--shard", "4/3", "cache"}) ==
-          "--shard: " + error);
+    CHECK(parse("scan", add_scan_options, o, {"--shard", "4/3", "cache"}) == "--shard: " + error);
     CheckCli check;
     CHECK(parse("check", add_check_options, check, {"--format", "markdown", "cache"}) ==
           "--format: markdown not in {text,json,sarif,github,junit,html}");
@@ -115,8 +114,8 @@ TEST_CASE("options: each command's formats map to their own values") {
     for (const char* name : {"text", "json", "folded", "html", "junit", "github", "sarif"}) {
         CAPTURE(name);
         ProfileCli profile;
-        REQUIRE(parse("profile", add_profile_options, profile, {"--format", name, "t.json"})
-                    .empty());
+        REQUIRE(
+            parse("profile", add_profile_options, profile, {"--format", name, "t.json"}).empty());
         CHECK(to_string(profile.format) == name);
     }
     ExplainCli explain;
@@ -131,9 +130,9 @@ TEST_CASE("options: each command's formats map to their own values") {
 
 TEST_CASE("options: profile's --value and walk flags") {
     ProfileCli o;
-    REQUIRE(parse("profile", add_profile_options, o,
-                  {"--value", "lost", "--follow-symlinks", "t.json"})
-                .empty());
+    REQUIRE(
+        parse("profile", add_profile_options, o, {"--value", "lost", "--follow-symlinks", "t.json"})
+            .empty());
     CHECK(o.value == FoldedValue::lost);
     CHECK(o.discover.follow_symlinks);
     CHECK_FALSE(o.discover.include_incomplete);
@@ -143,6 +142,27 @@ TEST_CASE("options: profile's --value and walk flags") {
     ProfileCli plain;
     REQUIRE(parse("profile", add_profile_options, plain, {"t.json"}).empty());
     CHECK(plain.value == FoldedValue::time);
+}
+
+TEST_CASE("options: profile's --by becomes the tables in the order given and the last order") {
+    ProfileCli o;
+    REQUIRE(parse("profile", add_profile_options, o,
+                  {"--by", "kernel,lost", "--by", "aten", "--by", "line,time,lost", "t.json"})
+                .empty());
+    CHECK(o.by.tables == std::vector<ProfileRanking>{ProfileRanking::kernel, ProfileRanking::aten,
+                                                     ProfileRanking::line});
+    CHECK(o.by.order == ProfileOrder::lost);
+    ProfileCli order_only;
+    REQUIRE(parse("profile", add_profile_options, order_only, {"--by", "lost", "t.json"}).empty());
+    CHECK(order_only.by.tables.empty());
+    CHECK(order_only.by.order == ProfileOrder::lost);
+    ProfileCli plain;
+    REQUIRE(parse("profile", add_profile_options, plain, {"t.json"}).empty());
+    CHECK(plain.by.tables.empty());
+    CHECK(plain.by.order == ProfileOrder::time);
+    ProfileCli bad;
+    CHECK(parse("profile", add_profile_options, bad, {"--by", "line,speed", "t.json"})
+              .find("speed") != std::string::npos);
 }
 
 TEST_CASE("options: strip's write flags become one WriteSettings, and a writing run finds temps") {
