@@ -3,7 +3,6 @@
 #include "sdscprov/sdsc/scan.hpp"
 
 #include <cstring>
-#include <initializer_list>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -20,14 +19,13 @@ struct Candidate {
 };
 
 // The member among the candidates (of one length) that `key` names, or -1.
-[[gnu::always_inline]] inline int member_among(std::string_view key,
-                                               std::initializer_list<Candidate> candidates) {
-    for (const Candidate& c : candidates) {
-        if (key == c.name) {
-            return static_cast<int>(c.member);
-        }
-    }
-    return -1;
+template <class... Candidates>
+[[gnu::always_inline]] inline int member_among(std::string_view key, Candidates... candidates) {
+    int found = -1;
+    static_cast<void>(
+        ((key == candidates.name ? (found = static_cast<int>(candidates.member), true) : false) ||
+         ...));
+    return found;
 }
 
 int provenance_member_of(std::string_view key) {
@@ -35,17 +33,18 @@ int provenance_member_of(std::string_view key) {
     // Switch on the length first: almost every key in an SDSC file is rejected by it.
     switch (key.size()) {
     case 7:
-        return member_among(key, {{"origins", M::origins}});
+        return member_among(key, Candidate{"origins", M::origins});
     case 9:
-        return member_among(key, {{"from_node", M::from_node}, {"traceback", M::traceback}});
+        return member_among(key, Candidate{"from_node", M::from_node},
+                            Candidate{"traceback", M::traceback});
     case 10:
-        return member_among(key, {{"provenance", M::provenance}});
+        return member_among(key, Candidate{"provenance", M::provenance});
     case 11:
-        return member_among(key,
-                            {{"stack_trace", M::stack_trace}, {"origin_node", M::origin_node}});
+        return member_among(key, Candidate{"stack_trace", M::stack_trace},
+                            Candidate{"origin_node", M::origin_node});
     case 13:
-        return member_among(
-            key, {{"original_aten", M::original_aten}, {"debug_handle_", M::debug_handle}});
+        return member_among(key, Candidate{"original_aten", M::original_aten},
+                            Candidate{"debug_handle_", M::debug_handle});
     default:
         return -1;
     }
