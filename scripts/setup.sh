@@ -16,7 +16,8 @@ packages=(g++ cmake make pkg-config libsimdjson-dev rapidjson-dev libcli11-dev d
 # test runs cpack, dpkg-deb and dpkg-shlibdeps (dpkg-dev); the completion tests run zsh and fish.
 if [ "${SDSCPROV_TEST_TOOLS:-0}" = 1 ]; then
     packages+=(pre-commit clang man-db acl attr util-linux chromium python3-websocket
-               python3-venv python3-setuptools python3-wheel python3-pip dpkg-dev zsh fish)
+               python3-venv python3-setuptools python3-wheel python3-pip dpkg-dev zsh fish
+               python3-pandas)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -2,12 +2,12 @@
 Debian's setuptools and wheel), reusing the build tree the tests run in (SDSCPROV_BUILD_DIR);
 installed into a fresh virtual environment; the README's tour run from that environment with no
 build tree on PATH; `python -m sdscprov_capture --check` and `--annotate CACHE`; the man page;
-then uninstalled, leaving the environment as it was.
+then uninstalled, leaving the environment as it was. The Python API from such an environment:
+test_api.py.
 
 Usage: test_wheel.py BUILD_DIR SOURCE_DIR. Exit 77 (skipped) in a build tree that is not a plain
 Release one (the sanitizer suite's): the wheel is made from Release builds only.
 """
-import glob
 import json
 import os
 import re
@@ -18,43 +18,13 @@ import tempfile
 import time
 import zipfile
 
+from wheel_venv import (SKIP, build_wheel, builder_python, fail, install, make_venv, plain_release,
+                        pip_env, project_version, run, user_env)
+
 BUILD, ROOT = (os.path.abspath(p) for p in sys.argv[1:3])
 FAKE_SITE = os.path.join(ROOT, "tests", "capture", "fake_site")
 FAKE_COMPILE = os.path.join(ROOT, "tests", "capture", "fake_simplemlp_compile.py")
 DEMO = os.path.join(ROOT, "testdata", "demo")
-SKIP = 77
-
-
-def fail(message):
-    print(f"test_wheel: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def run(args, ok=(0,), **kw):
-    p = subprocess.run(args, capture_output=True, text=True, timeout=600, **kw)
-    if p.returncode not in ok:
-        fail(f"{' '.join(args)} exited {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
-    return p
-
-
-def cache_value(name):
-    with open(os.path.join(BUILD, "CMakeCache.txt")) as f:
-        for line in f:
-            if line.startswith(name + ":"):
-                return line.split("=", 1)[1].strip()
-    return ""
-
-
-def builder_python():
-    """A Python with setuptools, wheel, venv and ensurepip: Debian's (python3-setuptools,
-    python3-wheel, python3-venv), else this one."""
-    probe = "import setuptools, wheel, venv, ensurepip"
-    for candidate in ("/usr/bin/python3", sys.executable):
-        if os.path.exists(candidate) and subprocess.run([candidate, "-c", probe],
-                                                        capture_output=True).returncode == 0:
-            return candidate
-    fail("no Python with setuptools, wheel and venv (Debian: python3-setuptools python3-wheel "
-         "python3-venv; scripts/setup.sh installs them)")
 
 
 def files_under(root):
@@ -81,28 +51,19 @@ def tour_lines():
 
 
 def main():
-    if cache_value("CMAKE_BUILD_TYPE") != "Release" or cache_value("SDSCPROV_SANITIZE") == "ON":
+    if not plain_release(BUILD):
         print("test_wheel: skipped: the wheel is made from plain Release build trees only")
         return SKIP
-    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
-        version = re.search(r"project\(sdscprov VERSION ([0-9.]+)", f.read()).group(1)
+    version = project_version(ROOT)
     python = builder_python()
     sources = git_status()
     tmp = tempfile.mkdtemp(prefix="sdscprov-wheel.")
     try:
         started = time.monotonic()
-        env = dict(os.environ, SDSCPROV_BUILD_DIR=BUILD, PIP_NO_INDEX="1", PIP_NO_CACHE_DIR="1")
-        env.pop("PIP_FIND_LINKS", None)
-        dist = os.path.join(tmp, "dist")
-        run([python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", dist, ROOT],
-            env=env)
+        wheel = build_wheel(python, BUILD, ROOT, os.path.join(tmp, "dist"))
         if git_status() != sources:
             fail(f"the wheel build changed the sources: {git_status()} (was {sources})")
-        wheels = glob.glob(os.path.join(dist, "*.whl"))
-        expected = f"sdscprov-{version}-py3-none-"
-        if len(wheels) != 1 or not os.path.basename(wheels[0]).startswith(expected):
-            fail(f"expected one {expected}*.whl, got {wheels}")
-        with zipfile.ZipFile(wheels[0]) as z:
+        with zipfile.ZipFile(wheel) as z:
             names = {i.filename: i for i in z.infolist()}
         data = f"sdscprov-{version}.data/"
         script = names.get(data + "scripts/sdscprov")
@@ -114,41 +75,41 @@ def main():
                      "data/share/doc/sdscprov/README.md", "data/share/doc/sdscprov/docs/usage.md"):
             if data + name not in names:
                 fail(f"the wheel has no {data}{name}")
-        if not any(n.endswith("sdscprov_capture/__main__.py") for n in names):
-            fail("the wheel has no capture module")
+        # The package: the API, the capture module and its first name (an alias).
+        for module in ("/sdscprov/__init__.py", "/sdscprov/capture/__main__.py",
+                       "/sdscprov_capture/__init__.py"):
+            if not any(n.endswith(module) for n in names):
+                fail(f"the wheel has no {module[1:]}: {sorted(names)}")
         built = time.monotonic()
 
         venv = os.path.join(tmp, "venv")
-        run([python, "-m", "venv", venv])
+        vpython = make_venv(python, venv)
         before = files_under(venv)
-        vpython = os.path.join(venv, "bin", "python")
-        run([vpython, "-m", "pip", "install", "--no-index", "--no-deps", wheels[0]], env=env)
+        install(vpython, BUILD, wheel)
         installed = time.monotonic()
 
         # The environment as a user's shell has it: its bin/ first, no build tree anywhere.
-        path = os.pathsep.join([os.path.join(venv, "bin"), "/usr/local/bin", "/usr/bin", "/bin"])
-        user_env = {k: v for k, v in os.environ.items()
-                    if not k.startswith(("SDSCPROV_", "PYTHON", "PIP_", "VIRTUAL_ENV"))}
-        user_env.update(PATH=path, VIRTUAL_ENV=venv, PYTHONDONTWRITEBYTECODE="1")
+        env = user_env(venv)
+        path = env["PATH"]
         found = shutil.which("sdscprov", path=path)
         if found != os.path.join(venv, "bin", "sdscprov"):
             fail(f"sdscprov on PATH is {found}, not the environment's")
-        out = run(["sdscprov", "--version"], env=user_env).stdout.strip()
+        out = run(["sdscprov", "--version"], env=env).stdout.strip()
         if out != f"sdscprov {version}":
             fail(f"the installed sdscprov says {out!r}, the project is {version}")
 
         demo = os.path.join(tmp, "demo")
         shutil.copytree(DEMO, demo)
-        tour_env = dict(user_env, TORCHINDUCTOR_CACHE_DIR=demo)
+        tour_env = dict(env, TORCHINDUCTOR_CACHE_DIR=demo)
         for line in tour_lines():
             run(["bash", "-c", line], env=tour_env, cwd=demo)
-        scan = json.loads(run(["sdscprov", "scan", "--format", "json", demo], env=user_env).stdout)
+        scan = json.loads(run(["sdscprov", "scan", "--format", "json", demo], env=env).stdout)
         # The tour annotates the cache; its last strip only previews (--diff writes nothing).
         if scan["totals"]["handles_populated"] != 5 or scan["totals"]["handles_absent"] != 0:
             fail(f"after the tour every demo file should hold its handle: {scan['totals']}")
 
         # The capture module, from the environment (not the checkout), with the fake torch-spyre.
-        fake_env = dict(user_env, PYTHONPATH=FAKE_SITE)
+        fake_env = dict(env, PYTHONPATH=FAKE_SITE)
         where = run(["python", "-c", "import sdscprov_capture; print(sdscprov_capture.__file__)"],
                     env=fake_env).stdout.strip()
         if not where.startswith(venv + os.sep):
@@ -157,7 +118,7 @@ def main():
         if "found" not in check.stdout or "MISSING" in check.stdout:
             fail(f"--check found no hook point:\n{check.stdout}")
         # The helper finds the environment's binary through the environment, PATH or not.
-        bare_env = dict(user_env, PATH="/usr/bin:/bin")
+        bare_env = dict(env, PATH="/usr/bin:/bin")
         helper = run([vpython, "-c", "import sdscprov_capture; print(sdscprov_capture.find_sdscprov())"],
                      env=bare_env).stdout.strip()
         if helper != os.path.join(venv, "bin", "sdscprov"):
@@ -174,13 +135,13 @@ def main():
                  FAKE_COMPILE], env=compile_env)
         if "written: 5 files (5 added" not in p.stdout:
             fail(f"--annotate did not annotate the cache:\n{p.stdout}\n{p.stderr}")
-        scan = json.loads(run(["sdscprov", "scan", "--format", "json", cache], env=user_env).stdout)
+        scan = json.loads(run(["sdscprov", "scan", "--format", "json", cache], env=env).stdout)
         if scan["totals"]["handles_populated"] != 5:
             fail(f"after --annotate: {scan['totals']}")
 
         # The man page and the completions where the wheel put them: man-db finds the page from
         # PATH (the environment's bin/ gives its share/man), as in an activated environment.
-        man_env = dict(user_env, MANWIDTH="100", MANPAGER="cat", PAGER="cat")
+        man_env = dict(env, MANWIDTH="100", MANPAGER="cat", PAGER="cat")
         man_env.pop("MANPATH", None)
         where = run(["man", "-w", "sdscprov"], env=man_env).stdout.strip()
         if where != os.path.join(venv, "share", "man", "man1", "sdscprov.1"):
@@ -195,14 +156,15 @@ def main():
                 fail(f"{name} is not installed in the environment")
         used = time.monotonic()
 
-        run([vpython, "-m", "pip", "uninstall", "-y", "sdscprov"], env=env)
+        run([vpython, "-m", "pip", "uninstall", "-y", "sdscprov"], env=pip_env(BUILD))
         left = files_under(venv) - before
         if left:
             fail(f"uninstall left {sorted(left)}")
         if os.path.exists(os.path.join(venv, "bin", "sdscprov")):
             fail("uninstall left bin/sdscprov")
-        if run([vpython, "-c", "import sdscprov_capture"], ok=(0, 1), env=bare_env).returncode == 0:
-            fail("sdscprov_capture is still importable after uninstall")
+        for module in ("sdscprov", "sdscprov_capture"):
+            if run([vpython, "-c", f"import {module}"], ok=(0, 1), env=bare_env).returncode == 0:
+                fail(f"{module} is still importable after uninstall")
         done = time.monotonic()
         print(f"test_wheel: ok: wheel {built - started:.1f} s, venv and install "
               f"{installed - built:.1f} s, tour and capture {used - installed:.1f} s, uninstall "

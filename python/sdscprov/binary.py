@@ -1,5 +1,6 @@
-"""Finds the installed ``sdscprov`` binary, so that a compile script (or ``python3 -m
-sdscprov_capture --annotate CACHE``) can annotate the cache with the map it just wrote."""
+"""Finds the installed ``sdscprov`` binary: for the API (``sdscprov.profile`` and the others run
+it), and so that a compile script (or ``python3 -m sdscprov_capture --annotate CACHE``) can
+annotate the cache with the map it just wrote."""
 import os
 import shutil
 import subprocess

@@ -10,10 +10,12 @@ import os
 import runpy
 import sys
 
-from . import start, stop
-from .binary import ENV_VARIABLE, annotate, find_sdscprov
-from .hookpoints import check
-from .session import say
+# Absolute imports: run as `-m sdscprov_capture` (the alias), this module's package is named
+# sdscprov_capture, from which `..` reaches nothing.
+from sdscprov.binary import ENV_VARIABLE, annotate, find_sdscprov
+from sdscprov.capture import start, stop
+from sdscprov.capture.hookpoints import check
+from sdscprov.capture.session import say
 
 
 def main(argv=None):
