@@ -169,8 +169,12 @@ def test_profile_of_a_generated_trace():
         gen = generate(tmp)
         trace, cache, sidecar = (os.path.join(gen, n) for n in ("trace.json", "cache", "spyre_provenance.json"))
         # Keywords as options: a list given once per item, a number as its text.
-        run = sdscprov.profile(trace, cache, origins=[sidecar], core_mhz=1000)
-        ref = reference("profile", trace, cache, "--origins", sidecar, "--core-mhz", "1000")
+        second = os.path.join(gen, "second_provenance.json")
+        shutil.copy(sidecar, second)
+        run = sdscprov.profile(trace, cache, origins=[sidecar, second], core_mhz=1000)
+        ref = reference("profile", trace, cache, "--origins", sidecar, "--origins", second,
+                        "--core-mhz", "1000")
+        assert ref["sidecars"] == [sidecar, second], ref["sidecars"]
         assert ref["ideal"]["core_mhz"] == 1000 and ref["ideal"]["bundles_with_ideal"] > 0, ref["ideal"]
         assert any(p["code"] == "bad-ideal-cycles" for p in ref["problems"]), ref["problems"]
         check_profile(run, ref)
