@@ -90,6 +90,12 @@ class BuildNative(Command):
 class Build(build):
     sub_commands = [("build_native", None)] + build.sub_commands
 
+    def run(self):
+        # The packages are copied into build_lib afresh: a module removed or renamed in python/
+        # since an earlier build of this tree must not stay in the wheel.
+        shutil.rmtree(self.build_lib, ignore_errors=True)
+        super().run()
+
 
 class BuildScripts(build_scripts):
     """The script is the native binary: copied as it is (no #! line to rewrite), mode kept."""
