@@ -38,8 +38,10 @@ def bash(line, cwd, env):
 
 
 def environment(demo):
+    # The binary and the Python package as installed: the build tree's sdscprov first on PATH,
+    # the checkout's python/ importable (`import sdscprov` runs $SDSCPROV_BIN).
     env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(BIN)) + os.pathsep + os.environ["PATH"],
-               TORCHINDUCTOR_CACHE_DIR=demo)
+               TORCHINDUCTOR_CACHE_DIR=demo, PYTHONPATH=os.path.join(ROOT, "python"))
     env.pop("NO_COLOR", None)
     return env
 
@@ -53,14 +55,18 @@ def test_the_tour_runs_as_written():
     with TempDir() as tmp:
         demo = demo_copy(tmp)
         env = environment(demo)
+        printed = {}
         for line in lines:
             p = bash(line.split("  #")[0], demo, env)
             # `| head` may end the writer by SIGPIPE: only the head's status counts there.
             assert p.returncode == 0, (line, p.returncode, p.stdout[-1500:], p.stderr[-1500:])
+            printed[line] = p.stdout
         # What the tour says happened did happen.
         assert os.path.getsize(os.path.join(demo, "stripped.diff")) > 0
         assert '"version": "2.1.0"' in open(os.path.join(demo, "check.sarif")).read()
         assert "sdscprov profile" in open(os.path.join(demo, "profile.html")).read()
+        python = [line for line in lines if line.startswith("python3 ")]  # the API's ranking
+        assert python and all("/workspace/simple_mlp.py:18" in printed[line] for line in python), python
         rc, out, _ = run("scan", "--format", "json", demo, check_rc=0)
         assert '"handles_populated": 5' in out, out[-800:]  # strip --diff only previewed
 
