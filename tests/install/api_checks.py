@@ -186,6 +186,30 @@ def test_profile_of_a_generated_trace():
         assert len(ranks.report["traces"]) == 2
 
 
+def test_the_notebook_example_of_the_docs():
+    """docs/usage.md's example runs as written (with pandas: it uses DataFrames) and its table is
+    what the notebook shows."""
+    if MODE != "pandas":
+        return
+    with open(os.path.join(ROOT, "docs", "usage.md")) as f:
+        section = f.read().split("## Python and notebooks", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    shown = re.search(r"^(run\.lines\[.*\]\]\n)((?:# .*\n)+)", code, re.M)
+    assert shown, code
+    with tempfile.TemporaryDirectory() as tmp:
+        demo = copy_demo(tmp, annotated=True)
+        here = os.getcwd()
+        os.chdir(demo)
+        try:
+            names = {}
+            exec(compile(code, "docs/usage.md", "exec"), names)
+            table = eval(shown.group(1), names)
+        finally:
+            os.chdir(here)
+    expected = "".join(line[2:] for line in shown.group(2).splitlines(keepends=True))
+    assert str(table) + "\n" == expected, (str(table), expected)
+
+
 def test_a_new_ranking_is_a_table_without_a_change():
     with tempfile.TemporaryDirectory() as tmp:
         demo = copy_demo(tmp, annotated=True)
@@ -278,7 +302,7 @@ def test_errors_raise_with_the_problems():
 
 if __name__ == "__main__":
     checks = [test_the_package_and_pandas, test_profile_of_the_demo, test_profile_of_a_generated_trace,
-              test_a_new_ranking_is_a_table_without_a_change, test_scan_check_and_explain,
+              test_the_notebook_example_of_the_docs, test_a_new_ranking_is_a_table_without_a_change, test_scan_check_and_explain,
               test_errors_raise_with_the_problems]
     for check in checks:
         check()
