@@ -251,6 +251,23 @@ def test_scan_check_and_explain():
         same_table(explained.ops, ops, "explain ops")
 
 
+def test_paths_that_are_not_utf8():
+    """A path of bytes that are not UTF-8 ({"bytes": BASE64} in the JSON, quoted on standard
+    error) is the str os.fsdecode gives for them, as os.listdir names it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        odd = os.fsdecode(os.fsencode(tmp) + b"/odd\xff\n")
+        shutil.copytree(os.path.join(ROOT, "testdata", "demo"), odd)
+        ref = reference("scan", odd)
+        assert all(isinstance(k["dir"], dict) and "bytes" in k["dir"] for k in ref["kernels"]), ref["kernels"]
+        dirs = [k["dir"] for k in sdscprov.scan(odd).report["kernels"]]
+        assert sorted(dirs) == sorted(os.path.join(odd, "inductor-spyre", d)
+                                      for d in os.listdir(os.path.join(odd, "inductor-spyre"))), dirs
+        missing = os.path.join(odd, "no-such-cache")
+        e = raised(lambda: sdscprov.profile(os.path.join(odd, "trace.json"), missing))
+        assert '"' in binary_stderr("profile", os.path.join(odd, "trace.json"), missing)  # quoted there
+        assert [(p["path"], p["code"]) for p in e.problems] == [(missing, "bad-argument")], e.problems
+
+
 def raised(call):
     try:
         call()
@@ -303,7 +320,7 @@ def test_errors_raise_with_the_problems():
 if __name__ == "__main__":
     checks = [test_the_package_and_pandas, test_profile_of_the_demo, test_profile_of_a_generated_trace,
               test_the_notebook_example_of_the_docs, test_a_new_ranking_is_a_table_without_a_change, test_scan_check_and_explain,
-              test_errors_raise_with_the_problems]
+              test_errors_raise_with_the_problems, test_paths_that_are_not_utf8]
     for check in checks:
         check()
         print(f"ok {check.__name__}")
