@@ -31,7 +31,7 @@ def main():
         if p.returncode != 0:
             print(f"test_api: skipped: {python} cannot import pandas (Debian: python3-pandas; "
                   f"scripts/setup.sh installs it with the test tools): "
-                  f"{p.stderr.strip().splitlines()[-1:]}")
+                  f"{(p.stderr.strip().splitlines() or ['no message'])[-1]}")
             return SKIP
     tmp = tempfile.mkdtemp(prefix="sdscprov-api.")
     try:
