@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "help.hpp"
 #include "profile.hpp"
+#include "sdscprov/core/display.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -35,7 +36,7 @@ std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
     }
     std::string_view first = argv[1];
     auto unknown = [&](std::string_view name) {
-        std::cerr << "sdscprov: unknown command '" << name << "'";
+        std::cerr << "sdscprov: unknown command '" << sdscprov::printable_text(name) << "'";
         if (auto guess = sdscprov::cli::suggest_command(app, name)) {
             std::cerr << "; did you mean '" << *guess << "'?";
         }

@@ -81,16 +81,10 @@ std::optional<std::string> SourceLines::line(const std::optional<HandleSource>& 
     return valid_utf8(line);
 }
 
-// Control characters from files (a source line, a handle's strings) must not reach a terminal.
+// Control characters and bidirectional formatting characters from files (a source line, a
+// handle's strings) must not reach a terminal: display's one escaping.
 std::string printable(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) {
-        auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && c != '\t') || u == 0x7F) {
-            c = '?';
-        }
-    }
-    return out;
+    return masked_text(s);
 }
 
 } // namespace sdscprov

@@ -194,7 +194,8 @@ void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
                 out << "- ... and " << (result.findings() - max_rows) << " more\n";
                 return;
             }
-            out << "- `" << location(f.path, f.pos) << "`: " << printable_text(f.message) << '\n';
+            out << "- " << markdown_code(location(f.path, f.pos)) << ": "
+                << markdown_code(f.message) << '\n';
         }
     }
 }

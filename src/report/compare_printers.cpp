@@ -147,8 +147,8 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
     std::string out;
     const auto& b = c.base_run;
     const auto& n = c.new_run;
-    out += "Device time compared " + basis_text(c) + ": " + c.base.trace + " (base) -> " +
-           c.now.trace + " (new)\n";
+    out += "Device time compared " + basis_text(c) + ": " + printable_text(c.base.trace) +
+           " (base) -> " + printable_text(c.now.trace) + " (new)\n";
     char pct[64] = "-";
     if (auto p = total_percent(c)) {
         std::snprintf(pct, sizeof pct, "%+.1f %%", *p);

@@ -36,8 +36,8 @@ public:
     TextExplainer(std::ostream& out, bool color) : out_(out), color_(color) {}
 
     void kernel(const ExplainKernel& k) {
-        out_ << paint(bold, "kernel " + (k.kernel ? *k.kernel : std::string("?"))) << "  "
-             << paint(dim, quote_path(k.dir)) << '\n';
+        out_ << paint(bold, "kernel " + (k.kernel ? printable(*k.kernel) : std::string("?")))
+             << "  " << paint(dim, quote_path(k.dir)) << '\n';
         std::size_t populated = static_cast<std::size_t>(std::count_if(
             k.ops.begin(), k.ops.end(), [](const ExplainOp& op) { return op.handle.has_value(); }));
         out_ << k.ops.size() << " SDSC file" << (k.ops.size() == 1 ? "" : "s") << ", " << populated

@@ -52,7 +52,7 @@ void write_html_page(std::ostream& out, std::string_view title, std::string_view
            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
            "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
-        << html_escape(valid_utf8(title)) << "</title>\n<style>\n"
+        << html_escape(printable_text(title)) << "</title>\n<style>\n"
         << page_assets::style() << "</style>\n</head>\n<body>\n"
         << page_assets::body() << "<script type=\"application/json\" id=\"sdscprov-data\">"
         << json_for_script(data_json) << "</script>\n<script>\n"

@@ -24,8 +24,10 @@ std::string coverage_mark(std::uint64_t count, std::uint64_t total) {
     return "\xE2\x97\x90 " + std::to_string(count) + "/" + std::to_string(total);
 }
 
+// Every name, path and message is a code span of its own (markdown_code()): whatever a file or
+// a directory is named, nothing of it renders as markup where the report is pasted.
 std::string location(const Problem& p) {
-    return quoted_location(p.path, p.pos);
+    return markdown_code(quoted_location(p.path, p.pos));
 }
 
 // ---- Markdown: the SuperDSC provenance section of a review, per kernel --------------------
@@ -36,14 +38,14 @@ public:
 
     void kernel(const KernelReport& k) override {
         const auto& c = k.counts;
-        body_ << "### `" << (k.dir.kernel ? *k.dir.kernel : std::string("(unknown kernel)"))
-              << "`\n\n";
-        body_ << "- directory: `" << quote_path(k.dir.path) << "`\n";
+        body_ << "### " << (k.dir.kernel ? markdown_code(*k.dir.kernel) : "(unknown kernel)")
+              << "\n\n";
+        body_ << "- directory: " << markdown_code(quote_path(k.dir.path)) << '\n';
         body_ << "- ops (" << c.sdsc_documents() << "): ";
         bool first = true;
         for (const auto& f : k.files) {
             if (f.status == FileStatus::ok) {
-                body_ << (first ? "" : ", ") << '`' << f.op_key << '`';
+                body_ << (first ? "" : ", ") << markdown_code(f.op_key);
                 first = false;
             }
         }
@@ -64,7 +66,7 @@ public:
         if (!sources.empty()) {
             body_ << "- source lines:";
             for (const auto& s : sources) {
-                body_ << " `" << s << '`';
+                body_ << ' ' << markdown_code(s);
             }
             body_ << '\n';
         }
@@ -87,8 +89,8 @@ public:
             after += a.provided(i) ? 1 : 0;
             const auto& f = a.files[i];
             if (f.changes && (a.dry_run || f.written)) {
-                written += std::string(written.empty() ? "" : ", ") + "`" +
-                           std::string(file_name_of(k.files[i].file.path)) + "` (" +
+                written += std::string(written.empty() ? "" : ", ") +
+                           markdown_code(quote_path(file_name_of(k.files[i].file.path))) + " (" +
                            std::string(to_string(f.action)) + ")";
             }
         }
@@ -137,8 +139,8 @@ public:
         if (!problems.empty()) {
             out_ << "### Problems\n\n";
             for (const auto& p : problems) {
-                out_ << "- `" << location(p) << "`: " << to_string(p.severity) << ": "
-                     << printable_text(p.message) << " (`" << to_string(p.code) << "`)\n";
+                out_ << "- " << location(p) << ": " << to_string(p.severity) << ": "
+                     << markdown_code(p.message) << " (`" << to_string(p.code) << "`)\n";
             }
             out_ << '\n';
         }

@@ -2,6 +2,7 @@
 // utilization_printers.cpp).
 #pragma once
 
+#include "sdscprov/core/display.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/profile/profile.hpp"
 
@@ -17,17 +18,11 @@ namespace sdscprov::profile_format {
 
 // ---- folded stacks -----------------------------------------------------------------------------
 
-// A frame of a folded stack: ';' (the frame separator) becomes ',', control bytes '?'.
+// A frame of a folded stack: ';' (the frame separator) becomes ',', the rest as printable() shows
+// it (control characters '?', bidirectional formatting characters <U+202E>).
 inline std::string folded_frame(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == ';') {
-            c = ',';
-        } else if (u < 0x20 || u == 0x7F) {
-            c = '?';
-        }
-    }
+    std::string out = printable(s);
+    std::replace(out.begin(), out.end(), ';', ',');
     return out;
 }
 
@@ -91,12 +86,9 @@ inline std::string ticks(std::uint64_t n) {
 
 // ---- text ---------------------------------------------------------------------------------------
 
-// Display width of UTF-8 text: code points (East Asian wide characters count one; good enough
-// for paths and code).
+// Display width of printable UTF-8 text (core/display.hpp).
 inline std::size_t width_of(std::string_view s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
-    }));
+    return display_width(s);
 }
 
 // At most `width` columns of `s`: the start cut off (for paths, whose end matters) or the end.

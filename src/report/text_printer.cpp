@@ -201,7 +201,8 @@ private:
         const auto& a = *k.rewrite;
         for (const auto& l : a.lost) {
             prose("  OpSpec " + std::to_string(l.op) + " (" + quote_path(file_name_of(l.file)) +
-                  ") shares its file with an earlier one: its handle " + l.handle.id + " " +
+                  ") shares its file with an earlier one: its handle " +
+                  printable_text(l.handle.id) + " " +
                   printable_text(l.handle.aten_op.value_or("-")) + " is held only in the sidecar");
         }
         if (a.upstream) {
@@ -377,7 +378,7 @@ private:
     static std::string reason_text(const std::map<std::string, std::uint64_t>& reasons) {
         std::string out;
         for (const auto& [reason, n] : reasons) {
-            out += (out.empty() ? "" : "; ") + std::to_string(n) + " x " + reason;
+            out += (out.empty() ? "" : "; ") + std::to_string(n) + " x " + printable_text(reason);
         }
         return out;
     }
@@ -392,7 +393,7 @@ private:
         while (!rest.empty()) {
             std::size_t room = first ? width : width - indent.size();
             std::string_view piece = rest;
-            if (columns(rest) > room) {
+            if (display_width(rest) > room) {
                 // The last space that leaves the piece within the room (bytes >= columns).
                 std::size_t cut = rest.rfind(' ', room);
                 piece = rest.substr(0, cut == std::string_view::npos || cut == 0 ? room : cut);
@@ -405,12 +406,6 @@ private:
             }
             first = false;
         }
-    }
-
-    static std::size_t columns(std::string_view s) {
-        return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-            return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-        }));
     }
 
     // A line of names, shortened in the middle to the width.

@@ -72,8 +72,9 @@ std::string unified_diff(const std::string& path, std::string_view before, std::
     for (std::size_t at; (at = name.find("/./")) != std::string::npos;) {
         name.erase(at, 2);
     }
-    std::string out = "--- " + quote_path("a/" + name) + "\n+++ " + quote_path("b/" + name) +
-                      "\n@@ -" + range(a_start, a_count) + " +" + range(a_start, b_count) + " @@\n";
+    std::string out = "--- " + git_quoted_path("a/" + name) + "\n+++ " +
+                      git_quoted_path("b/" + name) + "\n@@ -" + range(a_start, a_count) + " +" +
+                      range(a_start, b_count) + " @@\n";
     for (std::size_t i = a_start; i < prefix; ++i) {
         emit(out, ' ', a[i]);
     }

@@ -37,8 +37,10 @@ private:
     std::unique_ptr<Files> files_;
 };
 
-// `s` with control characters other than tab replaced by '?': text from files (a source line, a
-// handle's strings) must not reach a terminal.
+// `s` with control characters other than tab (C0, DEL, C1) and bytes that are not UTF-8
+// replaced by '?', bidirectional formatting characters shown as <U+202E>: text from files (a
+// source line, a handle's strings) must not reach a terminal, nor reorder its line (masked_text()
+// of core/display.hpp).
 std::string printable(std::string_view s);
 
 } // namespace sdscprov

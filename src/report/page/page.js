@@ -5,12 +5,20 @@
   'use strict';
   const D = JSON.parse(document.getElementById('sdscprov-data').textContent);
   const $ = (id) => document.getElementById(id);
+  // Text is shown with what would act unseen made visible: a bidirectional formatting character
+  // (which reorders the rest of its line on screen, so that a name displays reversed) or a
+  // control character but tab and line feed becomes <U+202E>, as the text report shows it. The
+  // data keep the bytes (a copied command names the real file).
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  const shown = (text) => String(text).replace(HIDDEN,
+    (c) => '<U+' + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0') + '>');
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) e.textContent = shown(text);
     return e;
   }
+  const setText = (id, text) => { $(id).textContent = shown(text); };
 
   // ---- numbers, written as the text report writes them --------------------------------------
   function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
@@ -53,7 +61,8 @@
   // what tells kernels apart: the key, the directory's suffix). The text stays whole in the
   // document (a copy takes all of it) and in the tooltip. The cell never gets narrower than its
   // tail and a few characters of its head.
-  function nameEl(text, cls, tail) {
+  function nameEl(name, cls, tail) {
+    const text = shown(name);
     const e = el('span', 'mid' + (cls ? ' ' + cls : ''));
     const chars = [...text], n = Math.min(tail || 24, Math.floor(chars.length / 2));
     const head = el('span', 'head', chars.slice(0, chars.length - n).join(''));
@@ -126,13 +135,13 @@
   const C = D.compare;
   if (C) document.body.classList.add('compare');
   if (profile) document.body.classList.add('profile');
-  $('title').textContent = title;
-  $('tool').textContent = tool;
+  setText('title', title);
+  setText('tool', tool);
   if (D.verdict) {
     const v = $('verdict');
     v.hidden = false;
     v.className = 'v-' + D.verdict[0];
-    v.textContent = D.verdict[1];
+    v.textContent = shown(D.verdict[1]);
   }
   if (C) {
     // Each run's figures as compared ([steps, ns, events, events in no step, their ns]).
@@ -351,7 +360,7 @@
     } else {
       text = thousands(shown) + ' of ' + count(K.length, 'directory', 'directories') + ' (' + thousands(shownGroups) + ' of ' + count(groups.length, 'kernel', 'kernels') + ')';
     }
-    $('kernel-count').textContent = text;
+    setText('kernel-count', text);
     if (fromTop) kernelList.top();
     kernelList.set(rows.length);
   }
@@ -444,8 +453,8 @@
       lineList.draw();
     }
     setFocus(r[0], new Set(r[3]));
-    $('line-status').textContent = r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' +
-      (R[rankTab].cmp ? signedDur(r[1] - r[7]) + ' (' + changeMark(r[1] - r[7], r[7], r[9]).textContent + ')' : dur(r[1]));
+    setText('line-status', r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' +
+      (R[rankTab].cmp ? signedDur(r[1] - r[7]) + ' (' + changeMark(r[1] - r[7], r[7], r[9]).textContent + ')' : dur(r[1])));
     if (r[3].length === 1) selectKernel(r[3][0], true);
   }
   if (C) {
@@ -560,7 +569,7 @@
     const label = ranked ? ranked[0] : S[src].path + ':' + line;
     setFocus(label, ks);
     lineList.draw();
-    $('line-status').textContent = label + ' \u2192 ' + (profile ? count(ks.size, 'kernel', 'kernels') : count(ks.size, 'directory', 'directories'));
+    setText('line-status', label + ' \u2192 ' + (profile ? count(ks.size, 'kernel', 'kernels') : count(ks.size, 'directory', 'directories')));
   }
   function selectKernel(k, keepModel) {
     selected = k;
@@ -574,10 +583,10 @@
     if (first !== undefined) {
       const [src, line] = first.split(':').map(Number);
       showSource(src, line);
-      $('line-status').textContent = K[k].dir + ' \u2192 ' + count(hlLines.size, 'source line', 'source lines');
+      setText('line-status', K[k].dir + ' \u2192 ' + count(hlLines.size, 'source line', 'source lines'));
     } else {
       lineList.draw();
-      $('line-status').textContent = K[k].dir + ' names no source line';
+      setText('line-status', K[k].dir + ' names no source line');
     }
   }
 
@@ -680,7 +689,7 @@
     const e = el('div', 'row problem-row');
     e.append(nameEl(path + (line ? ':' + line + (col ? ':' + col : '') : ''), 'shrink where', 16), el('span', '', ': '),
       el('span', 'sev-' + sev, sev), el('span', 'grow', msg + ' [' + code + ']'));
-    e.title = msg;
+    e.title = shown(msg);
     return e;
   }, () => {});
   function buildProblems() {
@@ -702,12 +711,12 @@
   if (hottest && C) {
     hlLines = new Set([hottest[4] + ':' + hottest[5]]);
     showSource(hottest[4], hottest[5]);
-    $('line-status').textContent = (hottest[1] > hottest[7] ? 'The largest growth: ' : 'No line grew; the largest change: ') + hottest[0] + ', ' +
-      signedDur(hottest[1] - hottest[7]) + ' (' + changeMark(hottest[1] - hottest[7], hottest[7], hottest[9]).textContent + '). Click a line to list its kernels.';
+    setText('line-status', (hottest[1] > hottest[7] ? 'The largest growth: ' : 'No line grew; the largest change: ') + hottest[0] + ', ' +
+      signedDur(hottest[1] - hottest[7]) + ' (' + changeMark(hottest[1] - hottest[7], hottest[7], hottest[9]).textContent + '). Click a line to list its kernels.');
   } else if (hottest) {
     hlLines = new Set([hottest[4] + ':' + hottest[5]]);
     showSource(hottest[4], hottest[5]);
-    $('line-status').textContent = 'The hottest line: ' + hottest[0] + ', ' + dur(hottest[1]) + ' (' + share(hottest[1], T.ns) + '). Click a line to list its kernels.';
+    setText('line-status', 'The hottest line: ' + hottest[0] + ', ' + dur(hottest[1]) + ' (' + share(hottest[1], T.ns) + '). Click a line to list its kernels.');
   } else if (current >= 0) {
     showSource(current);
   }

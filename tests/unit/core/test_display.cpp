@@ -6,6 +6,7 @@
 #include "sdscprov/report/merge.hpp"
 #include "sdscprov/report/report.hpp"
 
+#include <cctype>
 #include <doctest/doctest.h>
 #include <simdjson.h>
 #include <sstream>
@@ -41,6 +42,143 @@ TEST_CASE("display: quote_path quotes as git does, keeping valid UTF-8") {
     CHECK(printable_text("say \"x\" \\ ok") == "say \"x\" \\ ok");
     CHECK(quoted_location("c/a\nb", {3, 4}) == "\"c/a\\nb\":3:4");
     CHECK(quoted_location("c/a", {}) == "c/a");
+}
+
+TEST_CASE("display: bidirectional formatting characters are shown as <U+XXXX>") {
+    // Each of them, raw, reorders what follows it on screen: a name displays reversed.
+    const std::pair<std::string, std::string> bidi[] = {
+        {"\xE2\x80\xAA", "<U+202A>"}, {"\xE2\x80\xAB", "<U+202B>"}, {"\xE2\x80\xAC", "<U+202C>"},
+        {"\xE2\x80\xAD", "<U+202D>"}, {"\xE2\x80\xAE", "<U+202E>"}, {"\xE2\x81\xA6", "<U+2066>"},
+        {"\xE2\x81\xA7", "<U+2067>"}, {"\xE2\x81\xA8", "<U+2068>"}, {"\xE2\x81\xA9", "<U+2069>"},
+        {"\xE2\x80\x8E", "<U+200E>"}, {"\xE2\x80\x8F", "<U+200F>"}, {"\xD8\x9C", "<U+061C>"},
+    };
+    for (const auto& [raw, shown] : bidi) {
+        CAPTURE(shown);
+        CHECK(quote_path("c/sdsc_k" + raw + "exe.py") == "\"c/sdsc_k" + shown + "exe.py\"");
+        CHECK(printable_text("name " + raw + "txt") == "name " + shown + "txt");
+        CHECK(masked_text("name " + raw + "txt") == "name " + shown + "txt");
+    }
+    // Their neighbours are text: kept as they are, unquoted.
+    for (std::string kept : {"\xE2\x80\xAF", "\xE2\x80\x8D", "\xE2\x81\xA5", "\xE2\x81\xAA",
+                             "\xE2\x80\xA9", "\xD8\x9B", "\xE2\x82\xAC"}) {
+        CAPTURE(kept);
+        CHECK(quote_path("c/" + kept) == "c/" + kept);
+        CHECK(printable_text(kept) == kept);
+        CHECK(masked_text(kept) == kept);
+    }
+    // C1 and a bidi override together, as the trial's directory name holds them.
+    CHECK(quote_path("c/sdsc_k\xC2\x9B\xE2\x80\xAE"
+                     "exe.py_0") == "\"c/sdsc_k\\302\\233<U+202E>exe.py_0\"");
+    CHECK(printable_text("k\xC2\x9B\xE2\x80\xAE") == "k\\302\\233<U+202E>");
+    // A diff's header: git's escapes only, which `git apply` reads back.
+    CHECK(git_quoted_path("a/k\xC2\x9B\xE2\x80\xAE"
+                          "x") == "\"a/k\\302\\233\\342\\200\\256x\"");
+    CHECK(git_quoted_path("a/caf\xC3\xA9") == "a/caf\xC3\xA9");
+    CHECK(git_quoted_path("a/x\ny") == quote_path("a/x\ny"));
+}
+
+TEST_CASE("display: masked_text replaces control characters, keeps tab and text") {
+    CHECK(masked_text("x = self.fc1(x)  # ok") == "x = self.fc1(x)  # ok");
+    CHECK(masked_text("a\x1B[2Jb\tc\nd\x7F") == "a?[2Jb\tc?d?");
+    CHECK(masked_text("csi \xC2\x9B"
+                      "2J, nel \xC2\x85, nbsp \xC2\xA0") == "csi ?2J, nel ?, nbsp \xC2\xA0");
+    CHECK(masked_text("bad \xFF byte, caf\xC3\xA9") == "bad ? byte, caf\xC3\xA9");
+    CHECK(masked_text("") == "");
+}
+
+TEST_CASE("display: display_width counts the columns of the escapes") {
+    CHECK(display_width("sdsc_0.json") == 11);
+    CHECK(display_width("caf\xC3\xA9 \xE2\x9C\x85") == 6);
+    // A bidi override takes no column raw; its escape takes eight, which the table counts.
+    CHECK(display_width(printable_text("a\xE2\x80\xAE"
+                                       "b")) == 10);
+    CHECK(display_width(masked_text("a\xC2\x9B"
+                                    "b")) == 3);
+    CHECK(display_width(quote_path("c/\xC2\x9B")) == std::string("\"c/\\302\\233\"").size());
+}
+
+// The code spans of one line of Markdown as CommonMark reads them (backslash escapes outside
+// them, a backtick string closed by the next one of the same length, one space stripped each side
+// when both ends have one), and the text outside them.
+namespace {
+std::pair<std::vector<std::string>, std::string> code_spans(const std::string& line) {
+    std::vector<std::string> spans;
+    std::string outside;
+    auto run_at = [&](std::size_t i) {
+        std::size_t n = 0;
+        while (i + n < line.size() && line[i + n] == '`') {
+            ++n;
+        }
+        return n;
+    };
+    for (std::size_t i = 0; i < line.size();) {
+        if (line[i] == '\\' && i + 1 < line.size() &&
+            std::ispunct(static_cast<unsigned char>(line[i + 1]))) {
+            outside += line.substr(i, 2);
+            i += 2;
+            continue;
+        }
+        if (line[i] != '`') {
+            outside.push_back(line[i++]);
+            continue;
+        }
+        std::size_t n = run_at(i);
+        std::size_t j = i + n;
+        std::size_t close = std::string::npos;
+        while (j < line.size()) {
+            if (line[j] != '`') {
+                ++j;
+                continue;
+            }
+            std::size_t m = run_at(j);
+            if (m == n) {
+                close = j;
+                break;
+            }
+            j += m;
+        }
+        if (close == std::string::npos) {
+            outside += line.substr(i, n);
+            i += n;
+            continue;
+        }
+        std::string content = line.substr(i + n, close - i - n);
+        if (content.size() >= 2 && content.front() == ' ' && content.back() == ' ' &&
+            content.find_first_not_of(' ') != std::string::npos) {
+            content = content.substr(1, content.size() - 2);
+        }
+        spans.push_back(content);
+        i = close + n;
+    }
+    return {spans, outside};
+}
+} // namespace
+
+TEST_CASE("display: markdown_code is one code span of the text, whatever it holds") {
+    const std::string texts[] = {
+        "sdsc_0.json",
+        "a`b",
+        "`starts",
+        "ends`",
+        "two `` and three ```",
+        " lead space",
+        "both ",
+        " both ",
+        "   ",
+        "<img src=x> | *bold* [link](x) &amp;",
+        "k``<img src=x>``",
+    };
+    for (const auto& text : texts) {
+        CAPTURE(text);
+        std::string line = "- x: " + markdown_code(text) + " (y)";
+        auto [spans, outside] = code_spans(line);
+        REQUIRE(spans.size() == 1);
+        CHECK(spans[0] == text);
+        CHECK(outside == "- x:  (y)");
+    }
+    // Control characters are escaped inside (a line end would end the list item).
+    CHECK(markdown_code("a\nb\xE2\x80\xAE") == "`a\\nb<U+202E>`");
+    CHECK(markdown_code("") == "` `");
 }
 
 TEST_CASE("display: shorten_middle keeps the tail that tells kernels apart") {
