@@ -1,30 +1,12 @@
 #include "core/read_file.hpp"
 
-#include "sdscprov/core/file_size.hpp"
-
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace sdscprov {
-
-std::optional<std::uint64_t> parse_max_file_size(std::string_view text, std::string& error) {
-    constexpr std::uint64_t largest = (std::uint64_t{1} << 63) - 1;
-    std::uint64_t value = 0;
-    bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (!digits || ec != std::errc() || end != text.data() + text.size() || value > largest) {
-        error = "a number of bytes from 0 to " + std::to_string(largest) + " is needed, not '" +
-                std::string(text) + "'";
-        return std::nullopt;
-    }
-    return value;
-}
-
-namespace detail {
+namespace sdscprov::detail {
 
 const char* not_regular_message(mode_t mode) {
     return S_ISFIFO(mode)   ? "is a fifo, not a regular file"
@@ -126,5 +108,4 @@ std::optional<simdjson::padded_string> read_open_file(int fd, const std::string&
     return bytes;
 }
 
-} // namespace detail
-} // namespace sdscprov
+} // namespace sdscprov::detail
