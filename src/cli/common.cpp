@@ -21,22 +21,16 @@ bool any_internal_error(const std::vector<Problem>& problems) {
 } // namespace
 
 void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::string& what) {
-    cmd.add_option("--max-file-size", value, what)
-        ->check(CLI::Validator(
-            [](const std::string& text) {
-                std::string error;
-                return parse_max_file_size(text, error) ? std::string() : error;
-            },
-            "BYTES"))
-        ->capture_default_str();
+    add_decimal_option(cmd, "--max-file-size", value, WholeRange{0, largest_max_file_size}, what)
+        ->type_name("SIZE");
 }
 
 void add_common_options(CLI::App& cmd, CommonOptions& o, const std::vector<Format>& formats) {
     cmd.add_option("paths", o.paths, "Kernel cache directories, kernel directories or SDSC files")
         ->required();
     add_format_option(cmd, o.format, formats, "Report format");
-    cmd.add_option("-j,--jobs", o.jobs, "Worker threads (default: all cores)")
-        ->check(CLI::Range(1U, 1024U));
+    add_decimal_option(cmd, "-j,--jobs", o.jobs, WholeRange{1, max_jobs},
+                       "Worker threads (default: all cores)");
     add_discover_options(cmd, o.discover, "scan",
                          "Follow symbolic links to directories (loops are detected)");
     add_max_file_size_option(cmd, o.max_file_size,

@@ -41,7 +41,11 @@ struct CommonOptions {
 // --quiet: nothing but findings (check) and errors; set once the command line is parsed.
 inline bool quiet_mode = false;
 
-// --max-file-size: digits only, within 63 bits (file_size.hpp): "-1" would wrap to no limit.
+// -j, --jobs: from 1 to this; 0 (not given) is all cores.
+inline constexpr std::uint64_t max_jobs = 1024;
+
+// --max-file-size: decimal digits only, within 63 bits (file_size.hpp): "-1" would wrap to no
+// limit.
 void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::string& what);
 // paths, --format (one of `formats`), -j, --include-incomplete, --follow-symlinks,
 // --max-file-size, -q, -v/--all, --color, --shard.

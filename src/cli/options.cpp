@@ -1,6 +1,10 @@
 #include "options.hpp"
 
+#include "sdscprov/core/display.hpp"
+
 #include <array>
+#include <charconv>
+#include <cmath>
 
 namespace sdscprov::cli {
 
@@ -17,7 +21,127 @@ constexpr std::array<std::pair<Format, std::string_view>, 8> format_names{{
     {Format::folded, "folded"},
 }};
 
+bool decimal_digits(std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// "-j,--jobs": --jobs, as CLI11 names an option in its own errors.
+std::string shown_name(const std::string& names) {
+    std::string shown;
+    std::size_t begin = 0;
+    while (begin <= names.size()) {
+        std::size_t end = std::min(names.find(',', begin), names.size());
+        std::string name = names.substr(begin, end - begin);
+        if (shown.empty() || name.starts_with("--")) {
+            shown = name;
+        }
+        begin = end + 1;
+    }
+    return shown;
+}
+
+template <class Store>
+CLI::Option* add_real_option(CLI::App& cmd, const std::string& name, Store store, RealRange range,
+                             const std::string& help) {
+    return add_converted_option(
+        cmd, name,
+        [store, range](const std::string& text) -> std::optional<std::string> {
+            std::string why;
+            auto n = parse_decimal(text, range, why);
+            if (!n) {
+                return why;
+            }
+            store(*n);
+            return std::nullopt;
+        },
+        "NUMBER", help);
+}
+
 } // namespace
+
+CLI::ValidationError option_refusal(const std::string& name, std::string_view value,
+                                    const std::string& why) {
+    return CLI::ValidationError(name, "'" + printable_text(value) + "': " + why);
+}
+
+CLI::Option* add_converted_option(CLI::App& cmd, const std::string& name,
+                                  std::function<std::optional<std::string>(const std::string&)> take,
+                                  const std::string& value_name, const std::string& help) {
+    return cmd
+        .add_option_function<std::string>(
+            name,
+            [shown = shown_name(name), take = std::move(take)](const std::string& text) {
+                if (auto why = take(text)) {
+                    throw option_refusal(shown, text, *why);
+                }
+            },
+            help)
+        ->type_name(value_name);
+}
+
+std::optional<std::uint64_t> parse_decimal(std::string_view text, WholeRange range,
+                                           std::string& why) {
+    // from_chars takes decimal digits only: no sign, space, base prefix or exponent.
+    std::uint64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && end == text.data() + text.size() && value >= range.min &&
+        value <= range.max) {
+        return value;
+    }
+    why = "a whole number from " + decimal_text(range.min) + " to " + decimal_text(range.max) +
+          " is needed (decimal digits)";
+    return std::nullopt;
+}
+
+std::optional<double> parse_decimal(std::string_view text, RealRange range, std::string& why) {
+    const auto point = text.find('.');
+    const bool plain = point == std::string_view::npos
+                           ? decimal_digits(text)
+                           : decimal_digits(text.substr(0, point)) &&
+                                 decimal_digits(text.substr(point + 1));
+    double value = 0;
+    if (plain) {
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value,
+                                         std::chars_format::fixed);
+        if (ec == std::errc() && end == text.data() + text.size() && value >= range.min &&
+            value <= range.max) {
+            return value;
+        }
+    }
+    why = "a number " +
+          (std::isinf(range.max) ? "of at least " + decimal_text(range.min)
+                                 : "from " + decimal_text(range.min) + " to " +
+                                       decimal_text(range.max)) +
+          " is needed (decimal digits, with a point for a fraction: 2.5)";
+    return std::nullopt;
+}
+
+std::string decimal_text(std::uint64_t value) {
+    return std::to_string(value);
+}
+
+std::string decimal_text(double value) {
+    char text[64];
+    auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+    return ec == std::errc() ? std::string(text, end) : std::to_string(value);
+}
+
+CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name, double& value,
+                                RealRange range, const std::string& help) {
+    auto* opt = add_real_option(
+        cmd, name, [&value](double n) { value = n; }, range, help);
+    if (value >= range.min && value <= range.max) {
+        opt->default_str(decimal_text(value));
+    }
+    return opt;
+}
+
+CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name,
+                                std::optional<double>& value, RealRange range,
+                                const std::string& help) {
+    return add_real_option(
+        cmd, name, [&value](double n) { value = n; }, range, help);
+}
 
 std::string_view to_string(Format format) {
     for (const auto& [f, name] : format_names) {
@@ -67,19 +191,27 @@ CLI::Option* add_color_option(CLI::App& cmd, ColorMode& color, const std::string
 
 // The reports of all N shards are put back together by `sdscprov merge`.
 CLI::Option* add_shard_option(CLI::App& cmd, std::optional<Shard>& shard) {
-    return cmd
-        .add_option_function<std::string>(
-            "--shard",
-            [&shard](const std::string& text) {
-                std::string error;
-                shard = parse_shard(text, error);
-                if (!shard) {
-                    throw CLI::ValidationError("--shard", error);
-                }
-            },
-            "Process shard I of N (1-based) of the kernel directories, chosen by a hash of "
-            "each directory's path; `sdscprov merge` joins the shards' JSON reports")
-        ->type_name("I/N");
+    return add_converted_option(
+        cmd, "--shard",
+        [&shard](const std::string& given) -> std::optional<std::string> {
+            const std::string_view text = given;
+            const auto slash = text.find('/');
+            std::string why;
+            auto index = slash == std::string_view::npos
+                             ? std::nullopt
+                             : parse_decimal(text.substr(0, slash), WholeRange{}, why);
+            auto count = slash == std::string_view::npos
+                             ? std::nullopt
+                             : parse_decimal(text.substr(slash + 1), WholeRange{}, why);
+            if (!index || !count) {
+                return "expected I/N with 1 <= I <= N (shard I of N, 1-based), e.g. 1/3";
+            }
+            shard = make_shard(*index, *count, why);
+            return shard ? std::nullopt : std::optional<std::string>(why);
+        },
+        "I/N",
+        "Process shard I of N (1-based) of the kernel directories, chosen by a hash of "
+        "each directory's path; `sdscprov merge` joins the shards' JSON reports");
 }
 
 void add_discover_options(CLI::App& cmd, DiscoverOptions& discover, const std::string& verb,

@@ -9,6 +9,11 @@
 #include "sdscprov/walk/shard.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,14 +65,84 @@ CLI::Option* add_choice_option(CLI::App& cmd, const std::string& name, T& value,
         ->default_str(default_name);
 }
 
+// What an option refuses: `NAME: 'VALUE': why` (the value escaped as printable_text() escapes a
+// message, so that nothing given reaches the terminal as a control sequence), thrown as CLI11's
+// ValidationError (exit 2). `why` says what is needed.
+CLI::ValidationError option_refusal(const std::string& name, std::string_view value,
+                                    const std::string& why);
+
+// An option whose value `take` converts into the library's type and stores: it returns the
+// reason (option_refusal's `why`) when it refuses the value, nullopt when it took it. The value's
+// name in --help, the man page and the completions is `value_name` (N, I/N, ...).
+CLI::Option* add_converted_option(CLI::App& cmd, const std::string& name,
+                                  std::function<std::optional<std::string>(const std::string&)> take,
+                                  const std::string& value_name, const std::string& help);
+
+// The numbers a numeric option takes, both ends included; RealRange's max may be infinity (no
+// upper end).
+struct WholeRange {
+    std::uint64_t min = 0;
+    std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+};
+struct RealRange {
+    double min = 0;
+    double max = std::numeric_limits<double>::infinity();
+};
+
+// A plain decimal number in `range`: decimal digits (leading zeros allowed: 007 is 7), and for a
+// real number a point between digits for a fraction (2.5). Nothing else: no sign, space,
+// exponent (1e3), hex (0x10), nan or inf, as strtod and CLI11's own conversion (base 0: 010 is 8)
+// take them. nullopt with `why` (what is needed, the range included) otherwise.
+std::optional<std::uint64_t> parse_decimal(std::string_view text, WholeRange range,
+                                           std::string& why);
+std::optional<double> parse_decimal(std::string_view text, RealRange range, std::string& why);
+
+// The number as the help shows a default: 20, 2.5.
+std::string decimal_text(std::uint64_t value);
+std::string decimal_text(double value);
+
+// An option taking a plain decimal number (parse_decimal) in `range`, stored in `value`; any
+// other value is refused by option_refusal (`--top: '0x10': a whole number from 0 to ... is
+// needed`, exit 2). `value`'s current value is shown as the default in --help and the man page
+// when it is one the option takes (jobs' 0, all cores, is not: its help says what it means).
+// The value is named N (whole) or NUMBER (real: the man page and completions then name it after
+// the option); ->type_name("PCT") on the option returned names it otherwise.
+template <std::unsigned_integral T>
+CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name, T& value, WholeRange range,
+                                const std::string& help) {
+    range.max = std::min<std::uint64_t>(range.max, std::numeric_limits<T>::max());
+    auto* opt = add_converted_option(
+        cmd, name,
+        [&value, range](const std::string& text) -> std::optional<std::string> {
+            std::string why;
+            auto n = parse_decimal(text, range, why);
+            if (!n) {
+                return why;
+            }
+            value = static_cast<T>(*n);
+            return std::nullopt;
+        },
+        "N", help);
+    if (value >= range.min && value <= range.max) {
+        opt->default_str(decimal_text(std::uint64_t{value}));
+    }
+    return opt;
+}
+CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name, double& value,
+                                RealRange range, const std::string& help);
+// Unset until given.
+CLI::Option* add_decimal_option(CLI::App& cmd, const std::string& name,
+                                std::optional<double>& value, RealRange range,
+                                const std::string& help);
+
 // --format, one of `accepted` (listed in that order).
 CLI::Option* add_format_option(CLI::App& cmd, Format& format, const std::vector<Format>& accepted,
                                const std::string& help);
 // --color.
 CLI::Option* add_color_option(CLI::App& cmd, ColorMode& color, const std::string& what);
 
-// --shard I/N, parsed into `shard` (unset: every kernel directory); a bad value is refused with
-// parse_shard's sentence.
+// --shard I/N, parsed into `shard` (unset: every kernel directory): I and N plain decimal numbers
+// (parse_decimal), the shard's rules those of make_shard; refused by option_refusal.
 CLI::Option* add_shard_option(CLI::App& cmd, std::optional<Shard>& shard);
 
 // --include-incomplete and --follow-symlinks into `discover`; `verb` says what the command does

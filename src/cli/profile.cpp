@@ -150,16 +150,12 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                       "text (ranked tables), json (docs/profile.md), folded (flame graph stacks), "
                       "html (a self-contained page); with --fail-over also junit, github, sarif "
                       "(the gate's findings)");
-    cmd->add_option("--top", o.top, "Rows per table in text (0: all)")->capture_default_str();
+    add_decimal_option(*cmd, "--top", o.top, WholeRange{}, "Rows per table in text (0: all)");
     add_by_option(*cmd, o.by);
-    cmd->add_option(
-           "--core-mhz", o.core_mhz,
-           "The core clock (whole MHz) turning ideal cycles (perf/ideal_cycles.json) into time")
-        ->check([](const std::string& text) {
-            std::string error;
-            return parse_core_mhz(text, error) ? std::string() : error;
-        })
-        ->capture_default_str();
+    add_decimal_option(
+        *cmd, "--core-mhz", o.core_mhz, WholeRange{1, max_core_mhz},
+        "The core clock (whole MHz) turning ideal cycles (perf/ideal_cycles.json) into time")
+        ->type_name("MHZ");
     add_choice_option(*cmd, "--value", o.value,
                       Choices<FoldedValue>{{"time", FoldedValue::time},
                                            {"ideal", FoldedValue::ideal},
@@ -171,13 +167,20 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
     cmd->add_option("--annotate-trace", o.annotate_trace,
                     "Also write a copy of the trace whose paired events gain args.sdscprov "
                     "(their bundle, described once: source lines, ATen ops, kernel, handles): "
-                    "open it in Perfetto; - writes it to standard output instead of the report");
+                    "open it in Perfetto; - writes it to standard output instead of the report")
+        ->check(CLI::Validator(
+            [](const std::string& out) {
+                // Empty, it would read as not given: nothing written, exit 0.
+                return out.empty() ? std::string("'': no file has an empty name: the annotated "
+                                                 "trace is not written")
+                                   : std::string();
+            },
+            ""));
     add_baseline_options(*cmd, o);
     add_color_option(*cmd, o.color, "Colour in text");
     cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
-    cmd->add_option("-j,--jobs", o.jobs,
-                    "Threads reading the caches and parsing the trace (default: all cores)")
-        ->check(CLI::Range(1U, 1024U));
+    add_decimal_option(*cmd, "-j,--jobs", o.jobs, WholeRange{1, max_jobs},
+                       "Threads reading the caches and parsing the trace (default: all cores)");
     add_discover_options(*cmd, o.discover, "read", "Follow symbolic links to directories");
     add_max_file_size_option(*cmd, o.max_file_size,
                              "Larger SDSC files and sidecars are reported, not read (bytes)");

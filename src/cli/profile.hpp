@@ -26,7 +26,7 @@ struct ProfileCli {
     Format format = Format::text;
     std::size_t top = 20;
     RankingChoice by;              // --by: tables (none: every ranking) and time or lost
-    std::uint32_t core_mhz = 1100; // --core-mhz (default_core_mhz), checked by parse_core_mhz
+    std::uint32_t core_mhz = default_core_mhz; // --core-mhz, from 1 to max_core_mhz
     FoldedValue value = FoldedValue::time; // --value of the folded stacks
     bool stages = false;
     std::string annotate_trace;

@@ -146,15 +146,15 @@ void add_baseline_options(CLI::App& cmd, ProfileCli& o) {
                    "With --baseline: the base run's own kernel cache (instead of CACHES); may be "
                    "given more than once")
         ->allow_extra_args(false);
-    cmd.add_option("--fail-over", o.fail_over,
-                   "With --baseline: exit 1 when a row (source lines, or --by) holding at least "
-                   "--fail-min-share of either run's device time grew by more than PCT percent")
-        ->check(CLI::NonNegativeNumber);
-    cmd.add_option("--fail-min-share", o.fail_min_share,
-                   "The share (percent of a run's device time) under which --fail-over ignores "
-                   "a row")
-        ->check(CLI::Range(0.0, 100.0))
-        ->capture_default_str();
+    add_decimal_option(cmd, "--fail-over", o.fail_over, RealRange{},
+                       "With --baseline: exit 1 when a row (source lines, or --by) holding at "
+                       "least --fail-min-share of either run's device time grew by more than PCT "
+                       "percent")
+        ->type_name("PCT");
+    add_decimal_option(cmd, "--fail-min-share", o.fail_min_share, RealRange{0, 100},
+                       "The share (percent of a run's device time) under which --fail-over "
+                       "ignores a row")
+        ->type_name("PCT");
 }
 
 bool wants_baseline(const ProfileCli& o) {

@@ -48,7 +48,7 @@ bool pairing_sources(const ProfileCli& o, bool several, PairingSources& sources,
             }
         }
     }
-    sources.utilization.core_mhz = o.core_mhz; // checked by parse_core_mhz with the options
+    sources.utilization.core_mhz = o.core_mhz; // checked with the options: from 1 MHz
     sources.utilization.read = IdealReadOptions{o.max_file_size, o.discover.follow_symlinks};
     if (!roots.empty()) {
         HandleIndexOptions index_options;

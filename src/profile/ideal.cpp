@@ -5,7 +5,6 @@
 #include "sidecars/located_json.hpp"
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <limits>
@@ -258,20 +257,6 @@ std::uint64_t ideal_ns(std::uint64_t cycles, std::uint32_t core_mhz) {
     const std::uint64_t q = cycles / mhz;
     const std::uint64_t part = (2000 * (cycles % mhz) + mhz) / (2 * mhz); // at most 1000
     return q > (largest - part) / 1000 ? largest : q * 1000 + part;
-}
-
-std::optional<std::uint32_t> parse_core_mhz(std::string_view text, std::string& error) {
-    constexpr std::uint32_t largest = 1000000;
-    std::uint32_t value = 0;
-    bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (!digits || ec != std::errc() || end != text.data() + text.size() || value == 0 ||
-        value > largest) {
-        error = "a clock in whole MHz from 1 to " + std::to_string(largest) + " is needed, not '" +
-                std::string(text) + "'";
-        return std::nullopt;
-    }
-    return value;
 }
 
 } // namespace sdscprov

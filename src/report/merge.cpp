@@ -2,6 +2,7 @@
 
 #include "core/read_file.hpp"
 #include "sdscprov/core/display.hpp"
+#include "sdscprov/report/profile_merge.hpp"
 #include "sdscprov/report/report.hpp"
 #include "sdscprov/walk/shard.hpp"
 
@@ -534,13 +535,33 @@ MergeResult merge_reports(const std::vector<ShardReport>& reports) {
     return result;
 }
 
-std::optional<ShardReport> read_shard_report(const std::string& path, Problem& problem) {
-    auto bytes = detail::read_whole_file(path, std::numeric_limits<std::uint64_t>::max(),
-                                         "the report", problem);
-    if (!bytes) {
-        return std::nullopt;
+MergeFilesResult merge_report_files(const std::vector<std::string>& paths,
+                                    const StreamWait& wait) {
+    MergeFilesResult out;
+    std::vector<ShardReport> reports;
+    for (const auto& path : paths) {
+        Problem problem;
+        auto bytes = detail::read_named_input(path, std::numeric_limits<std::uint64_t>::max(),
+                                              "the report", problem, wait);
+        if (!bytes) {
+            out.unreadable = std::move(problem);
+            return out;
+        }
+        std::string json(bytes->data(), bytes->size());
+        bytes.reset();
+        if (reports.empty() && is_profile_report(json)) {
+            auto merged = merge_profile_report_files(paths, std::move(json), wait);
+            out.report = std::move(merged.report);
+            out.unreadable = std::move(merged.unreadable);
+            out.refusal = std::move(merged.refusal);
+            return out;
+        }
+        reports.push_back(ShardReport{path, std::move(json)});
     }
-    return ShardReport{path, std::string(bytes->data(), bytes->size())};
+    auto merged = merge_reports(reports);
+    out.report = std::move(merged.report);
+    out.refusal = std::move(merged.problem);
+    return out;
 }
 
 } // namespace sdscprov

@@ -407,29 +407,35 @@ ProfileMergeResult merged_result(std::vector<ProfileReport> reports, std::string
 
 } // namespace
 
-ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths) {
+ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths,
+                                                   std::string first,
+                                                   const StreamWait& wait) {
     std::vector<ProfileReport> reports;
     std::string error;
-    dom::parser parser; // one parser for every file: its buffers are reused
-    for (const auto& path : paths) {
-        Problem problem;
-        auto bytes = detail::read_whole_file(path, std::numeric_limits<std::uint64_t>::max(),
-                                             "the report", problem);
-        if (!bytes) {
-            ProfileMergeFilesResult out;
-            out.unreadable = std::move(problem);
-            return out;
-        }
+    dom::parser parser; // one parser for every input: its buffers are reused
+    for (std::size_t i = 0; i < paths.size() && error.empty(); ++i) {
+        const auto& path = paths[i];
         dom::element doc;
-        if (auto e = parser.parse(*bytes).get(doc)) {
+        simdjson::error_code e{};
+        if (i == 0) {
+            e = parser.parse(first).get(doc);
+            first = std::string(); // the parser holds what is needed
+        } else {
+            Problem problem;
+            auto bytes = detail::read_named_input(path, std::numeric_limits<std::uint64_t>::max(),
+                                                  "the report", problem, wait);
+            if (!bytes) {
+                ProfileMergeFilesResult out;
+                out.unreadable = std::move(problem);
+                return out;
+            }
+            e = parser.parse(*bytes).get(doc);
+        }
+        if (e) {
             error = quote_path(path) + ": not JSON (" + simdjson::error_message(e) + ")";
-            break;
+        } else if (auto report = read_report(path, doc, error)) {
+            reports.push_back(std::move(*report));
         }
-        auto report = read_report(path, doc, error);
-        if (!report) {
-            break;
-        }
-        reports.push_back(std::move(*report));
     }
     return {merged_result(std::move(reports), std::move(error)), std::nullopt};
 }

@@ -8,49 +8,19 @@ namespace {
 
 constexpr std::uint64_t max_shards = 1'000'000;
 
-// Decimal digits only (no sign, no space, at most 19: no overflow); nullopt otherwise.
-std::optional<std::uint64_t> parse_count(std::string_view s) {
-    if (s.empty() || s.size() > 19) {
-        return std::nullopt;
-    }
-    std::uint64_t n = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') {
-            return std::nullopt;
-        }
-        n = n * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return n;
-}
-
 } // namespace
 
-std::optional<Shard> parse_shard(std::string_view text, std::string& error) {
-    auto refuse = [&](std::string_view why) -> std::optional<Shard> {
-        error.clear(); // push_back, not assign("'"): GCC 12 warns falsely (-Wrestrict)
-        error.push_back('\'');
-        error.append(text).append("': ").append(why);
-        return std::nullopt;
-    };
-    auto slash = text.find('/');
-    auto index =
-        slash == std::string_view::npos ? std::nullopt : parse_count(text.substr(0, slash));
-    auto count =
-        slash == std::string_view::npos ? std::nullopt : parse_count(text.substr(slash + 1));
-    if (!index || !count) {
-        return refuse("expected I/N with 1 <= I <= N (shard I of N, 1-based), e.g. 1/3");
+std::optional<Shard> make_shard(std::uint64_t index, std::uint64_t count, std::string& why) {
+    if (count == 0) {
+        why = "N must be at least 1";
+    } else if (count > max_shards) {
+        why = "N must be at most " + std::to_string(max_shards);
+    } else if (index == 0 || index > count) {
+        why = "I must be from 1 to " + std::to_string(count) + " (shards are numbered from 1)";
+    } else {
+        return Shard{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(count)};
     }
-    if (*count == 0) {
-        return refuse("N must be at least 1");
-    }
-    if (*count > max_shards) {
-        return refuse("N must be at most " + std::to_string(max_shards));
-    }
-    if (*index == 0 || *index > *count) {
-        return refuse("I must be from 1 to " + std::to_string(*count) +
-                      " (shards are numbered from 1)");
-    }
-    return Shard{static_cast<std::uint32_t>(*index), static_cast<std::uint32_t>(*count)};
+    return std::nullopt;
 }
 
 std::string to_string(const Shard& shard) {

@@ -126,3 +126,98 @@ def main(tests):
         sys.exit(1)
     if passed == 0 and skipped:
         sys.exit(SKIP)
+
+
+def check_merge_reads_streams(paths):
+    """`sdscprov merge` of the report files `paths` (at least two), given as streams instead:
+    process substitution (`<(cat a.json)`), standard input (`-`, a file or a pipe, once only) and
+    a FIFO whose writer comes late give the bytes the files give; a FIFO nobody writes to is
+    waited on with one line on standard error, and SIGINT (Ctrl-C) ends the wait at once, killed
+    by the signal (130 in a shell) with nothing on standard output."""
+    import select
+    import signal
+    import threading
+    import time
+
+    def merge(args, **kwargs):
+        kwargs.setdefault("stdin", subprocess.DEVNULL)
+        return subprocess.run([BIN, "merge", *args], capture_output=True, timeout=60, **kwargs)
+
+    files = merge(paths)
+    assert files.returncode == 0 and files.stdout, files.stderr
+    expected = files.stdout
+    # Process substitution: each report a pipe named /dev/fd/N.
+    substituted = " ".join(f'<(cat "${{{i + 1}}}")' for i in range(len(paths)))
+    p = subprocess.run(["bash", "-c", f'exec "$0" merge {substituted}', BIN, *paths],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0 and p.stdout == expected, p.stderr
+    assert b"waiting" not in p.stderr, p.stderr  # data at once: nothing said
+    # Standard input: a file, then a pipe; once only.
+    with open(paths[0], "rb") as first:
+        p = merge(["-", *paths[1:]], stdin=first)
+    assert p.returncode == 0 and p.stdout == expected, p.stderr
+    with open(paths[-1], "rb") as f:
+        p = merge([*paths[:-1], "-"], input=f.read(), stdin=None)
+    assert p.returncode == 0 and p.stdout == expected, p.stderr
+    p = merge(["-", "-"], input=b"{}", stdin=None)
+    assert p.returncode == 2 and p.stdout == b"", p
+    assert b"sdscprov merge: standard input (-) is given more than once" in p.stderr, p.stderr
+    # A FIFO whose writer comes after two seconds: said once, then merged.
+    with tempfile.TemporaryDirectory(prefix="sdscprov-fifo-") as tmp:
+        fifo = os.path.join(tmp, "shard\x1b[31m.json")
+        os.mkfifo(fifo)
+
+        def write_late():
+            time.sleep(2)
+            deadline = time.monotonic() + 20
+            while True:  # without blocking: a merge that is gone must not hang the test
+                try:
+                    fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                    break
+                except OSError:  # ENXIO: no reader (yet, or any more)
+                    if time.monotonic() > deadline:
+                        return
+                    time.sleep(0.05)
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "wb") as w, open(paths[1], "rb") as r:
+                w.write(r.read())
+
+        writer = threading.Thread(target=write_late)
+        writer.start()
+        p = merge([paths[0], fifo, *paths[2:]])
+        writer.join()
+        assert p.returncode == 0 and p.stdout == expected, p.stderr
+        said = (b'sdscprov merge: waiting for data on "' + fifo.replace("\x1b", "\\033").encode()
+                + b'" (a pipe) ...\n')
+        assert p.stderr == said, p.stderr  # the name quoted: no escape reaches the terminal
+        # A FIFO nobody writes to: the wait is said, and SIGINT ends it.
+        os.unlink(fifo)
+        os.mkfifo(fifo)
+        start = time.monotonic()
+        proc = subprocess.Popen([BIN, "merge", paths[0], fifo], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            line = b""
+            while not line.endswith(b"\n") and time.monotonic() - start < 10:
+                ready, _, _ = select.select([proc.stderr], [], [], 0.1)
+                if ready:
+                    byte = os.read(proc.stderr.fileno(), 1)
+                    if not byte:
+                        break
+                    line += byte
+            waited = time.monotonic() - start
+            assert line == said, (line, waited)
+            assert 0.9 <= waited < 10, waited
+            proc.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+            rc = proc.wait(timeout=10)
+            assert time.monotonic() - sent < 2, time.monotonic() - sent
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert rc == -signal.SIGINT, rc
+        assert proc.stdout.read() == b"" and proc.stderr.read() == b""
+        proc.stdout.close()
+        proc.stderr.close()

@@ -781,10 +781,10 @@ def test_max_file_size_takes_a_number_of_bytes_only():
             for command in (["scan"], ["strip", "--dry-run"], ["check"]):
                 code, out, err = sdscprov(*command, "--max-file-size", value, cache)
                 assert code == 2 and out == "", (command, value, code, out, err)
-                assert err.startswith(f"--max-file-size: a number of bytes from 0 to 9223372036854775807 "
-                                      f"is needed, not '{value}'"), (value, err)
+                assert err.startswith(f"--max-file-size: '{value}': a whole number from 0 to "
+                                      f"9223372036854775807 is needed (decimal digits)"), (value, err)
         code, _, err = sdscprov("explain", "--max-file-size", "-1", kernel_dir(cache, "one"))
-        assert code == 2 and "--max-file-size: a number of bytes" in err, err
+        assert code == 2 and "--max-file-size: '-1': a whole number" in err, err
         for value in ("0", "100", "9223372036854775807"):
             code, _, err = sdscprov("scan", "--max-file-size", value, cache)
             assert code == (2 if value == "0" else 0), (value, code, err)

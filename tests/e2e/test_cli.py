@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import ROOT, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
+from e2e import ROOT, TESTDATA, TempDir, copy_tree, main, run, snapshot  # noqa: E402
 
 DEMO = os.path.join(TESTDATA, "demo")
 COMMANDS = ["scan", "annotate", "strip", "explain", "check", "merge", "completion"]
@@ -218,9 +218,95 @@ def test_zsh_and_fish_completions_beside_bash():
         assert fish_complete("sdscprov scan --jobs _sd") == []  # a number: no files
 
 
+# Every numeric option of every command: the command line before it, the option, a value it
+# takes, and values out of its range. The values a numeric option is named by in the help.
+NUMERIC_VALUE_NAMES = ("N", "SIZE", "MHZ", "PCT", "I/N")
+
+
+def numeric_cases(cache, origins, trace):
+    common = [(["scan", cache], "scan"), (["annotate", "--origins", origins, cache], "annotate"),
+              (["strip", cache], "strip"), (["check", cache], "check")]
+    cases = []
+    for args, _ in common:
+        cases += [(args, "-j", "2", ["0", "1025"]), (args, "--jobs", "1024", ["0"]),
+                  (args, "--max-file-size", "100000", ["9223372036854775808"]),
+                  (args, "--shard", "1/1", ["4/3", "1/0"])]
+    cases.append((["explain", cache + "/inductor-spyre/sdsc_fused_addmm_1_b9d3wz0e"],
+                  "--max-file-size", "100000", ["9223372036854775808"]))
+    profile = ["profile", trace, cache]
+    cases += [(profile, "--top", "3", ["18446744073709551616"]),
+              (profile, "--core-mhz", "1000", ["0", "1000001"]),
+              (profile, "-j", "1", ["0", "1025"]),
+              (profile, "--max-file-size", "100000", ["9223372036854775808"]),
+              (profile + ["--baseline", trace], "--fail-over", "2.5", []),
+              (profile + ["--baseline", trace], "--fail-min-share", "0.5", ["100.5"])]
+    return cases
+
+
+def test_every_numeric_option_takes_a_plain_decimal_number_only():
+    """`--fail-over nan` acted as 0 and `-j 0x10` as 16, `--top -1` as all rows: every numeric
+    option takes a plain decimal number in its range, else exit 2 naming the option and the value
+    (escaped), nothing written or printed; a valid value still works."""
+    with TempDir() as tmp:
+        cache = os.path.join(tmp, "demo")
+        copy_tree(DEMO, cache)
+        trace = os.path.join(tmp, "trace.json")
+        shutil.copy(os.path.join(DEMO, "trace.json"), trace)
+        origins = os.path.join(DEMO, "origins.json")
+        cases = numeric_cases(cache, origins, trace)
+        # Every option the help names by a number is here (a new one must be added).
+        tested = {(args[0], "--jobs" if option == "-j" else option) for args, option, _, _ in cases}
+        for command in ("scan", "annotate", "strip", "check", "explain", "profile", "merge"):
+            _, out, _ = run("help", command, check_rc=0)
+            for option, value in re.findall(r"^ +(?:-\w,)?(--[\w-]+) (\S+?)(?:=\S*)? ", out, re.M):
+                if value in NUMERIC_VALUE_NAMES:
+                    assert (command, option) in tested, (command, option)
+        before = snapshot(tmp)
+        for args, option, valid, out_of_range in cases:
+            shown = "--jobs" if option == "-j" else option
+            for bad in ["nan", "NaN", "-nan", " 5", "0x10", "1e3", "", "-1", "+5", "inf", "\x1b[31m",
+                        *out_of_range]:
+                rc, out, err = run(*args, option, bad)
+                escaped = bad.replace("\x1b", "\\033")
+                assert rc == 2 and out == "", (args, option, bad, rc, out)
+                assert err.startswith(f"{shown}: '{escaped}': "), (args, option, bad, err)
+                assert "\x1b" not in err, err
+            assert snapshot(tmp) == before, (args, option)  # nothing written
+            extra = ["--dry-run"] if args[0] in ("annotate", "strip") else []
+            rc_plain, _, _ = run(*args, *extra)
+            rc, out, err = run(*args, *extra, option, valid)
+            assert rc == rc_plain and f"{shown}:" not in err, (args, option, valid, rc, err)
+        # The value is in effect, not only taken.
+        _, out, _ = run("profile", trace, cache, "--top", "1", "--by", "kernel", check_rc=0)
+        assert "--top 0 shows all" in out, out
+
+
+def test_an_empty_annotate_trace_is_refused():
+    """`--annotate-trace ''` used to read as not given: the report and exit 0, no copy. It is
+    refused before the trace is read, nothing written."""
+    with TempDir() as tmp:
+        trace = os.path.join(tmp, "trace.json")
+        shutil.copy(os.path.join(DEMO, "trace.json"), trace)
+        before = snapshot(tmp)
+        for args in (["--annotate-trace", ""], ["--annotate-trace="]):
+            rc, out, err = run("profile", trace, DEMO, *args, cwd=tmp)
+            assert rc == 2 and out == "", (args, rc, out)
+            if args[-1] == "":
+                assert err.startswith("--annotate-trace: '': no file has an empty name: the "
+                                      "annotated trace is not written\n"), err
+            else:  # no value at all: CLI11's own refusal
+                assert err.startswith("--annotate-trace: 1 required TEXT missing\n"), err
+            assert snapshot(tmp) == before
+        out_path = os.path.join(tmp, "annotated.json")
+        run("profile", trace, DEMO, "--annotate-trace", out_path, cwd=tmp, check_rc=0)
+        assert os.path.getsize(out_path) > 0
+
+
 if __name__ == "__main__":
     main([test_a_mistyped_command_gets_a_suggestion, test_help_and_help_command,
           test_version_after_any_command, test_no_color_and_the_flag_that_overrides_it,
           test_a_missing_argument_says_what_and_how_to_run_it,
           test_the_man_page_is_laid_out_as_git_s_and_ripgrep_s,
+          test_every_numeric_option_takes_a_plain_decimal_number_only,
+          test_an_empty_annotate_trace_is_refused,
           test_zsh_and_fish_completions_beside_bash])

@@ -13,7 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import BIN, SCRIPTS, TempDir, main, run  # noqa: E402
+from e2e import BIN, SCRIPTS, TempDir, check_merge_reads_streams, main, run  # noqa: E402
 
 sys.path.insert(0, SCRIPTS)
 from bench_profile_merge import rank_copies  # noqa: E402
@@ -131,6 +131,17 @@ def test_merge_refuses_other_caches_and_versions():
         assert out == '' and 'other core clocks (1100 and 1000 MHz)' in err, err
 
 
+def test_merge_reads_pipes_fifos_and_standard_input():
+    """Profile reports streamed (`merge <(ssh h1 cat r0.json) ...`, `-`, a FIFO) merge as their
+    files do; a FIFO nobody writes to is waited on, said once, and Ctrl-C ends the wait. Each
+    input is read once: the first report, read to tell a profile merge from a shards' one, is
+    not read again (a stream cannot be)."""
+    with TempDir() as tmp:
+        fleet = Fleet(tmp)
+        cache = os.path.join(fleet.dirs[0], 'cache')
+        check_merge_reads_streams([fleet.report(i, cache) for i in range(3)])
+
+
 def test_merge_of_64_ranks_takes_under_a_second():
     """Prints the time of merging 64 rank reports (a figure, not a timed assertion)."""
     with TempDir() as tmp:
@@ -153,4 +164,5 @@ def test_merge_of_64_ranks_takes_under_a_second():
 
 if __name__ == '__main__':
     main([test_merge_equals_one_run, test_merge_refuses_other_caches_and_versions,
+          test_merge_reads_pipes_fifos_and_standard_input,
           test_merge_of_64_ranks_takes_under_a_second])

@@ -4,11 +4,12 @@ single run (scan, annotate, strip, check); reports that do not belong together a
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import BIN, TempDir, generate, main, run  # noqa: E402
+from e2e import BIN, TempDir, check_merge_reads_streams, generate, main, run  # noqa: E402
 
 SHARDS = 3
 
@@ -226,9 +227,10 @@ def test_merge_refuses_reports_that_do_not_belong_together():
         assert rc == 0 and out == single, err
 
 
-def test_merge_reads_a_fifo_like_every_other_input():
-    """A fifo given as a shard report (no writer on it) is refused at once, not waited on: opened
-    without blocking, regular files only, a clear message and exit 2."""
+def test_merge_reads_pipes_fifos_and_standard_input():
+    """Shards streamed (`merge <(ssh h1 cat s1.json) ...`, `-`, a FIFO) merge as their files do;
+    a FIFO nobody writes to is waited on, said once, and Ctrl-C ends the wait. A device, a socket
+    or a directory is still refused at once."""
     with TempDir() as tmp:
         cache, _, _ = make_cache(tmp, seed=16)
         scan = [t for _, t in shard_runs(["scan", "--format", "json", cache])]
@@ -237,20 +239,19 @@ def test_merge_reads_a_fifo_like_every_other_input():
             paths.append(os.path.join(tmp, f"shard-{i + 1}.json"))
             with open(paths[-1], "w") as f:
                 f.write(text)
-        fifo = os.path.join(tmp, "shard-fifo.json")
-        os.mkfifo(fifo)
-        try:
-            p = subprocess.run([BIN, "merge", paths[0], fifo, paths[2]], capture_output=True,
+        check_merge_reads_streams(paths)
+        sock = os.path.join(tmp, "shard.sock")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(sock)
+        for special, what in (("/dev/zero", "is a character device, not a regular file"),
+                              (tmp, "is a directory, not a file"),
+                              (sock, "is a socket, not a regular file")):
+            p = subprocess.run([BIN, "merge", paths[0], special, paths[2]], capture_output=True,
                                text=True, timeout=20)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("merge blocked on a fifo with no writer")
-        assert p.returncode == 2, (p.returncode, p.stderr)
-        assert p.stdout == ""
-        assert f"{fifo}: error: is a fifo, not a regular file [not-a-regular-file]" in p.stderr, p.stderr
-        assert f"sdscprov merge: cannot read {fifo}: nothing merged" in p.stderr, p.stderr
-        # The regular files alone still merge.
-        p = subprocess.run([BIN, "merge", *paths], capture_output=True, text=True, timeout=60)
-        assert p.returncode == 0, p.stderr
+            assert p.returncode == 2 and p.stdout == "", (special, p.returncode, p.stderr)
+            assert f"{special}: error: {what} [not-a-regular-file]" in p.stderr, p.stderr
+            assert f"sdscprov merge: cannot read {special}: nothing merged" in p.stderr, p.stderr
+        server.close()
 
 
 def test_bad_shard_values_are_usage_errors():
@@ -281,5 +282,5 @@ if __name__ == "__main__":
           test_annotate_shards_write_what_the_single_run_writes_and_merge_to_its_report,
           test_check_and_strip_shards_merge_to_the_single_run,
           test_merge_refuses_reports_that_do_not_belong_together,
-          test_merge_reads_a_fifo_like_every_other_input,
+          test_merge_reads_pipes_fifos_and_standard_input,
           test_bad_shard_values_are_usage_errors])

@@ -4,18 +4,14 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
 
 namespace sdscprov {
 
 inline constexpr std::uint64_t default_max_file_size = std::uint64_t{1} << 30; // 1 GiB
 
-// The limit as given on the command line: decimal digits only (no sign, no unit), at most the
-// largest file size there can be (2^63-1). nullopt with a message in `error` otherwise (the
-// option's name not included): "-1" or a number past 64 bits would wrap around to a limit that is
-// no limit.
-std::optional<std::uint64_t> parse_max_file_size(std::string_view text, std::string& error);
+// The largest limit: the largest file size there can be (2^63-1, off_t's largest). The command
+// line takes decimal digits up to it: "-1" or a number past 64 bits would wrap around to a limit
+// that is no limit.
+inline constexpr std::uint64_t largest_max_file_size = (std::uint64_t{1} << 63) - 1;
 
 } // namespace sdscprov

@@ -89,11 +89,10 @@ inline constexpr std::uint32_t default_core_mhz = 1100;
 
 // Ideal time of `cycles` at `core_mhz`: cycles x 1000 / MHz nanoseconds, computed exactly in
 // integers and rounded half up to the nanosecond; the largest uint64 when the result does not fit
-// (and for a clock of 0, which parse_core_mhz never gives).
+// (and for a clock of 0, which the command line never gives).
 std::uint64_t ideal_ns(std::uint64_t cycles, std::uint32_t core_mhz);
 
-// A clock as given on the command line (--core-mhz): whole MHz, decimal digits only, from 1 to
-// 1000000. nullopt with a message in `error` otherwise (the option's name not included).
-std::optional<std::uint32_t> parse_core_mhz(std::string_view text, std::string& error);
+// The largest clock the command line takes (--core-mhz, whole MHz from 1).
+inline constexpr std::uint32_t max_core_mhz = 1000000;
 
 } // namespace sdscprov

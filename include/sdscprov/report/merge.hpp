@@ -12,6 +12,7 @@
 #pragma once
 
 #include "sdscprov/core/problem.hpp"
+#include "sdscprov/core/stream_wait.hpp"
 
 #include <optional>
 #include <string>
@@ -37,9 +38,19 @@ struct MergeResult {
 
 MergeResult merge_reports(const std::vector<ShardReport>& reports);
 
-// Reads the report at `path` as every other input is read: opened without blocking (a fifo
-// with no writer must not hang the merge), regular files only. nullopt with `problem`
-// (not-a-regular-file, io-error) when it cannot be read.
-std::optional<ShardReport> read_shard_report(const std::string& path, Problem& problem);
+// `sdscprov merge`'s inputs, each named by the user: a regular file, or a stream (a pipe, a FIFO,
+// "-" for standard input: `merge <(ssh host cat shard.json) ...`) read to its end and waited on
+// as `wait` says (stream_wait.hpp). Each is read once, in the order given (a stream cannot be
+// read twice): shard reports merged by merge_reports(), or, when the first is a profile report,
+// profile reports merged as profile_merge.hpp says, one report's text held at a time.
+struct MergeFilesResult {
+    std::string report; // the merged report, without a problem
+    // The input that could not be read (io-error, not-a-regular-file: a device, a socket, a
+    // directory): nothing merged.
+    std::optional<Problem> unreadable;
+    std::optional<Problem> refusal; // merge-refused: why the reports cannot be merged
+};
+MergeFilesResult merge_report_files(const std::vector<std::string>& paths,
+                                    const StreamWait& wait);
 
 } // namespace sdscprov

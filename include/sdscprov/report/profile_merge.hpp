@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sdscprov/core/problem.hpp"
+#include "sdscprov/core/stream_wait.hpp"
 #include "sdscprov/profile/profile.hpp"
 
 #include <optional>
@@ -39,11 +40,15 @@ struct ProfileMergeResult {
 ProfileMergeResult
 merge_profile_reports(const std::vector<std::pair<std::string, std::string>>& reports);
 
-// The same for report files, read one at a time; `unreadable`: the file that could not be read
-// (io-error, not-a-regular-file), and nothing merged.
+// The same for merge's inputs (merge.hpp, merge_report_files): `first`, the text of paths[0]
+// (read already: merge tells the two merges apart by it), then the others read one at a time
+// (each text let go once read into its report);
+// `unreadable`: the input that could not be read, and nothing merged.
 struct ProfileMergeFilesResult : ProfileMergeResult {
     std::optional<Problem> unreadable;
 };
-ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths);
+ProfileMergeFilesResult merge_profile_report_files(const std::vector<std::string>& paths,
+                                                   std::string first,
+                                                   const StreamWait& wait);
 
 } // namespace sdscprov

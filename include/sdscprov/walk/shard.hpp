@@ -30,9 +30,10 @@ struct Shard {
     std::uint32_t count = 1;
 };
 
-// "I/N" with 1 <= I <= N (decimal digits only, N at most 1,000,000); nullopt with `error` set
-// (a sentence saying what is wrong) otherwise.
-std::optional<Shard> parse_shard(std::string_view text, std::string& error);
+// Shard I of N, given 1 <= I <= N <= 1,000,000; nullopt with `why` set (a sentence saying what
+// is wrong) otherwise. The command line's `--shard I/N` reads I and N as plain decimal numbers
+// first (cli/options.hpp).
+std::optional<Shard> make_shard(std::uint64_t index, std::uint64_t count, std::string& why);
 std::string to_string(const Shard& shard); // "I/N"
 
 // FNV-1a, 64 bits (offset basis 0xcbf29ce484222325, prime 0x100000001b3), over the bytes.

@@ -364,22 +364,6 @@ TEST_CASE("ideal: cycles to nanoseconds at the core clock, exact and rounded hal
     CHECK(default_core_mhz == 1100);
 }
 
-TEST_CASE("ideal: the clock as given on the command line") {
-    std::string error;
-    CHECK(parse_core_mhz("1100", error) == 1100U);
-    CHECK(parse_core_mhz("1", error) == 1U);
-    CHECK(parse_core_mhz("1000000", error) == 1000000U);
-    CHECK(parse_core_mhz("007", error) == 7U);
-    for (const char* bad : {"0", "1000001", "-5", "+5", "1.5", "", " 1100", "1100 ", "1e3",
-                            "4294967296", "1100MHz"}) {
-        CAPTURE(bad);
-        error.clear();
-        CHECK_FALSE(parse_core_mhz(bad, error));
-        CHECK(error ==
-              "a clock in whole MHz from 1 to 1000000 is needed, not '" + std::string(bad) + "'");
-    }
-}
-
 // The generator's ideal-cycles files (scripts/gen_cache.py --ideal-cycles): every kernel
 // directory reads as its manifest says, computed by the generator with its own arithmetic.
 TEST_CASE("ideal: the files of a generated cache read as its manifest says") {
