@@ -38,6 +38,7 @@ public:
             out_ += '\n';
             table(ranking);
         }
+        out_ += source_text_lines(r_.source_text, o_.color);
         return std::move(out_);
     }
 
@@ -218,11 +219,11 @@ std::string rank_words(const ProfileReport& r, std::size_t i) {
 
 } // namespace
 
-std::string render_ranks_html(const ProfileReport& report) {
+std::string render_ranks_html(const ProfileReport& report, const SourceTextOptions& source_text) {
     if (report.ranks.empty()) {
-        return render_profile_html(report);
+        return render_profile_html(report, source_text);
     }
-    HtmlModel model("profile", "sdscprov profile");
+    HtmlModel model("profile", "sdscprov profile", source_text);
     RankSpread total = rank_spread(rank_totals(report));
     std::string slowest = rank_words(report, total.slowest) + ", " + milliseconds(total.max_ns) +
                           " ms of device time, " + ratio_text(total.ratio) + " the fastest (" +
