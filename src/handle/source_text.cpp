@@ -221,6 +221,7 @@ struct SourceLines::Files {
     std::vector<std::string> real_roots;
     std::vector<const SourceMapping*> map; // longest FROM first
     std::map<std::string, std::optional<SourceText>> by_path;
+    std::map<std::string, std::string> prefix_of_dir; // missing_prefix by parent, asked once
     SourceTextNote note;
 
     explicit Files(const SourceTextOptions& o) : options(o) {
@@ -276,8 +277,12 @@ struct SourceLines::Files {
                 return refuse(path, SourceRefusal::unreadable);
             }
             if (!through_map) {
-                if (auto prefix = missing_prefix(path); !prefix.empty()) {
-                    note.unreadable_prefixes.insert(std::move(prefix));
+                auto [it, asked] = prefix_of_dir.try_emplace(parent_dir(path));
+                if (asked) { // the files of one directory share their prefix
+                    it->second = missing_prefix(path);
+                }
+                if (!it->second.empty()) {
+                    note.unreadable_prefixes.insert(it->second);
                 }
             }
             return refuse(path, SourceRefusal::missing);
