@@ -186,7 +186,6 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
                    "  " + printable_text(r.shown_label()) + "\n";
         }
     }
-    out += profile_format::source_text_lines(source_text_of(c), false);
     return out;
 }
 

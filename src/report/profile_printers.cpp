@@ -55,7 +55,11 @@ public:
                 break;
             }
         }
-        out_ += source_text_lines(r_.source_text, o_.color);
+        // Under the tables that show line texts (the rank and compared tables show none).
+        if (std::find(o_.rankings.begin(), o_.rankings.end(), ProfileRanking::line) !=
+            o_.rankings.end()) {
+            out_ += source_text_lines(r_.source_text, o_.color);
+        }
         return std::move(out_);
     }
 

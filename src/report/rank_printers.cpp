@@ -38,7 +38,6 @@ public:
             out_ += '\n';
             table(ranking);
         }
-        out_ += source_text_lines(r_.source_text, o_.color);
         return std::move(out_);
     }
 
