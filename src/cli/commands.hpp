@@ -49,6 +49,7 @@ struct ExplainCli {
     ColorMode color = ColorMode::automatic;
     DiscoverOptions discover;
     std::uint64_t max_file_size = default_max_file_size;
+    SourceTextCli source_text;
 };
 void add_explain_options(CLI::App& explain, ExplainCli& options);
 int run_explain(const ExplainCli& options);

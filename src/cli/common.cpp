@@ -43,6 +43,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, const std::vector<Forma
                  "kernels that need attention, on one screen)");
     add_color_option(cmd, o.color, "Colour in text reports");
     add_shard_option(cmd, o.shard);
+    if (std::find(formats.begin(), formats.end(), Format::html) != formats.end()) {
+        add_source_text_options(cmd, o.source_text);
+    }
 }
 
 bool use_color(ColorMode mode, int fd) {
@@ -82,6 +85,7 @@ PrinterOptions printer_options_for(const CommonOptions& o, std::string command, 
     p.command = std::move(command);
     p.all = o.all;
     p.width = report_width(fd);
+    p.source_text = source_text_options(o.source_text, o.paths);
     return p;
 }
 

@@ -36,6 +36,7 @@ struct CommonOptions {
     bool quiet = false;
     bool all = false;           // text: one row per directory
     std::optional<Shard> shard; // --shard I/N (shard.hpp); unset: every kernel directory
+    SourceTextCli source_text;  // commands with a page (html): where its source text is read
 };
 
 // --quiet: nothing but findings (check) and errors; set once the command line is parsed.
@@ -48,7 +49,8 @@ inline constexpr std::uint64_t max_jobs = 1024;
 // limit.
 void add_max_file_size_option(CLI::App& cmd, std::uint64_t& value, const std::string& what);
 // paths, --format (one of `formats`), -j, --include-incomplete, --follow-symlinks,
-// --max-file-size, -q, -v/--all, --color, --shard.
+// --max-file-size, -q, -v/--all, --color, --shard; with html among the formats, the source-text
+// options (the page shows source lines).
 void add_common_options(CLI::App& cmd, CommonOptions& o,
                         const std::vector<Format>& formats = {Format::text, Format::json,
                                                               Format::markdown, Format::html});

@@ -41,6 +41,7 @@ void add_explain_options(CLI::App& explain_command, ExplainCli& options) {
                          "Follow symbolic links to directories");
     add_max_file_size_option(*explain, options.max_file_size,
                              "Larger files (SDSC files, mappings) are reported, not read (bytes)");
+    add_source_text_options(*explain, options.source_text);
     explain->footer("Example:\n  sdscprov explain sdsc_fused_addmm_1\n"
                     "  sdscprov explain sdsc_fused_addmm_1@sdsc_fused_addmm_1_b9d3wz0e\n"
                     "  sdscprov explain --format json "
@@ -78,25 +79,33 @@ int run_explain(const ExplainCli& cli) {
     auto dirs =
         sdscprov::resolve_explain_target(cli.target, roots, problems, cli.discover, sidecars, scan);
     sdscprov::Scanner scanner(scan);
+    std::vector<std::string> given = cli.roots;
+    for (const auto* paths : {&cli.mappings, &cli.origins}) {
+        given.insert(given.end(), paths->begin(), paths->end());
+    }
+    given.push_back(cli.target);
+    const auto source_rule = source_text_options(cli.source_text, given);
+    sdscprov::SourceLines lines(source_rule);
     std::vector<sdscprov::ExplainKernel> kernels;
     bool bad_file = false;
     for (const auto& dir : dirs) {
-        kernels.push_back(sdscprov::explain_kernel(dir, scanner));
+        kernels.push_back(sdscprov::explain_kernel(dir, scanner, lines));
         if (dir.kernel && !mappings.empty()) {
             auto upstream = sdscprov::upstream_kernel(mappings, *dir.kernel);
             kernels.back().pre_grad_nodes = std::move(upstream.pre_grad_nodes);
             kernels.back().post_grad_nodes = std::move(upstream.post_grad_nodes);
-            sdscprov::explain_stack_traces(kernels.back(), upstream.stack_traces);
+            sdscprov::explain_stack_traces(kernels.back(), upstream.stack_traces, lines);
         }
         for (const auto& op : kernels.back().ops) {
             bad_file |= any_error(op.problems);
         }
     }
-    auto printer = sdscprov::make_explain_printer(cli.format, std::cout, use_color(cli.color));
+    auto printer =
+        sdscprov::make_explain_printer(cli.format, std::cout, use_color(cli.color), source_rule);
     for (const auto& k : kernels) {
         printer->item(k);
     }
-    printer->end({problems});
+    printer->end({problems, lines.note()});
     std::cout.flush();
     print_problems(problems);
     // A kernel name of several compiles: say how to name one (as profile's kernel rows do).

@@ -1,10 +1,12 @@
 #include "options.hpp"
 
 #include "sdscprov/core/display.hpp"
+#include "sdscprov/core/path.hpp"
 
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <sys/stat.h>
 
 namespace sdscprov::cli {
 
@@ -212,6 +214,52 @@ CLI::Option* add_shard_option(CLI::App& cmd, std::optional<Shard>& shard) {
         "I/N",
         "Process shard I of N (1-based) of the kernel directories, chosen by a hash of "
         "each directory's path; `sdscprov merge` joins the shards' JSON reports");
+}
+
+void add_source_text_options(CLI::App& cmd, SourceTextCli& o) {
+    cmd.add_option("--source-root", o.roots,
+                   "Also show the text of Python source files under this directory (by "
+                   "default only under the current directory and the paths given); may be "
+                   "given more than once")
+        ->allow_extra_args(false)
+        ->check(CLI::ExistingDirectory);
+    cmd.add_option_function<std::vector<std::string>>(
+           "--source-map",
+           [&o](const std::vector<std::string>& values) {
+               o.map.clear();
+               for (const auto& text : values) {
+                   std::string error;
+                   auto mapping = parse_source_mapping(text, error);
+                   if (!mapping) {
+                       throw CLI::ValidationError("--source-map", error);
+                   }
+                   o.map.push_back(std::move(*mapping));
+               }
+           },
+           "Read the source files the handles name under FROM at TO instead (the paths of the "
+           "machine that compiled); the longest FROM applies; may be given more than once")
+        ->type_name("FROM=TO")
+        ->allow_extra_args(false);
+    cmd.add_flag("--no-source-text", o.off,
+                 "Read no source file: show file:line without the line's text");
+}
+
+SourceTextOptions source_text_options(const SourceTextCli& o,
+                                      const std::vector<std::string>& given) {
+    SourceTextOptions options;
+    options.read = !o.off;
+    options.roots.emplace_back(".");
+    for (const auto& path : given) {
+        struct stat st {};
+        bool dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+        options.roots.push_back(dir ? path : parent_dir(path));
+    }
+    options.roots.insert(options.roots.end(), o.roots.begin(), o.roots.end());
+    for (const auto& m : o.map) {
+        options.roots.push_back(m.to);
+    }
+    options.map = o.map;
+    return options;
 }
 
 void add_discover_options(CLI::App& cmd, DiscoverOptions& discover, const std::string& verb,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/report.hpp"
 #include "sdscprov/walk/discover.hpp"
 #include "sdscprov/walk/shard.hpp"
@@ -149,6 +150,20 @@ CLI::Option* add_shard_option(CLI::App& cmd, std::optional<Shard>& shard);
 // with the entries ("scan", "look in", "read"), `follow_help` the second option's help.
 void add_discover_options(CLI::App& cmd, DiscoverOptions& discover, const std::string& verb,
                           const std::string& follow_help);
+
+// Where the source text a report shows may be read (source_text.hpp, docs/safety.md): every
+// command that shows source lines takes --source-root DIR, --source-map FROM=TO (parsed into a
+// SourceMapping as it is given; a malformed one is refused, exit 2) and --no-source-text.
+struct SourceTextCli {
+    bool off = false;
+    std::vector<std::string> roots;
+    std::vector<SourceMapping> map;
+};
+void add_source_text_options(CLI::App& cmd, SourceTextCli& o);
+// The library's rule: the allowed roots are the current directory, each of `given` (the paths the
+// command was given; a file's directory), every --source-root and every --source-map TO.
+SourceTextOptions source_text_options(const SourceTextCli& o,
+                                      const std::vector<std::string>& given);
 
 // The write options of annotate and strip: --dry-run, --check, --diff, --durability. The three
 // flags decide one mode, once the command line is parsed (write_settings()).

@@ -177,6 +177,7 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
             },
             ""));
     add_baseline_options(*cmd, o);
+    add_source_text_options(*cmd, o.source_text);
     add_color_option(*cmd, o.color, "Colour in text");
     cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
     add_decimal_option(*cmd, "-j,--jobs", o.jobs, WholeRange{1, max_jobs},
@@ -202,6 +203,7 @@ bool print_report(const ProfileCli& o, const ProfileReport& report) {
     text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
     text.color = use_color(o.color);
     choose_rankings(text, o.by, report);
+    options.source_text = o.source_rule;
     return print_to_stdout([&](std::ostream& out) {
         make_profile_printer(o.format, out, std::move(options))->end(report);
     });
@@ -212,6 +214,14 @@ int run_profile(const ProfileCli& given) {
     if (!classify_inputs(o)) {
         return exit_bad_input;
     }
+    std::vector<std::string> inputs = o.traces;
+    for (const auto* paths : {&o.caches, &o.origins, &o.baseline_origins, &o.baseline_caches}) {
+        inputs.insert(inputs.end(), paths->begin(), paths->end());
+    }
+    if (!o.baseline.empty()) {
+        inputs.push_back(o.baseline);
+    }
+    o.source_rule = source_text_options(o.source_text, inputs);
     if (o.traces.size() > 1) {
         return run_profile_ranks(o);
     }
@@ -253,6 +263,7 @@ int run_profile(const ProfileCli& given) {
         return exit_bad_input;
     }
     ProfileReport report = builder.finish(read);
+    read_line_texts(report, o.source_rule);
     report.caches = roots;
     report.sources_digest = pairing_digest(sources);
     report.problems.insert(report.problems.begin(), problems.begin(), problems.end());

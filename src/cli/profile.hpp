@@ -43,6 +43,10 @@ struct ProfileCli {
     std::vector<std::string> baseline_caches;
     std::optional<double> fail_over;
     double fail_min_share = 1;
+    SourceTextCli source_text;
+    // The source-text rule, converted once the inputs are told apart (run_profile): the line
+    // texts of every report and the page are read under it.
+    SourceTextOptions source_rule;
 };
 
 void add_profile_options(CLI::App& profile, ProfileCli& options);

@@ -211,6 +211,7 @@ int run_profile_baseline(const ProfileCli& o) {
             options.text.rankings = {compared_table(o.by)};
         }
         options.trace = o.trace;
+        options.source_text = o.source_rule;
         failed |= !print_to_stdout([&](std::ostream& out) {
             make_comparison_printer(o.format, out, std::move(options))
                 ->end(GatedComparison{comparison, findings});

@@ -85,7 +85,9 @@ std::optional<ProfileReport> profile_trace(const ProfileCli& o, const PairingSou
         print_problems({*read.error});
         return std::nullopt;
     }
-    return builder.finish(read);
+    ProfileReport report = builder.finish(read);
+    read_line_texts(report, o.source_rule);
+    return report;
 }
 
 } // namespace sdscprov::cli

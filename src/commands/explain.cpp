@@ -305,11 +305,10 @@ std::vector<std::string> nearest_names(std::string_view target,
 
 // ---- explain ------------------------------------------------------------------------------------
 
-ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner) {
+ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner, SourceLines& lines) {
     ExplainKernel k;
     k.dir = dir.path;
     k.kernel = dir.kernel;
-    SourceLines lines;
     k.ops.reserve(dir.files.size());
     for (const auto& file : dir.files) {
         ScanResult scan = scanner.scan_file(file);
@@ -333,8 +332,8 @@ ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner) {
     return k;
 }
 
-void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces) {
-    SourceLines lines;
+void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces,
+                          SourceLines& lines) {
     kernel.stack_traces.clear();
     for (const auto& trace : traces) {
         ExplainTrace t;

@@ -3,7 +3,6 @@
 #include "profile/saturating.hpp"
 #include "profile/utilization_rows.hpp"
 #include "sdscprov/core/path.hpp"
-#include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>
 
@@ -301,11 +300,7 @@ void Aggregation::rankings(ProfileReport& r) const {
             }
         }
     }
-    SourceLines texts;
     for (auto& [line, row] : lines) {
-        if (row.line) {
-            row.text = texts.line(HandleSource{line.file, line.line, 0, {}, {}});
-        }
         r.by_line.push_back(std::move(row));
     }
     for (auto& [op, row] : ops) {

@@ -330,7 +330,8 @@ bool same_problem(const Problem& a, const Problem& b) {
            a.severity == b.severity && a.code == b.code && a.message == b.message;
 }
 
-// Handles, diagnostics (by rank, then first event), problems (each once), sidecars and caches.
+// Handles, diagnostics (by rank, then first event), problems (each once), sidecars, caches and
+// the source files not read.
 void merge_lists(ProfileReport& out, const std::vector<ProfileReport>& reports) {
     std::map<std::string, DebugHandle> handles;
     std::map<std::string, std::size_t> rank_of;
@@ -350,6 +351,7 @@ void merge_lists(ProfileReport& out, const std::vector<ProfileReport>& reports) 
         }
         add_unique(out.sidecars, r.sidecars);
         add_unique(out.caches, r.caches);
+        out.source_text.merge(r.source_text);
     }
     for (auto& [id, h] : handles) {
         out.handles.push_back(std::move(h));

@@ -1,6 +1,7 @@
 #include "sdscprov/report/compare_printers.hpp"
 
 #include "core/json_out.hpp"
+#include "handle/source_text_json.hpp"
 #include "report/ci_encoding.hpp"
 #include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
@@ -141,6 +142,13 @@ std::int64_t total_change(const ProfileComparison& c) {
     return static_cast<std::int64_t>(c.new_run.ns) - static_cast<std::int64_t>(c.base_run.ns);
 }
 
+// What either run did not read of the source files.
+SourceTextNote source_text_of(const ProfileComparison& c) {
+    SourceTextNote note = c.base.source_text;
+    note.merge(c.now.source_text);
+    return note;
+}
+
 } // namespace
 
 std::string render_comparison_text(const ProfileComparison& c, const ProfileTextOptions& options) {
@@ -235,6 +243,7 @@ std::string render_comparison_json(const ProfileComparison& c) {
         }
         w.EndArray();
     }
+    json_out::source_text_member(w, source_text_of(c));
     w.EndObject();
     buffer.Put('\n');
     return {buffer.GetString(), buffer.GetSize()};
@@ -362,7 +371,7 @@ std::string render_comparison(ReportFormat format, const ComparisonPrinterOption
     case ReportFormat::folded:
         return render_comparison_folded(run.comparison);
     case ReportFormat::html:
-        return render_comparison_html(run.comparison);
+        return render_comparison_html(run.comparison, options.source_text);
     case ReportFormat::junit:
     case ReportFormat::github:
     case ReportFormat::sarif:

@@ -1,6 +1,7 @@
 #include "sdscprov/report/explain_printers.hpp"
 
 #include "handle/handle_json.hpp"
+#include "handle/source_text_json.hpp"
 #include "report/op_json.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/html.hpp"
@@ -60,6 +61,13 @@ public:
         for (const auto& op : k.ops) {
             out_ << '\n';
             op_block(k, op);
+        }
+    }
+
+    // What was not read of the source files, once, after the kernels.
+    void note(const SourceTextNote& note) {
+        for (const auto& sentence : source_text_sentences(note)) {
+            out_ << paint(dim, printable(sentence)) << '\n';
         }
     }
 
@@ -305,7 +313,7 @@ private:
 } // namespace
 
 void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& kernels,
-                        const std::vector<Problem>& problems) {
+                        const std::vector<Problem>& problems, const SourceTextNote& source_text) {
     rapidjson::StringBuffer buffer;
     JsonExplainer::Writer writer(buffer);
     writer.SetIndent(' ', 2);
@@ -325,6 +333,7 @@ void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& ker
         json.problem(p);
     }
     writer.EndArray();
+    json_out::source_text_member(writer, source_text);
     writer.EndObject();
     buffer.Put('\n');
     out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
@@ -347,7 +356,12 @@ public:
         }
         text_.kernel(k);
     }
-    void end(const ExplainEnd&) override {}
+    void end(const ExplainEnd& run) override {
+        if (printed_ > 0 && !source_text_sentences(run.source_text).empty()) {
+            out_ << '\n';
+        }
+        text_.note(run.source_text);
+    }
 
 private:
     std::ostream& out_;
@@ -358,29 +372,31 @@ private:
 // json and html: the kernels kept, the document written at the end.
 class ExplainDocument final : public Printer<ExplainKernel, ExplainEnd> {
 public:
-    ExplainDocument(bool html, std::ostream& out) : html_(html), out_(out) {}
+    ExplainDocument(bool html, std::ostream& out, const SourceTextOptions& source_text)
+        : html_(html), out_(out), source_text_(source_text) {}
     void item(const ExplainKernel& k) override { kernels_.push_back(k); }
     void end(const ExplainEnd& run) override {
         if (html_) {
-            print_explain_html(out_, kernels_, run.problems);
+            print_explain_html(out_, kernels_, run.problems, source_text_);
         } else {
-            print_explain_json(out_, kernels_, run.problems);
+            print_explain_json(out_, kernels_, run.problems, run.source_text);
         }
     }
 
 private:
     bool html_;
     std::ostream& out_;
+    const SourceTextOptions& source_text_;
     std::vector<ExplainKernel> kernels_;
 };
 
 } // namespace
 
-std::unique_ptr<Printer<ExplainKernel, ExplainEnd>> make_explain_printer(ReportFormat format,
-                                                                         std::ostream& out,
-                                                                         bool color) {
+std::unique_ptr<Printer<ExplainKernel, ExplainEnd>>
+make_explain_printer(ReportFormat format, std::ostream& out, bool color,
+                     const SourceTextOptions& source_text) {
     if (format == ReportFormat::json || format == ReportFormat::html) {
-        return std::make_unique<ExplainDocument>(format == ReportFormat::html, out);
+        return std::make_unique<ExplainDocument>(format == ReportFormat::html, out, source_text);
     }
     return std::make_unique<ExplainText>(out, color);
 }

@@ -67,7 +67,7 @@ class HtmlPrinter final : public ReportPrinter {
 public:
     HtmlPrinter(std::ostream& out, PrinterOptions options)
         : out_(out), options_(std::move(options)),
-          model_(options_.command, "sdscprov " + options_.command) {}
+          model_(options_.command, "sdscprov " + options_.command, options_.source_text) {}
 
     void kernel(const KernelReport& k) override {
         // A kernel is a kernel name, a directory without one a kernel of its own (docs/formats.md).
@@ -244,8 +244,9 @@ std::unique_ptr<ReportPrinter> make_html_printer(std::ostream& out, PrinterOptio
 }
 
 void print_explain_html(std::ostream& out, const std::vector<ExplainKernel>& kernels,
-                        const std::vector<Problem>& problems) {
-    HtmlModel model("explain", "sdscprov explain");
+                        const std::vector<Problem>& problems,
+                        const SourceTextOptions& source_text) {
+    HtmlModel model("explain", "sdscprov explain", source_text);
     HandleBar all;
     std::uint64_t files = 0;
     for (const auto& k : kernels) {

@@ -136,8 +136,9 @@ void problems(HtmlModel& model, const ProfileReport& run) {
 
 } // namespace
 
-std::string render_comparison_html(const ProfileComparison& c) {
-    HtmlModel model("profile", "sdscprov profile --baseline");
+std::string render_comparison_html(const ProfileComparison& c,
+                                   const SourceTextOptions& source_text) {
+    HtmlModel model("profile", "sdscprov profile --baseline", source_text);
     summaries(model, c);
     model.profile_totals(c.now.coverage, c.now.bundles.size());
     model.baseline_totals(c);

@@ -4,6 +4,7 @@
 #include "core/json_out.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
+#include <algorithm>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -33,9 +34,6 @@ struct JsonArray {
         return {buffer.GetString(), buffer.GetSize()};
     }
 };
-
-// Source files longer than this show their first lines and the lines handles name past them.
-constexpr std::int64_t max_shown_lines = 20000;
 
 // `name`: [[line, ns]] of one source file's heat.
 void heat_json(Writer& w, std::string_view name, const std::map<std::int64_t, std::uint64_t>& ns) {
@@ -67,8 +65,8 @@ struct HtmlModel::Buffers {
     std::size_t op_count = 0;
 };
 
-HtmlModel::HtmlModel(std::string command, std::string title)
-    : title_(std::move(title)), b_(std::make_unique<Buffers>()) {
+HtmlModel::HtmlModel(std::string command, std::string title, const SourceTextOptions& source_text)
+    : title_(std::move(title)), source_text_(source_text), b_(std::make_unique<Buffers>()) {
     b_->command = std::move(command);
 }
 
@@ -468,36 +466,33 @@ void HtmlModel::change_ranking(std::string_view id, std::string_view title, std:
     w.EndObject();
 }
 
-std::string HtmlModel::sources_json() const {
+std::string HtmlModel::sources_json(SourceTextNote& note) const {
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     w.StartArray();
-    SourceLines text;
+    SourceLines text(source_text_);
+    std::vector<std::int64_t> window;
     for (std::size_t i = 0; i < sources_.size(); ++i) {
         w.StartObject();
         json_out::member(w, "path", sources_[i]);
+        // [line, text | null]: the lines handles name, each with the lines around it when the
+        // file is read (windows that meet are one); a line past the file's end is null.
         json_out::key(w, "lines");
         w.StartArray();
-        auto line = [&](std::int64_t n) {
-            return text.line(HandleSource{sources_[i], n, 0, std::nullopt, std::nullopt});
-        };
-        std::int64_t shown = 0;
-        if (line(1)) { // readable: its lines, every one up to max_shown_lines
-            for (std::int64_t n = 1; n <= max_shown_lines; ++n) {
-                auto t = line(n);
-                if (!t) {
-                    break;
-                }
-                w.StartArray();
-                w.Int64(n);
-                json_out::string(w, *t);
-                w.EndArray();
-                shown = n;
+        window.clear();
+        for (auto n : source_lines_[i]) {
+            if (n < 1) {
+                continue; // no such line
+            }
+            std::int64_t from = std::max<std::int64_t>(
+                {n - source_window_lines, window.empty() ? 1 : window.back() + 1, 1});
+            for (std::int64_t k = from; k <= n + source_window_lines; ++k) {
+                window.push_back(k);
             }
         }
-        for (auto n : source_lines_[i]) {
-            if (n > shown) {
-                auto t = shown > 0 ? line(n) : std::nullopt;
+        for (auto n : window) {
+            auto t = text.line(sources_[i], n);
+            if (t || source_lines_[i].count(n) > 0) {
                 w.StartArray();
                 w.Int64(n);
                 json_out::optional_string(w, t);
@@ -515,6 +510,7 @@ std::string HtmlModel::sources_json() const {
         w.EndObject();
     }
     w.EndArray();
+    note = text.note();
     return {buffer.GetString(), buffer.GetSize()};
 }
 
@@ -539,7 +535,13 @@ std::string HtmlModel::json() {
     member("coverage", b_->coverage);
     member("kernels", b_->kernels.close());
     member("ops", b_->ops.close());
-    member("sources", sources_json());
+    SourceTextNote note;
+    member("sources", sources_json(note));
+    // What was not read of the source files, and why: the sentences of the text reports.
+    rapidjson::StringBuffer said;
+    Writer n(said);
+    json_out::strings(n, source_text_sentences(note));
+    member("srcnote", {said.GetString(), said.GetSize()});
     member("problems", b_->problems.close());
     member("verdict", b_->verdict);
     member("profile", b_->profile);

@@ -7,6 +7,7 @@
 
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/profile/compare.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/report/report.hpp"
@@ -76,7 +77,8 @@ struct HtmlChangeRow {
 
 class HtmlModel {
 public:
-    HtmlModel(std::string command, std::string title);
+    // The page's source lines are read under `source_text` (held by reference).
+    HtmlModel(std::string command, std::string title, const SourceTextOptions& source_text);
     ~HtmlModel();
     HtmlModel(const HtmlModel&) = delete;
     HtmlModel& operator=(const HtmlModel&) = delete;
@@ -115,15 +117,17 @@ public:
     // run's); the page's heat by change is the difference.
     void line_base(const std::string& file, std::int64_t line, std::uint64_t ns);
 
-    // The page's data: the source files' lines are read here (text when readable on this
-    // machine, else the line numbers the handles name).
+    // The page's data: the source files' lines are read here (each line a handle names, with
+    // source_window_lines around it when the source-text rule lets the file be read, else the
+    // line alone), and what was not read is said once.
     std::string json();
 
 private:
     struct Buffers;
     std::size_t source_index(const std::string& file);
-    std::string sources_json() const;
+    std::string sources_json(SourceTextNote& note) const;
     std::string title_;
+    const SourceTextOptions& source_text_;
     std::unique_ptr<Buffers> b_;
     std::map<std::string, std::size_t> source_ids_;
     std::vector<std::string> sources_;                        // by index

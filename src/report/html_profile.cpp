@@ -55,8 +55,8 @@ std::vector<HtmlOp> profile_bundle_ops(const ProfileBundle& b,
     return ops;
 }
 
-std::string render_profile_html(const ProfileReport& report) {
-    HtmlModel model("profile", "sdscprov profile");
+std::string render_profile_html(const ProfileReport& report, const SourceTextOptions& source_text) {
+    HtmlModel model("profile", "sdscprov profile", source_text);
     return profile_page(model, report);
 }
 

@@ -32,6 +32,21 @@ inline std::string folded_stack(const ProfileBundle& b) {
            folded_frame(b.label);
 }
 
+// ---- the source-text note -----------------------------------------------------------------------
+
+// After the tables: a blank line, then what was not read of the source files and why, one dim
+// line each (nothing when every file was read).
+inline std::string source_text_lines(const SourceTextNote& note, bool color) {
+    std::string out;
+    for (const auto& sentence : source_text_sentences(note)) {
+        if (out.empty()) {
+            out += '\n';
+        }
+        out += color ? "\x1b[2m" + printable(sentence) + "\x1b[0m\n" : printable(sentence) + '\n';
+    }
+    return out;
+}
+
 // ---- numbers ------------------------------------------------------------------------------------
 
 inline std::string thousands(std::uint64_t n) {

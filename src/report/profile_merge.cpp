@@ -330,6 +330,25 @@ void read_findings(ReportJson& j, dom::element doc, ProfileReport& r) {
     }
 }
 
+// What the report did not read of the source files (none said in a report written before the
+// member was).
+void read_source_text(ReportJson& j, dom::element doc, ProfileReport& r) {
+    if (!j.has(doc, "source_text")) {
+        return;
+    }
+    auto note = j.at(doc, "source_text");
+    r.source_text.read = j.boolean(note, "read");
+    for (auto item : j.array(note, "not_shown")) {
+        std::string file = j.str(item, "file");
+        r.source_text.not_shown.emplace(
+            std::move(file),
+            j.named<SourceRefusal>(item, "reason", static_cast<int>(source_refusal_count)));
+    }
+    for (auto& prefix : j.strings(note, "unreadable_prefixes")) {
+        r.source_text.unreadable_prefixes.insert(std::move(prefix));
+    }
+}
+
 } // namespace
 
 bool is_profile_report(std::string_view json) {
@@ -372,6 +391,7 @@ std::optional<ProfileReport> read_report(const std::string& source, dom::element
         r.bundles.push_back(read_bundle(j, b));
     }
     read_findings(j, doc, r);
+    read_source_text(j, doc, r);
     if (!j.error.empty()) {
         error = quote_path(source) + ": not a profile report this sdscprov wrote: " + j.error;
         return std::nullopt;

@@ -1,6 +1,7 @@
 #include "sdscprov/report/profile_printers.hpp"
 
 #include "handle/handle_json.hpp"
+#include "handle/source_text_json.hpp"
 #include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
 #include "report/utilization_printers.hpp"
@@ -53,6 +54,11 @@ public:
                     r_, o_.top, width_, o_.order == ProfileOrder::lost, o_.color);
                 break;
             }
+        }
+        // Under the tables that show line texts (the rank and compared tables show none).
+        if (std::find(o_.rankings.begin(), o_.rankings.end(), ProfileRanking::line) !=
+            o_.rankings.end()) {
+            out_ += source_text_lines(r_.source_text, o_.color);
         }
         return std::move(out_);
     }
@@ -510,6 +516,7 @@ std::string render_profile_json(const ProfileReport& r) {
 
     bundles_json(w, r.bundles);
     findings_json(w, r);
+    json_out::source_text_member(w, r.source_text);
     w.EndObject();
     buffer.Put('\n');
     return {buffer.GetString(), buffer.GetSize()};
@@ -550,7 +557,8 @@ std::string render_profile(ReportFormat format, const ProfilePrinterOptions& opt
     case ReportFormat::folded:
         return render_profile_folded(report, options.value);
     case ReportFormat::html:
-        return ranks ? render_ranks_html(report) : render_profile_html(report);
+        return ranks ? render_ranks_html(report, options.source_text)
+                     : render_profile_html(report, options.source_text);
     default:
         return ranks ? render_ranks_text(report, options.text)
                      : render_profile_text(report, options.text);

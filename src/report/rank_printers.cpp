@@ -218,11 +218,11 @@ std::string rank_words(const ProfileReport& r, std::size_t i) {
 
 } // namespace
 
-std::string render_ranks_html(const ProfileReport& report) {
+std::string render_ranks_html(const ProfileReport& report, const SourceTextOptions& source_text) {
     if (report.ranks.empty()) {
-        return render_profile_html(report);
+        return render_profile_html(report, source_text);
     }
-    HtmlModel model("profile", "sdscprov profile");
+    HtmlModel model("profile", "sdscprov profile", source_text);
     RankSpread total = rank_spread(rank_totals(report));
     std::string slowest = rank_words(report, total.slowest) + ", " + milliseconds(total.max_ns) +
                           " ms of device time, " + ratio_text(total.ratio) + " the fastest (" +

@@ -58,7 +58,8 @@ def test_text_shows_the_source_line_when_the_source_is_readable():
         line_end = text.index(",", line_at)
         text = text[:start] + source + text[end:line_at] + "5" + text[line_end:]
         open(path, "w").write(text)
-        rc, out, _ = run("explain", "--color", "never", path, check_rc=0)
+        # From the model's directory, as a user runs it (the current directory is a source root).
+        rc, out, _ = run("explain", "--color", "never", path, check_rc=0, cwd=tmp)
         assert f"{source}:5" in out, out
         assert "return self.fc1(x)" in out, out
 

@@ -247,7 +247,9 @@ def check_model_page(b, page, tmp, model, order):
     assert text['18'] == '        x = self.fc1(x)  # </script><b id="bold">b</b> & "q" <!--', text.get('18')
     assert text['19'] == '        x = torch.relu(x)  # \u2028 \u2029 separators', text.get('19')
     assert text['20'] == '        x = self.fc2(x)  # invalid \ufffd byte', text.get('20')
-    assert text['1'] == '# line 1' and len(text) >= 30, f'{page}: the whole file is not shown'
+    # The lines the handles name (18-20) with 10 around each: lines 8 to 30, not the whole file.
+    assert sorted(map(int, text)) == list(range(8, 31)) and text['8'] == '# line 8', \
+        f'{page}: not the window around lines 18-20: {sorted(map(int, text))}'
     expected = {n: sorted(k for k in DEMO_KERNELS if n in lines_on_disk(os.path.join(tmp, k), model))
                 for n in (18, 19, 20)}
     for n, kernels in expected.items():

@@ -1,7 +1,8 @@
 // Explain (`sdscprov explain TARGET`): one kernel's provenance, op by op, for a person looking at a
 // kernel that stalled in the profiler. Everything shown comes from the SDSC files' own
 // `debug_handle_`, plus the text of the model source line a handle points at
-// when that file is readable on this machine. docs/explain.md describes the output.
+// when the source-text rule lets it be read (source_text.hpp). docs/explain.md describes the
+// output.
 #pragma once
 
 #include "sdscprov/core/problem.hpp"
@@ -30,8 +31,8 @@ struct ExplainOp {
     HandleState handle_state = HandleState::absent;
     std::optional<DebugHandle> handle; // when populated
     // The text of line handle->source->start_line (1-based) of handle->source->file, without its
-    // line end; nullopt when the handle has no source or the file cannot be read (missing, not a
-    // regular file, over max_source_file_size, no such line). Invalid UTF-8 is replaced by U+FFFD.
+    // line end; nullopt when the handle has no source, there is no such line or the file is not
+    // read (source_text.hpp: the report's note says why). Invalid UTF-8 is replaced by U+FFFD.
     std::optional<std::string> source_line_text;
     // The same for each constituent, parallel to handle->fused_from (empty without a handle).
     std::vector<std::optional<std::string>> fused_source_line_texts;
@@ -89,12 +90,14 @@ std::vector<std::string> nearest_names(std::string_view target,
                                        const std::vector<std::string>& names,
                                        std::size_t count = 5);
 
-// Scans every file of `dir` and reads the source lines its handles point at (each source file is
-// read at most once per call).
-ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner);
+// Scans every file of `dir` and reads the source lines its handles point at through `lines` (one
+// for the whole report: each source file is read at most once, and its note says once what was
+// not read).
+ExplainKernel explain_kernel(const KernelDir& dir, Scanner& scanner, SourceLines& lines);
 
 // Sets `kernel.stack_traces` from the mappings' stack traces of the kernel, each with its source
-// line and that line's text.
-void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces);
+// line and that line's text (through `lines`).
+void explain_stack_traces(ExplainKernel& kernel, const std::vector<std::string>& traces,
+                          SourceLines& lines);
 
 } // namespace sdscprov

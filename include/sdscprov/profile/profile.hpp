@@ -16,6 +16,7 @@
 
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/profile/handle_index.hpp"
 #include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/trace.hpp"
@@ -123,7 +124,7 @@ struct ProfileBundle {
 struct ProfileRow {
     std::string label;               // "file:line", an ATen op, a bundle's label, or "[...]"
     std::optional<SourceLine> line;  // by line, unless a "[...]" row
-    std::optional<std::string> text; // the source line's text, when readable here
+    std::optional<std::string> text; // the source line's text, when read (read_line_texts)
     DeviceTime time;
     std::vector<std::uint32_t> bundles; // indexes into ProfileReport::bundles
     std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
@@ -189,7 +190,12 @@ struct ProfileReport {
     std::vector<DebugHandle> handles;  // the bundles' direct handles (fused_from nested), by id
     std::vector<Problem> diagnostics; // of the event codes, by first event
     std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
+    SourceTextNote source_text;                 // what read_line_texts did not read, and why
 };
+
+// The text of every source line row (by_line) read under `source_text` (source_text.hpp), and
+// what was not read, and why, in report.source_text.
+void read_line_texts(ProfileReport& report, const SourceTextOptions& source_text);
 
 // ---- pairing and aggregation --------------------------------------------------------------------
 
@@ -227,7 +233,8 @@ public:
     // (or was annotated before).
     const ProfileBundle* annotated_bundle() const;
 
-    // The report, once the whole trace was read: rankings sorted, source line texts read.
+    // The report, once the whole trace was read: rankings sorted (the rows' texts are left to
+    // read_line_texts).
     ProfileReport finish(const TraceReadResult& read);
 
     // The rules finish() applies, for reports made of others (profile/ranks.hpp): a bundle's

@@ -45,7 +45,8 @@ struct GatedComparison {
 
 struct ComparisonPrinterOptions {
     ProfileTextOptions text;
-    std::string trace; // the new trace: where a finding without a source line points
+    std::string trace;             // the new trace: where a finding without a source line points
+    SourceTextOptions source_text; // html: the page's source lines are read under it
 };
 
 // The comparison's printers: text, json, folded, html, and the findings as junit, github or

@@ -16,18 +16,24 @@ namespace sdscprov {
 // `color`.
 void print_explain_text(std::ostream& out, const std::vector<ExplainKernel>& kernels, bool color);
 
-// {"sdscprov_explain": 1, "kernels": [...], "problems": [...]} (docs/explain.md). `problems` are
-// the ones about the target itself (resolution); each op carries its own.
+// {"sdscprov_explain": 1, "kernels": [...], "problems": [...], "source_text": {...}}
+// (docs/explain.md). `problems` are the ones about the target itself (resolution); each op
+// carries its own. `source_text`: what was not read of the source files, and why.
 void print_explain_json(std::ostream& out, const std::vector<ExplainKernel>& kernels,
-                        const std::vector<Problem>& problems = {});
+                        const std::vector<Problem>& problems = {},
+                        const SourceTextNote& source_text = {});
 
-// explain's end: the problems about the target itself (resolution).
+// explain's end: the problems about the target itself (resolution), and what the kernels'
+// source lines did not read (the text report says it after the kernels, JSON in `source_text`).
 struct ExplainEnd {
     const std::vector<Problem>& problems;
+    const SourceTextNote& source_text;
 };
 
-// explain's printers: text (the kernels as they come), json and html (written at the end).
+// explain's printers: text (the kernels as they come), json and html (written at the end; the
+// page reads its source windows under `source_text`).
 std::unique_ptr<Printer<ExplainKernel, ExplainEnd>>
-make_explain_printer(ReportFormat format, std::ostream& out, bool color);
+make_explain_printer(ReportFormat format, std::ostream& out, bool color,
+                     const SourceTextOptions& source_text);
 
 } // namespace sdscprov

@@ -31,23 +31,29 @@ std::string json_for_script(std::string_view json);
 // Text made safe as HTML element content or a quoted attribute value (& < > " ').
 std::string html_escape(std::string_view text);
 
+// Every page reads the source lines it shows under `source_text` (source_text.hpp: the default
+// allows no root, so reads nothing).
+//
 // The page: `title` in <title>, `data_json` (the page's data, see src/report/html.cpp) embedded
 // with json_for_script, and the page's stylesheet and script.
 void write_html_page(std::ostream& out, std::string_view title, std::string_view data_json);
 
 // explain --format html: the kernels explain resolved, with `problems` about the target.
 void print_explain_html(std::ostream& out, const std::vector<ExplainKernel>& kernels,
-                        const std::vector<Problem>& problems = {});
+                        const std::vector<Problem>& problems = {},
+                        const SourceTextOptions& source_text = {});
 
 // profile --format html: the bundles as kernels, with their device time and stages, and the
 // device time of each source line as a heat.
-std::string render_profile_html(const ProfileReport& report);
+std::string render_profile_html(const ProfileReport& report,
+                                const SourceTextOptions& source_text = {});
 
 // profile --baseline --format html: both runs (the header gives both totals and the change), the
 // compared rankings in the comparison's order with each row's base and new time and the change,
 // the bundles of either run as the kernels, and a heat by change (growth and shrink of each
 // source line) beside the heat of the new run's device time.
-std::string render_comparison_html(const ProfileComparison& comparison);
+std::string render_comparison_html(const ProfileComparison& comparison,
+                                   const SourceTextOptions& source_text = {});
 
 // scan, annotate (the state after the run) and check: make_printer(ReportFormat::html, ...)
 // gives the printer, which holds each kernel's files and handles until finish() writes the page.

@@ -62,6 +62,7 @@ std::string render_profile_folded(const ProfileReport& report,
 struct ProfilePrinterOptions {
     ProfileTextOptions text;
     FoldedValue value = FoldedValue::time; // folded
+    SourceTextOptions source_text;         // html: the page's source lines are read under it
 };
 
 // profile's printers: text, json, folded and html of the report, which comes whole at the end

@@ -18,6 +18,7 @@ inline constexpr std::size_t rank_columns_max = 8;
 std::string render_ranks_text(const ProfileReport& report, const ProfileTextOptions& options);
 // The HTML page of several traces: profile's page, the straggler line and the slowest rank named
 // under its title.
-std::string render_ranks_html(const ProfileReport& report);
+std::string render_ranks_html(const ProfileReport& report,
+                              const SourceTextOptions& source_text = {});
 
 } // namespace sdscprov

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sdscprov/commands/results.hpp"
+#include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/printer.hpp"
 
 #include <cstdint>
@@ -31,6 +32,8 @@ struct PrinterOptions {
     // width every line fits in.
     bool all = false;
     std::size_t width = 100;
+    // html: the source lines the page shows are read under this rule (the default reads none).
+    SourceTextOptions source_text;
 };
 
 // The end of a run over kernel directories: its totals and every problem (file problems

@@ -517,12 +517,19 @@
     select.append(o);
   }
   if (!S.length) select.append(el('option', '', 'no source file is named by a handle'));
+  // What was not read of the source files, and why (once for the page, as the text reports say it).
+  if (D.srcnote && D.srcnote.length) {
+    $('source-note').textContent = D.srcnote.join('\n');
+    $('source-note').hidden = false;
+  }
   let current = S.length ? sourceOrder[0] : -1;
   const lineList = VList($('line-list'), (i) => {
     const [n, text] = S[current].lines[i];
     const key = current + ':' + n;
     const ks = lineKernels.get(key), ranked = lineRank.get(key);
-    const e = el('div', 'row line-row' + (ks || ranked ? ' has' : '') + (hlLines.has(key) ? ' hl' : ''));
+    // A line after lines left out (the page holds a window around each line named): a gap.
+    const gap = i > 0 && S[current].lines[i - 1][0] !== n - 1;
+    const e = el('div', 'row line-row' + (ks || ranked ? ' has' : '') + (hlLines.has(key) ? ' hl' : '') + (gap ? ' gap' : ''));
     e.dataset.line = n;
     e.append(el('span', 'ln', n));
     const ns = heat[current].get(n) || 0;

@@ -83,13 +83,18 @@ std::vector<KernelDir> resolve(const std::string& target, const std::vector<std:
     return resolve_explain_target(target, roots, problems);
 }
 
+// The kernel `target` names, its source lines read under the system's temporary directory (the
+// fixtures' sources are there).
 ExplainKernel explain_one(const std::string& target) {
     std::vector<Problem> problems;
     auto dirs = resolve(target, {}, problems);
     REQUIRE(problems.empty());
     REQUIRE(dirs.size() == 1);
     Scanner scanner;
-    return explain_kernel(dirs[0], scanner);
+    SourceTextOptions rule;
+    rule.roots = {std::filesystem::temp_directory_path().string()};
+    SourceLines lines(rule);
+    return explain_kernel(dirs[0], scanner, lines);
 }
 
 } // namespace

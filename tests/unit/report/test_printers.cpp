@@ -147,11 +147,12 @@ TEST_CASE("printers: explain's printers give what its print functions give") {
             print_explain_json(expected, kernels, problems);
         }
         std::ostringstream out;
-        auto printer = make_explain_printer(format, out, false);
+        SourceTextOptions source_text;
+        auto printer = make_explain_printer(format, out, false, source_text);
         for (const auto& k : kernels) {
             printer->item(k);
         }
-        printer->end({problems});
+        printer->end({problems, {}});
         CHECK(out.str() == expected.str());
     }
 }
