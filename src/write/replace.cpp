@@ -15,7 +15,6 @@
 #include <linux/fs.h>
 #include <map>
 #include <mutex>
-#include <pthread.h>
 #include <set>
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -384,21 +383,21 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
         const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
         int fd = -1;
         int err = 0;
-        {
-            detail::CreationWindow window;
-            if (window.interrupted()) {
-                return refuse("interrupted by a signal");
-            }
-            pending.registration_ = dir_fd >= 0 ? detail::register_temp(name, dir_fd)
-                                                : detail::register_temp(pending.temp.c_str(), -1);
-            fd = dir_fd >= 0 ? ::openat(dir_fd, name, flags, mode)
-                             : ::open(pending.temp.c_str(), flags, mode);
-            err = errno;
-            if (fd >= 0) {
-                pending.fd_ = fd;
-                if (dir_fd >= 0) {
-                    pending.directory_ = directory;
-                }
+        detail::SignalSlot* slot = dir_fd >= 0
+                                       ? detail::begin_temp_creation(name, dir_fd)
+                                       : detail::begin_temp_creation(pending.temp.c_str(), -1);
+        if (slot == nullptr) {
+            return refuse("interrupted by a signal");
+        }
+        pending.registration_ = slot;
+        fd = dir_fd >= 0 ? ::openat(dir_fd, name, flags, mode)
+                         : ::open(pending.temp.c_str(), flags, mode);
+        err = errno;
+        detail::end_temp_creation(slot);
+        if (fd >= 0) {
+            pending.fd_ = fd;
+            if (dir_fd >= 0) {
+                pending.directory_ = directory;
             }
         }
         if (fd < 0) {
