@@ -329,11 +329,28 @@ void PendingReplace::release() {
 
 // ---- Directories held open ---------------------------------------------------------------------
 
+namespace {
+
+// Why no file of the directory `fd` can be replaced: marked append-only or immutable.
+std::string unreplaceable_in(int fd) {
+    int flags = 0;
+    if (fd < 0 || ::ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0 ||
+        (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) == 0) {
+        return {};
+    }
+    return std::string("its directory is ") +
+           ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)" : "append-only (chattr +a)") +
+           ": a file there cannot be replaced, not written";
+}
+
+} // namespace
+
 OpenDirectory::OpenDirectory(std::string parent)
     : path(std::move(parent)), fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
 
 OpenDirectory::OpenDirectory(std::string parent, HeldDirectory directory)
-    : path(std::move(parent)), held(std::move(directory)), fd(held ? held->get() : -1) {}
+    : path(std::move(parent)), held(std::move(directory)), fd(held ? held->get() : -1),
+      unreplaceable(unreplaceable_in(fd)) {}
 
 OpenDirectory::~OpenDirectory() {
     if (fd >= 0 && !held) {
@@ -453,19 +470,14 @@ std::string not_replaceable(const std::string& path, mode_t mode, const TempSour
     if (!(source.fd >= 0 ? fd_xattrs(source.fd, xattrs) : path_xattrs(path, xattrs))) {
         return "cannot read its extended attributes: " + errno_text();
     }
-    // A directory (or file) marked append-only or immutable lets a temporary be created but
-    // neither renamed over the file nor removed: refused before anything is made there.
-    if (source.directory) {
-        int flags = 0;
-        if (::ioctl(source.directory->get(), FS_IOC_GETFLAGS, &flags) == 0 &&
-            (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0) {
-            return std::string("its directory is ") +
-                   ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)"
-                                                   : "append-only (chattr +a)") +
-                   ": a file there cannot be replaced, not written";
-        }
+    // A directory marked append-only or immutable lets a temporary be created but neither
+    // renamed over the file nor removed: refused before anything is made there. Asked once per
+    // directory held open for the temporaries (a kernel's), not per file.
+    if (source.directories != nullptr) {
+        return source.directories->of(parent_dir(path), source.directory)->unreplaceable;
     }
-    return {};
+    return source.directory ? OpenDirectory(parent_dir(path), source.directory).unreplaceable
+                            : std::string();
 }
 
 // "<what>: <errno's text><tail>"

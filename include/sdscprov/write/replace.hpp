@@ -49,6 +49,10 @@ struct OpenDirectory {
     const std::string path;
     const HeldDirectory held; // kept open as long as this is
     const int fd;
+    // Why no file in it can be replaced (marked append-only or immutable, chattr +a or +i), asked
+    // once when it is opened; empty when one can be, or when that cannot be asked (it was opened
+    // by path, O_PATH). A directory marked meanwhile refuses the rename, which says so.
+    const std::string unreplaceable;
 };
 
 // The directory of the temporaries created last, for a writer that writes the files of one
