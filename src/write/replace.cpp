@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <map>
@@ -80,21 +81,29 @@ std::string run_token() {
     return std::string(text, 16);
 }
 
-// Process facts read once: they cost a system call each and never change while we run. Every
-// temporary stays open (it holds its lock) until its rename, so the soft limit on open files is
-// raised to the hard one: a batch of a big kernel directory holds as many as it has files.
+// The soft limit on open files, raised to the hard one first: every temporary stays open (it
+// holds its lock) until its rename.
+std::size_t raised_files_limit() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+        return 1024; // the usual default
+    }
+    if (limit.rlim_cur != limit.rlim_max) {
+        rlimit raised = limit;
+        raised.rlim_cur = limit.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+            limit = raised;
+        }
+    }
+    return static_cast<std::size_t>(limit.rlim_cur); // RLIM_INFINITY: the largest
+}
+
+// Process facts read once: they cost a system call each and never change while we run.
 struct ProcessFacts {
     std::string boot = boot_tag();
     std::string run = run_token();
     uid_t euid = ::geteuid();
-    bool files_limit_raised = [] {
-        rlimit limit{};
-        if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == limit.rlim_max) {
-            return false;
-        }
-        limit.rlim_cur = limit.rlim_max;
-        return ::setrlimit(RLIMIT_NOFILE, &limit) == 0;
-    }();
+    std::size_t files_limit = raised_files_limit();
 };
 
 const ProcessFacts& process_facts() {
@@ -814,6 +823,23 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int d
     }
     ::close(fd);
     return TempFate::removed;
+}
+
+std::size_t open_files_limit() {
+    return process_facts().files_limit;
+}
+
+std::size_t open_files_in_use(std::size_t unknown) {
+    DIR* listing = ::opendir("/proc/self/fd");
+    if (listing == nullptr) {
+        return unknown;
+    }
+    std::size_t open = 0;
+    while (const struct dirent* entry = ::readdir(listing)) {
+        open += entry->d_name[0] != '.';
+    }
+    ::closedir(listing);
+    return open - std::min<std::size_t>(open, 1); // the listing's own
 }
 
 void ignore_file_size_signal() {

@@ -195,6 +195,16 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int d
 // without the temporaries. Call once, before any write; the handlers are async-signal-safe.
 void remove_temps_on_signals();
 
+// The most files this process may hold open (RLIMIT_NOFILE): its soft limit, raised once to the
+// hard one, since every temporary holds a descriptor (and its lock) until its rename. A writer of
+// many files holds no more temporaries at once than this leaves room for
+// (fit_writes_to_open_files(), commands/pending_writes.hpp).
+std::size_t open_files_limit();
+
+// How many descriptors this process holds open now (/proc/self/fd), or `unknown` when that cannot
+// be read.
+std::size_t open_files_in_use(std::size_t unknown);
+
 // A write past the process's file size limit (RLIMIT_FSIZE, `ulimit -f`) kills the process by
 // SIGXFSZ, a temporary left half-written. With the signal ignored the write fails with EFBIG
 // instead, an error like any other: every writer (annotate, strip, profile --annotate-trace)
