@@ -10,6 +10,7 @@ so that a slow moment of the machine hits every command alike, and the median is
   bench.py profile [--bytes B] [--runs R] [--py-runs P]              (scripts/bench-profile.sh)
   bench.py filesystems [--files N] [--runs R] [--jobs J] [--tmpfs DIR]
   bench.py cores [--runs R]                                          (what a second core adds)
+  bench.py builds [--files N] [--runs R] [--jobs J] --before BINARY ... (builds side by side)
 """
 import argparse
 import json
@@ -450,6 +451,41 @@ def bench_filesystems(args):
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+def bench_builds(args):
+    """annotate and strip (--durability none) and scan of this build and of other builds (--before,
+    repeatable: e.g. main's and the round's start), with cp -r, interleaved in one run; each
+    writing run starts from a fresh copy made untimed. Medians, each against cp -r."""
+    jobs = str(args.jobs)
+    pristine, origins = annotate_cache_of(args.files)
+    annotated = annotated_of(pristine, origins, jobs)
+    work, copy = pristine + ".work", pristine + ".copy"
+    builds = [("this build", SDSCPROV)] + [(b, b) for b in args.before]
+    commands = [("cp -r", ["cp", "-r", pristine, copy], lambda: shutil.rmtree(copy, ignore_errors=True))]
+    for name, binary in builds:
+        commands += [
+            ((name, "annotate --durability none"),
+             [binary, "annotate", "-q", "-j", jobs, "--durability", "none", "--origins", origins, work],
+             lambda: reset(pristine, work)),
+            ((name, "strip --durability none"), [binary, "strip", "-q", "-j", jobs, "--durability", "none", work],
+             lambda: reset(annotated, work)),
+            ((name, "scan"), [binary, "scan", "-q", "-j", jobs, annotated], None),
+        ]
+    result = interleave(commands, args.runs)
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(copy, ignore_errors=True)
+    cp = result["cp -r"][0]
+    print(f"builds side by side in {WORK} ({filesystem_of(WORK)}): {args.files} files, -j {jobs}, median of "
+          f"{args.runs} interleaved runs; cp -r {cp * 1000:,.0f} ms")
+    print("| command | " + " | ".join(f"{name} | x cp -r" for name, _ in builds) + " |")
+    print("|---|" + "---|---|" * len(builds))
+    for command in ("annotate --durability none", "strip --durability none", "scan"):
+        cells = []
+        for name, _ in builds:
+            t = result[(name, command)][0]
+            cells += [f"{t * 1000:,.0f} ms", f"{t / cp:.2f}x"]
+        print(f"| {command} | " + " | ".join(cells) + " |")
+
+
 def trace_of(size, gzip_too):
     """A generated trace of about `size` bytes with its cache and sidecar, made once and reused."""
     path = os.path.join(WORK, f"profile-{size}")
@@ -566,6 +602,11 @@ def main():
     filesystems.add_argument("--runs", type=int, default=5)
     filesystems.add_argument("--jobs", type=int, default=2)
     filesystems.add_argument("--tmpfs", default="/dev/shm", help="a directory on tmpfs")
+    builds = sub.add_parser("builds", help="annotate, strip and scan of this build and others, with cp -r")
+    builds.add_argument("--files", type=int, default=10000)
+    builds.add_argument("--runs", type=int, default=7)
+    builds.add_argument("--jobs", type=int, default=2)
+    builds.add_argument("--before", action="append", default=[], help="another build's sdscprov (repeatable)")
     cores = sub.add_parser("cores", help="what the machine's other cores add: a CPU-bound loop alone and on "
                                          "every core at once")
     cores.add_argument("--runs", type=int, default=5)
@@ -586,6 +627,8 @@ def main():
         bench_profile(args)
     elif args.what == "filesystems":
         bench_filesystems(args)
+    elif args.what == "builds":
+        bench_builds(args)
     elif args.what == "cores":
         bench_cores(args)
     else:

@@ -1,5 +1,6 @@
 // `sdscprov strip PATHS...`: every debug_handle_ set to null (or removed), no other byte touched.
 #include "commands.hpp"
+#include "sdscprov/commands/pending_writes.hpp"
 
 #include <iostream>
 
@@ -25,7 +26,7 @@ void add_strip_options(CLI::App& strip_command, StripCli& options) {
 
 // strip: the JSON report (--format json) or, in text, the diffs (--diff) and a summary.
 int run_strip(const StripCli& cli) {
-    const sdscprov::StripOptions& strip_options = cli.strip;
+    sdscprov::StripOptions strip_options = cli.strip;
     bool dry = strip_options.write.mode != sdscprov::WriteMode::write;
     bool json = cli.common.format == Format::json;
 
@@ -39,6 +40,9 @@ int run_strip(const StripCli& cli) {
                        : sdscprov::make_strip_printer(cli.common.format, std::cout, summary_out,
                                                       printer_options, strip_options.remove);
     auto options = pipeline_options(cli.common);
+    if (!dry) {
+        sdscprov::fit_writes_to_open_files(options, strip_options.write, cli.common.paths.size());
+    }
     Progress progress(dry ? "checked" : "stripped", json || strip_options.write.diff);
     auto result = sdscprov::run_pipeline(
         progress.counting(sdscprov::discover_source(cli.common.paths, options.discover)), options,

@@ -60,7 +60,7 @@ std::string verify(Scanner& scanner, const ScanResult& before, const std::string
 // stays as it is. The new bytes are assembled only for a diff or that full scan: otherwise they
 // go to the file as three pieces, the read buffer's head and tail around the edit's text.
 // An edit of nested handles (not `kept`) is always checked by the full scan: the splice check
-// proves edits of the op's own handle only.
+// proves edits of the op's own handle only. `outcome` becomes annotation.files' next one.
 void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings& settings,
                    const std::function<Splice()>& edit, HandleState expected,
                    const DebugHandle* handle, NestedAfter nested, FileOutcome& outcome,
@@ -129,7 +129,7 @@ void write_checked(Scanner& scanner, const ScanResult& scan, const WriteSettings
                         "names keep the old bytes, unless they are in the paths given too (each "
                         "is then written alike)"));
             }
-            add_pending(annotation, std::move(*pending));
+            add_pending(annotation, annotation.files.size(), std::move(*pending));
         } else {
             report.problems.push_back(std::move(problem));
         }
@@ -149,6 +149,17 @@ void check_stored_id(const ScanResult& scan, std::vector<Problem>& problems) {
         "the handle's id " + scan.handle->id +
             " is not the hash of its content (id version 2 gives " + handle_id_v2(*scan.handle) +
             "): its source or names may have been rewritten after the compile; left as it is"));
+}
+
+// Commits the kernel's temporaries once it holds as many as a worker may: a kernel of any width
+// stays under the open-files limit. Its files written so far are then new, the others still old,
+// until the next chunk or the batch's commit.
+void commit_when_full(KernelRewrite& annotation, std::vector<Problem>& problems,
+                      const WriteSettings& settings) {
+    if (pending_count(annotation) >= settings.held_temporaries) {
+        const CommitTarget kernel[] = {{annotation, problems}};
+        commit_pending(kernel, settings.durability);
+    }
 }
 
 // Whether strip (`remove`: strip --remove) would change the file: a handle of the op, or one
@@ -320,6 +331,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
                 directories);
         }
         annotation.files.push_back(std::move(outcome));
+        commit_when_full(annotation, report.problems, options_.write);
     }
     annotation.dry_run = options_.write.mode != WriteMode::write;
     report.rewrite = std::move(annotation);
@@ -334,31 +346,12 @@ void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& setting
     if (settings.mode != WriteMode::write) {
         return;
     }
-    std::vector<PendingReplace> all;
+    std::vector<CommitTarget> kernels;
+    kernels.reserve(batch.size());
     for (auto& k : batch) {
-        for (auto& p : take_pending(*k.rewrite)) {
-            all.push_back(std::move(p));
-        }
+        kernels.push_back({*k.rewrite, k.problems});
     }
-    auto problems = commit(all, settings.durability);
-    // Map results back to each kernel's files; problems go to the kernel holding the file.
-    std::size_t next = 0;
-    for (auto& k : batch) {
-        for (std::size_t i = 0; i < k.files.size(); ++i) {
-            auto& outcome = k.rewrite->files[i];
-            if (next < all.size() && all[next].path == k.files[i].file.path) {
-                outcome.written = all[next].done;
-                ++next;
-            }
-        }
-        for (const auto& p : problems) {
-            for (const auto& f : k.files) {
-                if (p.path == f.file.path) {
-                    k.problems.push_back(p);
-                }
-            }
-        }
-    }
+    commit_pending(kernels, settings.durability);
 }
 
 void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& options) {
@@ -403,6 +396,7 @@ void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& op
                 annotation, directories);
         }
         annotation.files.push_back(std::move(outcome));
+        commit_when_full(annotation, report.problems, options.write);
     }
     annotation.dry_run = options.write.mode != WriteMode::write;
     report.rewrite = std::move(annotation);

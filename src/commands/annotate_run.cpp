@@ -1,5 +1,6 @@
 #include "sdscprov/commands/annotate_run.hpp"
 
+#include "sdscprov/commands/pending_writes.hpp"
 #include "sdscprov/core/path.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 
@@ -176,7 +177,11 @@ AnnotateRunResult annotate(const AnnotateRunOptions& options,
         run_notes = kernel_without_dir_notes(sidecars.maps);
     }
     result.index = std::make_unique<OriginsIndex>(std::move(sidecars.maps));
-    Annotator annotator(*result.index, std::move(found.kernel_names), options.annotate,
+    AnnotateOptions annotate_options = options.annotate;
+    if (annotate_options.write.mode == WriteMode::write) {
+        fit_writes_to_open_files(pipeline, annotate_options.write, options.paths.size());
+    }
+    Annotator annotator(*result.index, std::move(found.kernel_names), annotate_options,
                         std::move(sidecars.upstream));
     PipelineResult run = run_pipeline(
         replay(found), pipeline,

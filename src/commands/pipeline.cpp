@@ -1,5 +1,6 @@
 #include "sdscprov/commands/pipeline.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -52,8 +53,9 @@ class Pipeline {
 public:
     Pipeline(const PipelineOptions& options, const KernelWork& work, const BatchWork& batch_work)
         : options_(options), work_(work), batch_work_(batch_work) {
-        jobs_ =
-            options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
+        jobs_ = worker_count(options);
+        batch_files_ = std::max<std::size_t>(1, options.batch_files);
+        batch_dirs_ = std::min(max_batch_dirs, batch_files_);
         queue_capacity_ = 8 + 2 * static_cast<std::size_t>(jobs_);
         window_ = 2 * queue_capacity_;
     }
@@ -88,8 +90,7 @@ public:
     }
 
 private:
-    static constexpr std::size_t batch_files = 64;
-    static constexpr std::size_t batch_dirs = 32;
+    static constexpr std::size_t max_batch_dirs = 32;
 
     void push(Batch&& batch) {
         std::unique_lock lock(mutex_);
@@ -107,13 +108,19 @@ private:
         try {
             stats = source(
                 [&](KernelDir&& dir) {
+                    // A directory that would take the batch past its files starts the next one:
+                    // a batch holds at most batch_files_ files, or one directory.
+                    if (!batch.dirs.empty() && batch.files + dir.files.size() > batch_files_) {
+                        push(std::move(batch));
+                        batch = Batch{};
+                    }
                     if (batch.dirs.empty()) {
                         batch.first_kernel = kernels_seen_;
                     }
                     ++kernels_seen_;
                     batch.files += dir.files.size();
                     batch.dirs.push_back(std::move(dir));
-                    if (batch.files >= batch_files || batch.dirs.size() >= batch_dirs) {
+                    if (batch.files >= batch_files_ || batch.dirs.size() >= batch_dirs_) {
                         push(std::move(batch));
                         batch = Batch{};
                     }
@@ -264,6 +271,8 @@ private:
     const KernelWork& work_;
     const BatchWork& batch_work_;
     unsigned jobs_ = 1;
+    std::size_t batch_files_ = 64;
+    std::size_t batch_dirs_ = max_batch_dirs;
     std::size_t queue_capacity_ = 0; // batches
     std::size_t window_ = 0;         // batches
 
@@ -284,6 +293,10 @@ private:
 };
 
 } // namespace
+
+unsigned worker_count(const PipelineOptions& options) {
+    return options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
+}
 
 KernelSource discover_source(const std::vector<std::string>& roots,
                              const DiscoverOptions& options) {

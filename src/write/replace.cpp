@@ -11,11 +11,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <map>
 #include <mutex>
-#include <pthread.h>
 #include <set>
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -81,21 +81,29 @@ std::string run_token() {
     return std::string(text, 16);
 }
 
-// Process facts read once: they cost a system call each and never change while we run. Every
-// temporary stays open (it holds its lock) until its rename, so the soft limit on open files is
-// raised to the hard one: a batch of a big kernel directory holds as many as it has files.
+// The soft limit on open files, raised to the hard one first: every temporary stays open (it
+// holds its lock) until its rename.
+std::size_t raised_files_limit() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+        return 1024; // the usual default
+    }
+    if (limit.rlim_cur != limit.rlim_max) {
+        rlimit raised = limit;
+        raised.rlim_cur = limit.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+            limit = raised;
+        }
+    }
+    return static_cast<std::size_t>(limit.rlim_cur); // RLIM_INFINITY: the largest
+}
+
+// Process facts read once: they cost a system call each and never change while we run.
 struct ProcessFacts {
     std::string boot = boot_tag();
     std::string run = run_token();
     uid_t euid = ::geteuid();
-    bool files_limit_raised = [] {
-        rlimit limit{};
-        if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == limit.rlim_max) {
-            return false;
-        }
-        limit.rlim_cur = limit.rlim_max;
-        return ::setrlimit(RLIMIT_NOFILE, &limit) == 0;
-    }();
+    std::size_t files_limit = raised_files_limit();
 };
 
 const ProcessFacts& process_facts() {
@@ -330,11 +338,28 @@ void PendingReplace::release() {
 
 // ---- Directories held open ---------------------------------------------------------------------
 
+namespace {
+
+// Why no file of the directory `fd` can be replaced: marked append-only or immutable.
+std::string unreplaceable_in(int fd) {
+    int flags = 0;
+    if (fd < 0 || ::ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0 ||
+        (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) == 0) {
+        return {};
+    }
+    return std::string("its directory is ") +
+           ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)" : "append-only (chattr +a)") +
+           ": a file there cannot be replaced, not written";
+}
+
+} // namespace
+
 OpenDirectory::OpenDirectory(std::string parent)
     : path(std::move(parent)), fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
 
 OpenDirectory::OpenDirectory(std::string parent, HeldDirectory directory)
-    : path(std::move(parent)), held(std::move(directory)), fd(held ? held->get() : -1) {}
+    : path(std::move(parent)), held(std::move(directory)), fd(held ? held->get() : -1),
+      unreplaceable(unreplaceable_in(fd)) {}
 
 OpenDirectory::~OpenDirectory() {
     if (fd >= 0 && !held) {
@@ -384,21 +409,21 @@ std::optional<PendingReplace> create_temp_beside(const std::string& path, Proble
         const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
         int fd = -1;
         int err = 0;
-        {
-            detail::CreationWindow window;
-            if (window.interrupted()) {
-                return refuse("interrupted by a signal");
-            }
-            pending.registration_ = dir_fd >= 0 ? detail::register_temp(name, dir_fd)
-                                                : detail::register_temp(pending.temp.c_str(), -1);
-            fd = dir_fd >= 0 ? ::openat(dir_fd, name, flags, mode)
-                             : ::open(pending.temp.c_str(), flags, mode);
-            err = errno;
-            if (fd >= 0) {
-                pending.fd_ = fd;
-                if (dir_fd >= 0) {
-                    pending.directory_ = directory;
-                }
+        detail::SignalSlot* slot = dir_fd >= 0
+                                       ? detail::begin_temp_creation(name, dir_fd)
+                                       : detail::begin_temp_creation(pending.temp.c_str(), -1);
+        if (slot == nullptr) {
+            return refuse("interrupted by a signal");
+        }
+        pending.registration_ = slot;
+        fd = dir_fd >= 0 ? ::openat(dir_fd, name, flags, mode)
+                         : ::open(pending.temp.c_str(), flags, mode);
+        err = errno;
+        detail::end_temp_creation(slot);
+        if (fd >= 0) {
+            pending.fd_ = fd;
+            if (dir_fd >= 0) {
+                pending.directory_ = directory;
             }
         }
         if (fd < 0) {
@@ -454,19 +479,14 @@ std::string not_replaceable(const std::string& path, mode_t mode, const TempSour
     if (!(source.fd >= 0 ? fd_xattrs(source.fd, xattrs) : path_xattrs(path, xattrs))) {
         return "cannot read its extended attributes: " + errno_text();
     }
-    // A directory (or file) marked append-only or immutable lets a temporary be created but
-    // neither renamed over the file nor removed: refused before anything is made there.
-    if (source.directory) {
-        int flags = 0;
-        if (::ioctl(source.directory->get(), FS_IOC_GETFLAGS, &flags) == 0 &&
-            (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL)) != 0) {
-            return std::string("its directory is ") +
-                   ((flags & FS_IMMUTABLE_FL) != 0 ? "immutable (chattr +i)"
-                                                   : "append-only (chattr +a)") +
-                   ": a file there cannot be replaced, not written";
-        }
+    // A directory marked append-only or immutable lets a temporary be created but neither
+    // renamed over the file nor removed: refused before anything is made there. Asked once per
+    // directory held open for the temporaries (a kernel's), not per file.
+    if (source.directories != nullptr) {
+        return source.directories->of(parent_dir(path), source.directory)->unreplaceable;
     }
-    return {};
+    return source.directory ? OpenDirectory(parent_dir(path), source.directory).unreplaceable
+                            : std::string();
 }
 
 // "<what>: <errno's text><tail>"
@@ -803,6 +823,23 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int d
     }
     ::close(fd);
     return TempFate::removed;
+}
+
+std::size_t open_files_limit() {
+    return process_facts().files_limit;
+}
+
+std::size_t open_files_in_use(std::size_t unknown) {
+    DIR* listing = ::opendir("/proc/self/fd");
+    if (listing == nullptr) {
+        return unknown;
+    }
+    std::size_t open = 0;
+    while (const struct dirent* entry = ::readdir(listing)) {
+        open += entry->d_name[0] != '.';
+    }
+    ::closedir(listing);
+    return open - std::min<std::size_t>(open, 1); // the listing's own
 }
 
 void ignore_file_size_signal() {

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
-#include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <vector>
@@ -16,13 +16,18 @@ namespace sdscprov::detail {
 // unlinks. A name taken out of its slot while the handler may run is leaked, not freed, so the
 // handler never reads freed memory; `dying` says so.
 //
-// A temporary is registered and created in one step that the handlers wait for (`creating`):
-// the creating thread blocks the handled signals meanwhile (so no handler runs on it), counts
-// itself in, and gives up when a handler has started (`dying`); a handler that starts first
-// waits until every creation under way has its file registered, then removes them all.
+// A temporary is registered before its file is created, its slot marked with the creating
+// thread (`creator`) until the creation has ended, and the creation given up when a handler has
+// started (`dying`, read after the mark). A handler sets `dying`, waits until no slot is marked
+// by another thread, then removes every name: a creation it did not wait for either had not
+// begun (and sees `dying`) or ended with its name registered. A creation on the handler's own
+// thread is not waited for: that thread runs no further (the handler ends the process), so it
+// makes no file after the handler's removals. Nothing here blocks signals: no system call per
+// temporary.
 struct SignalSlot {
     std::atomic<char*> name{nullptr}; // the temporary's name in dir_fd, else its path
     std::atomic<int> dir_fd{-1};      // the directory it is in, held open; -1: by path
+    std::atomic<pid_t> creator{0};    // the thread creating its file now; 0: none
     SignalSlot* next = nullptr;       // set before the slot is published, never changed
 };
 
@@ -30,15 +35,16 @@ namespace {
 
 std::atomic<SignalSlot*> signal_slots{nullptr};
 std::atomic<bool> dying{false};
-std::atomic<int> creating{0};
 std::mutex free_slots_mutex;
 std::vector<SignalSlot*>* free_slots = nullptr; // under free_slots_mutex
 
 constexpr int handled_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
-} // namespace
+pid_t thread_id() {
+    return static_cast<pid_t>(::syscall(SYS_gettid));
+}
 
-SignalSlot* register_temp(const char* name, int dir_fd) {
+SignalSlot* register_temp(const char* name, int dir_fd, pid_t creator) {
     const std::size_t size = std::strlen(name) + 1;
     char* copy = new char[size];
     std::memcpy(copy, name, size);
@@ -54,9 +60,27 @@ SignalSlot* register_temp(const char* name, int dir_fd) {
             signal_slots.store(slot);
         }
     }
+    slot->creator.store(creator);
     slot->dir_fd.store(dir_fd);
     slot->name.store(copy);
     return slot;
+}
+
+} // namespace
+
+SignalSlot* begin_temp_creation(const char* name, int dir_fd) {
+    thread_local const pid_t this_thread = thread_id(); // one system call per thread
+    SignalSlot* slot = register_temp(name, dir_fd, this_thread);
+    if (dying.load()) {
+        end_temp_creation(slot);
+        unregister_temp(slot);
+        return nullptr;
+    }
+    return slot;
+}
+
+void end_temp_creation(SignalSlot* slot) {
+    slot->creator.store(0);
 }
 
 void unregister_temp(void* registration) {
@@ -72,29 +96,26 @@ void unregister_temp(void* registration) {
     free_slots->push_back(slot);
 }
 
-CreationWindow::CreationWindow() {
-    sigset_t handled;
-    sigemptyset(&handled);
-    for (int sig : handled_signals) {
-        sigaddset(&handled, sig);
-    }
-    ::pthread_sigmask(SIG_BLOCK, &handled, &old_mask_);
-    creating.fetch_add(1);
-    interrupted_ = dying.load();
-}
-
-CreationWindow::~CreationWindow() {
-    creating.fetch_sub(1);
-    ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
-}
-
 namespace {
+
+// Whether a thread other than `self` is creating a temporary.
+bool creating_elsewhere(pid_t self) {
+    for (SignalSlot* slot = signal_slots.load(); slot != nullptr; slot = slot->next) {
+        const pid_t creator = slot->creator.load();
+        if (creator != 0 && creator != self) {
+            return true;
+        }
+    }
+    return false;
+}
 
 extern "C" void remove_temps_and_die(int sig) {
     dying.store(true);
-    // Creations under way end in a few system calls: waited for (up to about 5 s, should one
-    // hang on a file system that does not answer), so that their files are registered.
-    for (int waited = 0; creating.load() != 0 && waited < 50000; ++waited) {
+    // Creations under way on other threads end in a few system calls: waited for (up to about
+    // 5 s, should one hang on a file system that does not answer), so that their files are
+    // registered.
+    const pid_t self = thread_id();
+    for (int waited = 0; creating_elsewhere(self) && waited < 50000; ++waited) {
         timespec pause{0, 100000};
         ::nanosleep(&pause, nullptr);
     }

@@ -12,6 +12,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import BIN, TempDir, generate, main, run  # noqa: E402
+from test_bad_input import annotated, make_kernel, sdsc, write_map  # noqa: E402
 
 FILES = 2000
 KILLS = 50
@@ -147,5 +148,88 @@ def test_two_runs_at_once_end_as_one():
             assert (rc == 2) == ("changed-on-disk" in codes), (rc, codes)
 
 
+def open_files(limit):
+    def set_limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    return set_limit
+
+
+class MemoryTempDir(TempDir):
+    """In /dev/shm where there is one: the runs below are many and short."""
+    def __enter__(self):
+        import tempfile
+        base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+        self.path = tempfile.mkdtemp(prefix="sdscprov-e2e-", dir=base)
+        return self.path
+
+
+def test_sigkill_of_a_kernel_committed_in_chunks():
+    """One kernel directory of 1,500 files under `ulimit -n 64`: its temporaries cannot all be
+    open at once, so it is committed chunk by chunk, and a kill between two chunks leaves it
+    partly annotated. SIGKILL at random moments: each file is its original or its annotated
+    bytes, the temporaries left are the killed run's own (lock free, named after a file of the
+    kernel); every fifth kill, a complete run under the same limit annotates every file, removes
+    each temporary left (one leftover-temp note each) and exits 0."""
+    files = 1500
+    with MemoryTempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        original = {f"sdsc_{i}.json": sdsc(op=f"{i}_add") for i in range(files)}
+        kdir = make_kernel(cache, "wide", original)
+        want = {f"sdsc_{i}.json": annotated(original[f"sdsc_{i}.json"], buffer=f"buf{i}")
+                for i in range(files)}
+        origins = write_map(os.path.join(tmp, "origins.json"), ["wide"], ops={"wide": files})
+        argv = [BIN, "annotate", "-j", "2", "--origins", origins, cache]
+
+        def restore():
+            for name, data in original.items():
+                with open(os.path.join(kdir, name), "wb") as f:
+                    f.write(data)
+
+        def state():
+            found, temps = tree(cache)
+            return {os.path.basename(r): d for r, d in found.items()}, temps
+
+        start = time.monotonic()
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=300,
+                           preexec_fn=open_files(64))
+        duration = time.monotonic() - start
+        assert p.returncode == 0, p.stderr[-2000:]
+        assert state() == (want, [])
+        restore()
+        rng = random.Random(3900)
+        partly = mid_write = left_behind = 0
+        for i in range(20):
+            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 preexec_fn=open_files(64))
+            time.sleep(rng.uniform(0.05, 1.0) * duration)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            files_now, temps = state()
+            assert set(files_now) == set(original), f"kill {i}: files appeared or vanished"
+            for name, data in files_now.items():
+                assert data in (original[name], want[name]), \
+                    f"kill {i}: {name} is neither its original nor its annotated bytes"
+            for t in temps:
+                m = TEMP.match(os.path.basename(t))
+                assert m and m.group(1) in original and lock_is_free(t), t
+            done = sum(files_now[n] == want[n] for n in original)
+            partly += 0 < done < files
+            mid_write += bool(temps)
+            left_behind = len(temps)
+            if i % 5 == 4:
+                p = subprocess.run(argv, capture_output=True, text=True, timeout=300,
+                                   preexec_fn=open_files(64))
+                assert p.returncode == 0, p.stderr[-2000:]
+                assert state() == (want, []), f"after kill {i}: the complete run left work undone"
+                assert p.stderr.count("leftover-temp") == left_behind, (left_behind,
+                                                                         p.stderr[-2000:])
+                restore()
+        print(f"20 kills: {partly} left the kernel partly annotated, {mid_write} left "
+              f"temporary files")
+        assert partly + mid_write >= 3, "too few kills landed mid-run to test anything"
+
+
 if __name__ == "__main__":
-    main([test_sigkill_at_random_moments, test_two_runs_at_once_end_as_one])
+    main([test_sigkill_at_random_moments, test_two_runs_at_once_end_as_one,
+          test_sigkill_of_a_kernel_committed_in_chunks])

@@ -137,6 +137,111 @@ def test_a_file_size_limit_is_a_write_error():
             assert snapshot(cache) == before, args[0]
 
 
+# ---- An open-files limit ---------------------------------------------------------------------
+
+def open_files(limit):
+    def set_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    return set_limit
+
+
+def wide_kernel(cache, case, files):
+    """A kernel directory of `files` SDSC files (op i in sdsc_<i>.json): its path, and each file's
+    original bytes and annotated bytes (as annotate writes them with write_map's map), by name."""
+    originals = {f"sdsc_{i}.json": sdsc(op=f"{i}_add") for i in range(files)}
+    kdir = make_kernel(cache, case, originals)
+    expected = {f"sdsc_{i}.json": annotated(originals[f"sdsc_{i}.json"], buffer=f"buf{i}")
+                for i in range(files)}
+    return kdir, originals, expected
+
+
+def contents(kdir, names):
+    out = {}
+    for name in names:
+        with open(os.path.join(kdir, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
+def test_a_kernel_wider_than_the_open_files_limit_is_written_in_one_run():
+    """One kernel directory of 2,000 SDSC files under `ulimit -n 64`, two workers. Every
+    temporary of a kernel used to stay open until the kernel's commit, so past the limit each
+    further file failed (Too many open files: 49 of 3,000 written, exit 2). Now a kernel is
+    committed in chunks that fit the limit: annotate writes every file (exit 0, no error), strip
+    --remove then gives back the original bytes, and no temporary is left. Under `ulimit -n 8`,
+    too low for any run, every file is still its old or its new bytes and no temporary is left."""
+    files = 2000
+    with FastTempDir() as tmp:
+        cache = os.path.join(tmp, "cache")
+        kdir, originals, expected = wide_kernel(cache, "wide", files)
+        origins = write_map(os.path.join(tmp, "origins.json"), ["wide"], ops={"wide": files})
+        for args, after in ((["annotate", "--origins", origins], expected),
+                            (["strip", "--remove"], originals)):
+            start = time.monotonic()
+            p = subprocess.run([BIN, *args, "-j", "2", cache], capture_output=True, text=True,
+                               timeout=300, preexec_fn=open_files(64))
+            print(f"{args[0]} of {files} files under ulimit -n 64: {time.monotonic() - start:.1f} s")
+            assert p.returncode == 0, (args[0], p.returncode, p.stderr[-2000:])
+            assert "error:" not in p.stdout + p.stderr, (p.stdout + p.stderr)[-2000:]
+            now = contents(kdir, originals)
+            wrong = [n for n in originals if now[n] != after[n]]
+            assert wrong == [], (args[0], len(wrong), wrong[:5])
+            assert temporaries(cache) == [], temporaries(cache)[:5]
+        p = subprocess.run([BIN, "annotate", "--origins", origins, cache], capture_output=True,
+                           text=True, timeout=300, preexec_fn=open_files(8))
+        assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+        assert "Too many open files" in p.stdout + p.stderr
+        now = contents(kdir, originals)
+        assert all(now[n] in (originals[n], expected[n]) for n in originals)
+        assert temporaries(cache) == [], temporaries(cache)[:5]
+
+
+def test_signals_to_a_kernel_written_in_chunks_leave_no_temporary():
+    """SIGTERM, SIGINT and SIGHUP at random moments of `strip --remove` on two 500-file kernel
+    directories under `ulimit -n 64` (two workers, each committing its kernel chunk after chunk):
+    every run ends by the signal or finishes, each file is its old bytes or its new ones (a
+    kernel may be partly stripped: its chunks committed so far), and no temporary is left, in any
+    run."""
+    files = 500
+    with FastTempDir() as tmp:
+        src = os.path.join(tmp, "src")
+        kernels = []
+        for case in ("wa", "wb"):
+            kdir, originals, expected = wide_kernel(src, case, files)
+            for name, data in expected.items():  # the handles strip --remove takes out again
+                with open(os.path.join(kdir, name), "wb") as f:
+                    f.write(data)
+            kernels.append((os.path.basename(kdir), expected, originals))
+        cache = os.path.join(tmp, "cache")
+        argv = [BIN, "strip", "--remove", "-j", "2", cache]
+        fresh_copy(src, cache)
+        start = time.monotonic()
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=300,
+                           preexec_fn=open_files(64))
+        whole = time.monotonic() - start
+        assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+        rng = random.Random(39)
+        signals = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
+        left, partly = [], 0
+        for i in range(36):
+            fresh_copy(src, cache)
+            sig = signals[i % 3]
+            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 preexec_fn=open_files(64))
+            time.sleep(rng.uniform(0.0, whole * 1.1))
+            p.send_signal(sig)
+            rc = p.wait(timeout=60)
+            assert rc in (0, -sig), (sig.name, rc)
+            for name, old, new in kernels:
+                now = contents(os.path.join(cache, name), old)
+                assert all(now[n] in (old[n], new[n]) for n in old), (i, name)
+                partly += 0 < sum(now[n] == new[n] for n in old) < files
+            if temporaries(cache):
+                left.append((i, sig.name, len(temporaries(cache)), temporaries(cache)[0]))
+        print(f"36 signals: {partly} kernel directories left partly stripped")
+        assert left == [], f"{len(left)} of 36 runs left temporaries: {left[:5]}"
+
+
 # ---- A directory where renames fail ---------------------------------------------------------
 
 ASAN = (os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
@@ -245,4 +350,6 @@ main([
     test_a_rename_that_fails_removes_its_temporary_and_says_so,
     test_an_append_only_directory_is_refused_before_any_temporary,
     test_two_names_of_one_file_in_the_tree_are_written_alike,
+    test_a_kernel_wider_than_the_open_files_limit_is_written_in_one_run,
+    test_signals_to_a_kernel_written_in_chunks_leave_no_temporary,
 ])

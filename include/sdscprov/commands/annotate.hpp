@@ -6,6 +6,7 @@
 #include "sdscprov/join/join.hpp"
 #include "sdscprov/write/replace.hpp"
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct WriteSettings {
     WriteMode mode = WriteMode::write;
     Durability durability = Durability::batch;
     bool diff = false; // keep a unified diff of each change in the outcome
+    // The most temporaries a worker holds before it commits them (each holds a descriptor until
+    // its rename): a kernel directory with more files to write is committed chunk by chunk.
+    // fit_writes_to_open_files() (pending_writes.hpp) derives it from the open-files limit.
+    std::size_t held_temporaries = std::numeric_limits<std::size_t>::max();
 };
 
 struct AnnotateOptions {
@@ -66,7 +71,9 @@ private:
 void remove_leftover_temps(const KernelDir& dir, std::vector<Problem>& problems);
 
 // The per-batch work of a rewriting command: rename the batch's temporary files over the
-// originals (write mode only), and record in each outcome whether it was written.
+// originals (write mode only), and record in each outcome whether it was written. A kernel
+// directory of more than WriteSettings::held_temporaries files to write has had the rest of them
+// renamed already, chunk by chunk, during its work.
 void commit_batch(std::vector<KernelReport>& batch, const WriteSettings& settings);
 
 // strip: every debug_handle_ set to null (torch-spyre's convention), or the member removed

@@ -21,7 +21,15 @@ struct PipelineOptions {
     // Only this shard's kernel directories and walk problems (shard.hpp); the whole source is
     // still walked, and the result's totals.shard says what was seen of it.
     std::optional<Shard> shard;
+    // The most SDSC files a batch of kernel directories holds, unless one directory alone has
+    // more (it then is a batch of its own); a batch holds at most as many directories, and at
+    // most 32. What a worker holds open at once grows with its batch: a writing run lowers it
+    // under a low open-files limit (fit_writes_to_open_files(), pending_writes.hpp).
+    std::size_t batch_files = 64;
 };
+
+// How many worker threads run_pipeline() starts for `options`: jobs, or one per core.
+unsigned worker_count(const PipelineOptions& options);
 
 // Fills `report.files` (and whatever else the command needs) for one kernel directory. Runs on a
 // worker thread; must not touch shared state.

@@ -49,6 +49,10 @@ struct OpenDirectory {
     const std::string path;
     const HeldDirectory held; // kept open as long as this is
     const int fd;
+    // Why no file in it can be replaced (marked append-only or immutable, chattr +a or +i), asked
+    // once when it is opened; empty when one can be, or when that cannot be asked (it was opened
+    // by path, O_PATH). A directory marked meanwhile refuses the rename, which says so.
+    const std::string unreplaceable;
 };
 
 // The directory of the temporaries created last, for a writer that writes the files of one
@@ -190,6 +194,16 @@ TempFate remove_if_abandoned(const std::string& temp, std::string& detail, int d
 // exit status is the signal's. Files already renamed stay new, the others old: as after SIGKILL,
 // without the temporaries. Call once, before any write; the handlers are async-signal-safe.
 void remove_temps_on_signals();
+
+// The most files this process may hold open (RLIMIT_NOFILE): its soft limit, raised once to the
+// hard one, since every temporary holds a descriptor (and its lock) until its rename. A writer of
+// many files holds no more temporaries at once than this leaves room for
+// (fit_writes_to_open_files(), commands/pending_writes.hpp).
+std::size_t open_files_limit();
+
+// How many descriptors this process holds open now (/proc/self/fd), or `unknown` when that cannot
+// be read.
+std::size_t open_files_in_use(std::size_t unknown);
 
 // A write past the process's file size limit (RLIMIT_FSIZE, `ulimit -f`) kills the process by
 // SIGXFSZ, a temporary left half-written. With the signal ignored the write fails with EFBIG

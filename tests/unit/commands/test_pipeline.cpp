@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <unistd.h>
 
@@ -76,4 +77,41 @@ TEST_CASE("pipeline: an exception in the work reaches the caller") {
     CHECK_THROWS_AS(run_pipeline(discover_source({t.root.string()}, {}), options, throwing,
                                  [&](const KernelReport&) { ++delivered; }),
                     std::runtime_error);
+}
+
+TEST_CASE("pipeline: a batch holds at most batch_files files, or one kernel directory alone") {
+    Tree t;
+    // A kernel directory wider than any batch, among the others.
+    fs::path wide = t.root / "inductor-spyre" / "sdsc_fused_kwide_0_abcdefgh";
+    fs::create_directories(wide);
+    for (int i = 0; i < 40; ++i) {
+        std::ofstream(wide / ("sdsc_" + std::to_string(i) + ".json")) << "{\"0_add\": {}}";
+    }
+    for (std::size_t batch_files : {1, 7, 16, 64}) {
+        CAPTURE(batch_files);
+        PipelineOptions options;
+        options.jobs = 2;
+        options.batch_files = batch_files;
+        std::mutex mutex;
+        std::vector<std::pair<std::size_t, std::size_t>> batches; // kernels, files
+        std::size_t kernels = 0;
+        run_pipeline(
+            discover_source({t.root.string()}, {}), options, scan_kernel,
+            [&](const KernelReport&) { ++kernels; },
+            [&](std::vector<KernelReport>& batch) {
+                std::size_t files = 0;
+                for (const auto& k : batch) {
+                    files += k.files.size();
+                }
+                std::lock_guard lock(mutex);
+                batches.emplace_back(batch.size(), files);
+            });
+        CHECK(kernels == 121);
+        for (const auto& [dirs, files] : batches) {
+            CAPTURE(dirs);
+            CAPTURE(files);
+            CHECK((files <= batch_files || dirs == 1));
+            CHECK(dirs <= std::min<std::size_t>(32, batch_files));
+        }
+    }
 }

@@ -88,6 +88,59 @@ TEST_CASE("strip: in write mode the change lands at commit, and only the handle 
     CHECK(read(batch[0].dir.files[0].path) == "{\"0_add\": {\"debug_handle_\": null, \"x\": 1}}");
 }
 
+TEST_CASE("strip: a kernel wider than held_temporaries is committed chunk by chunk") {
+    test::TempDir t;
+    std::vector<std::string> docs;
+    for (int i = 0; i < 5; ++i) {
+        docs.push_back("{\"" + std::to_string(i) + "_add\": {\"debug_handle_\": " + populated +
+                       ", \"x\": 1}}");
+    }
+    auto k = kernel_in(t, docs);
+    Scanner scanner;
+    StripOptions options;
+    options.remove = true;
+    options.write.durability = Durability::none;
+    options.write.held_temporaries = 2;
+    strip_kernel(k, scanner, options);
+    // Two chunks of two renamed during the kernel's work; the fifth file waits for the batch.
+    CHECK(pending_count(*k.rewrite) == 1);
+    const std::string stripped_4 = "{\"4_add\": {\"x\": 1}}";
+    for (std::size_t i = 0; i < 5; ++i) {
+        CAPTURE(i);
+        CHECK(k.rewrite->files[i].written == (i < 4));
+        CHECK((read(k.dir.files[i].path) == docs[i]) == (i == 4));
+    }
+    std::vector<KernelReport> batch;
+    batch.push_back(std::move(k));
+    commit_batch(batch, options.write);
+    CHECK(batch[0].rewrite->files[4].written);
+    CHECK(read(batch[0].dir.files[4].path) == stripped_4);
+    CHECK(batch[0].problems.empty());
+}
+
+TEST_CASE("strip: the held temporaries fit the open-files limit, whatever it and the workers") {
+    for (std::size_t workers : {1, 2, 3, 8}) {
+        for (std::size_t limit = 1; limit < 3000; limit += 7) {
+            CAPTURE(workers);
+            CAPTURE(limit);
+            const std::size_t in_use = 5;
+            const std::size_t held = temporaries_per_worker(limit, in_use, workers);
+            CHECK(held >= 1);
+            // What a worker holds at most: its temporaries, two directories per kernel of its
+            // batch (at most 32 kernels, and no more than files), the files read ahead, its ring
+            // and a file opened for a moment. It fits whenever anything can.
+            const std::size_t worker = held + 2 * std::min<std::size_t>(32, held) + 10;
+            const std::size_t room = limit > in_use + 16 ? (limit - in_use - 16) / workers : 0;
+            if (room >= 13) {
+                CHECK(worker <= room);
+            }
+            if (room >= 200) {
+                CHECK(held + 2 * 32 + 10 == room); // nothing of the room left unused
+            }
+        }
+    }
+}
+
 TEST_CASE("strip and annotate remove only our temporaries whose writer is gone") {
     test::TempDir t;
     const std::string k = "k_abcdefgh/";
