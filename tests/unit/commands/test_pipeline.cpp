@@ -107,7 +107,10 @@ TEST_CASE("pipeline: a batch holds at most batch_files files, or one kernel dire
                 batches.emplace_back(batch.size(), files);
             });
         CHECK(kernels == 121);
-        for (const auto& [dirs, files] : batches) {
+        for (const auto& batch : batches) {
+            // Plain copies: clang before 16 cannot capture structured bindings (CAPTURE does).
+            const std::size_t dirs = batch.first;
+            const std::size_t files = batch.second;
             CAPTURE(dirs);
             CAPTURE(files);
             CHECK((files <= batch_files || dirs == 1));
