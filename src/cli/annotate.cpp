@@ -1,6 +1,7 @@
 // `sdscprov annotate --origins SIDECAR PATHS...`: debug_handle_ written into the SDSC files from
 // the compile's sidecars (the run: commands/annotate_run.hpp).
 #include "commands.hpp"
+#include "messages.hpp"
 #include "sdscprov/commands/annotate_run.hpp"
 
 #include <iostream>
@@ -56,7 +57,7 @@ int run_annotate(const AnnotateCli& cli) {
     sdscprov::PrinterOptions printer_options =
         printer_options_for(cli.common, "annotate", diffs_out);
     printer_options.dry_run = mode != sdscprov::WriteMode::write;
-    auto printer = quiet_mode
+    auto printer = messages::quiet()
                        ? nullptr
                        : sdscprov::make_printer(cli.common.format, report_out, printer_options);
     sdscprov::AnnotateRunResult result;
@@ -79,8 +80,8 @@ int run_annotate(const AnnotateCli& cli) {
     }
     keep_until_exit(std::move(result.index));
     if (!result.run) {
-        print_problems(result.sidecar_problems);
-        std::cerr << "sdscprov: no file was changed: fix the --origins file first\n";
+        messages::problems(result.sidecar_problems);
+        messages::error("", "no file was changed: fix the --origins file first");
         return exit_bad_input;
     }
     finish_report(printer.get(), *result.run, result.sidecar_problems);

@@ -2,6 +2,7 @@
 #include "sdscprov/commands/check.hpp"
 
 #include "commands.hpp"
+#include "messages.hpp"
 #include "sdscprov/report/check_printers.hpp"
 
 #include <cstdlib>
@@ -49,7 +50,7 @@ checked_run(const CheckCli& cli, Progress& progress,
     keep_until_exit(std::move(run.index));
     sidecar_problems = std::move(run.sidecar_problems);
     if (!run.run) {
-        print_problems(sidecar_problems);
+        messages::problems(sidecar_problems);
     }
     return std::move(run.run);
 }
@@ -90,14 +91,14 @@ int run_check(const CheckCli& cli) {
         }
     }
     progress.clear();
-    print_problems(sidecar_problems); // before the findings, the run's problems after them
+    messages::problems(sidecar_problems); // before the findings, the run's problems after them
     std::vector<sdscprov::Problem> problems = std::move(sidecar_problems);
     problems.insert(problems.end(), result->problems.begin(), result->problems.end());
     const sdscprov::CheckEnd end{result->totals, problems, tally};
     printer->end(end);
     std::cout.flush();
-    print_problems(result->problems);
-    if (!quiet_mode) {
+    messages::problems(result->problems);
+    if (!messages::quiet()) {
         printer->summary(end);
     }
     return exit_status(problems, tally.findings > 0);

@@ -1,4 +1,5 @@
 #include "common.hpp"
+#include "messages.hpp"
 
 #include "sdscprov/core/display.hpp"
 
@@ -103,20 +104,11 @@ bool any_error(const std::vector<Problem>& problems) {
                        [](const Problem& p) { return p.severity == Severity::error; });
 }
 
-void print_problems(const std::vector<Problem>& problems) {
-    for (const auto& p : problems) {
-        if (quiet_mode && p.severity != Severity::error) {
-            continue;
-        }
-        std::cerr << problem_line(p) << '\n';
-    }
-}
-
 void finish_report(ReportPrinter* printer, const PipelineResult& result,
                    const std::vector<Problem>& first) {
     std::cout.flush();
-    print_problems(first);
-    print_problems(result.problems);
+    messages::problems(first);
+    messages::problems(result.problems);
     if (printer != nullptr) {
         if (first.empty()) {
             printer->finish(result.totals, result.problems);
@@ -147,8 +139,8 @@ int with_report_written(int status) {
         return status;
     }
     int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
-    std::cerr << "sdscprov: cannot write the report to standard output"
-              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << '\n';
+    messages::error("", std::string("cannot write the report to standard output") +
+                            (err != 0 ? std::string(": ") + std::strerror(err) : std::string()));
     return status == exit_internal ? exit_internal : exit_bad_input;
 }
 

@@ -39,9 +39,6 @@ struct CommonOptions {
     SourceTextCli source_text;  // commands with a page (html): where its source text is read
 };
 
-// --quiet: nothing but findings (check) and errors; set once the command line is parsed.
-inline bool quiet_mode = false;
-
 // -j, --jobs: from 1 to this; 0 (not given) is all cores.
 inline constexpr std::uint64_t max_jobs = 1024;
 
@@ -70,8 +67,6 @@ PrinterOptions printer_options_for(const CommonOptions& o, std::string command,
 PipelineOptions pipeline_options(const CommonOptions& o);
 
 bool any_error(const std::vector<Problem>& problems);
-// Each problem on standard error as a path:line:col line (only errors with --quiet).
-void print_problems(const std::vector<Problem>& problems);
 // The end of a report: its rows are on standard output; every problem goes to standard error as a
 // path:line:col line (whatever the format, so a report redirected to a file never hides an error;
 // the machine formats list them too), then the report's totals close standard output. `first`:

@@ -2,6 +2,7 @@
 #include "sdscprov/commands/explain.hpp"
 
 #include "commands.hpp"
+#include "messages.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/explain_printers.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
@@ -69,7 +70,7 @@ int run_explain(const ExplainCli& cli) {
         }
     }
     if (any_error(problems)) {
-        print_problems(problems);
+        messages::problems(problems);
         return exit_bad_input;
     }
     auto roots = cli.roots.empty() ? sdscprov::default_cache_roots() : cli.roots;
@@ -107,7 +108,7 @@ int run_explain(const ExplainCli& cli) {
     }
     printer->end({problems, lines.note()});
     std::cout.flush();
-    print_problems(problems);
+    messages::problems(problems);
     // A kernel name of several compiles: say how to name one (as profile's kernel rows do).
     bool by_name = cli.target.find('/') == std::string::npos &&
                    cli.target.find('@') == std::string::npos &&

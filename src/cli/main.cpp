@@ -3,6 +3,7 @@
 // the library (include/sdscprov/).
 #include "commands.hpp"
 #include "help.hpp"
+#include "messages.hpp"
 #include "profile.hpp"
 #include "sdscprov/core/display.hpp"
 
@@ -36,11 +37,11 @@ std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
     }
     std::string_view first = argv[1];
     auto unknown = [&](std::string_view name) {
-        std::cerr << "sdscprov: unknown command '" << sdscprov::printable_text(name) << "'";
+        std::string sentence = "unknown command '" + sdscprov::printable_text(name) + "'";
         if (auto guess = sdscprov::cli::suggest_command(app, name)) {
-            std::cerr << "; did you mean '" << *guess << "'?";
+            sentence += "; did you mean '" + *guess + "'?";
         }
-        std::cerr << "\nRun 'sdscprov help' for the list of commands.\n";
+        messages::error("", sentence + "\nRun 'sdscprov help' for the list of commands.");
         return exit_bad_input;
     };
     if (first == "help") {
@@ -179,14 +180,14 @@ int main(int argc, char** argv) {
     }
     try {
         app.parse(argc, argv);
-        for (const auto* options :
-             {&parsed.scan, &parsed.annotate.common, &parsed.strip.common, &parsed.check.common}) {
-            quiet_mode |= options->quiet;
-        }
+        // --quiet of whichever command was parsed, known to the messages from here on.
+        messages::set_quiet(parsed.scan.quiet || parsed.annotate.common.quiet ||
+                            parsed.strip.common.quiet || parsed.check.common.quiet ||
+                            parsed.profile.quiet);
     } catch (const CLI::RequiredError& e) {
         // What is missing and how a run looks, rather than CLI11's "paths is required".
         if (auto message = missing_argument_message(app)) {
-            std::cerr << *message;
+            messages::raw(*message);
             return with_report_written(exit_bad_input);
         }
         app.exit(e);
@@ -202,7 +203,7 @@ int main(int argc, char** argv) {
             }
         }
     } catch (const std::exception& e) {
-        std::cerr << "sdscprov: internal error: " << e.what() << '\n';
+        messages::error("", std::string("internal error: ") + e.what());
         return exit_internal;
     }
     return exit_internal;

@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "messages.hpp"
 #include "sdscprov/core/display.hpp"
 
 #include <algorithm>
@@ -38,25 +39,25 @@ void add_merge_options(CLI::App& merge, std::vector<std::string>& reports) {
 // status, 130 in a shell), before anything is written to standard output.
 int run_merge(const std::vector<std::string>& paths) {
     if (std::count(paths.begin(), paths.end(), "-") > 1) {
-        std::cerr << "sdscprov merge: standard input (-) is given more than once: it holds one "
-                     "report\n";
+        messages::error("merge", "standard input (-) is given more than once: it holds one report");
         return exit_bad_input;
     }
     StreamWait wait;
     wait.waiting = [](const std::string& path, std::string_view kind) {
-        std::cerr << "sdscprov merge: waiting for data on "
-                  << (path == "-" ? std::string("standard input") : quote_path(path)) << " ("
-                  << kind << ") ...\n";
+        messages::error("merge", "waiting for data on " +
+                                     (path == "-" ? std::string("standard input")
+                                                  : quote_path(path)) +
+                                     " (" + std::string(kind) + ") ...");
     };
     auto merged = merge_report_files(paths, wait);
     if (merged.unreadable) {
-        print_problems({*merged.unreadable});
-        std::cerr << "sdscprov merge: cannot read " << quote_path(merged.unreadable->path)
-                  << ": nothing merged\n";
+        messages::problems({*merged.unreadable});
+        messages::error("merge", "cannot read " + quote_path(merged.unreadable->path) +
+                                     ": nothing merged");
         return exit_bad_input;
     }
     if (merged.refusal) {
-        std::cerr << "sdscprov merge: " << problem_line(*merged.refusal) << '\n';
+        messages::error("merge", problem_line(*merged.refusal));
         return exit_bad_input;
     }
     std::cout << merged.report;

@@ -1,4 +1,5 @@
 #include "progress.hpp"
+#include "messages.hpp"
 
 #include "common.hpp"
 
@@ -39,7 +40,7 @@ std::string percent(std::uint64_t done, std::uint64_t total) {
 } // namespace
 
 Progress::Progress(std::string verb, bool report_streams)
-    : verb_(std::move(verb)), enabled_(!quiet_mode && ::isatty(STDERR_FILENO) != 0 &&
+    : verb_(std::move(verb)), enabled_(!messages::quiet() && ::isatty(STDERR_FILENO) != 0 &&
                                        !(report_streams && ::isatty(STDOUT_FILENO) != 0)),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 

@@ -1,5 +1,6 @@
 // `sdscprov scan PATHS...`: how much provenance the SDSC files carry, per kernel directory.
 #include "commands.hpp"
+#include "messages.hpp"
 
 #include <iostream>
 
@@ -16,7 +17,7 @@ int run_scan(const CommonOptions& o) {
     // Nothing is written: no change check, no fstat per file.
     options.scan.fstat_before_read = false;
     PrinterOptions printer_options = printer_options_for(o, "scan");
-    auto printer = quiet_mode ? nullptr : make_printer(o.format, std::cout, printer_options);
+    auto printer = messages::quiet() ? nullptr : make_printer(o.format, std::cout, printer_options);
     PipelineResult result;
     {
         // The default text report is written at the end; --all and the other formats stream.

@@ -1,5 +1,7 @@
 #include "stdout_sink.hpp"
 
+#include "messages.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -22,8 +24,8 @@ int write_all(int fd, std::string_view bytes) {
 }
 
 void report_stdout_error(int error) {
-    std::cerr << "sdscprov profile: cannot write the report to standard output: "
-              << std::strerror(error) << '\n';
+    messages::error("profile", std::string("cannot write the report to standard output: ") +
+                                   std::strerror(error));
 }
 
 bool print_to_stdout(const std::function<void(std::ostream&)>& print) {

@@ -1,5 +1,6 @@
 // `sdscprov strip PATHS...`: every debug_handle_ set to null (or removed), no other byte touched.
 #include "commands.hpp"
+#include "messages.hpp"
 #include "sdscprov/commands/pending_writes.hpp"
 
 #include <iostream>
@@ -35,7 +36,7 @@ int run_strip(const StripCli& cli) {
     printer_options.dry_run = dry;
     // With --diff the diffs are the output (even with -q) and the summary goes to standard error.
     std::ostream& summary_out = strip_options.write.diff ? std::cerr : std::cout;
-    auto printer = json && quiet_mode
+    auto printer = json && messages::quiet()
                        ? nullptr
                        : sdscprov::make_strip_printer(cli.common.format, std::cout, summary_out,
                                                       printer_options, strip_options.remove);
@@ -60,8 +61,8 @@ int run_strip(const StripCli& cli) {
         });
     progress.clear();
     std::cout.flush();
-    print_problems(result.problems);
-    if (printer && !quiet_mode) {
+    messages::problems(result.problems);
+    if (printer && !messages::quiet()) {
         printer->end({result.totals, result.problems});
     }
     std::cout.flush();

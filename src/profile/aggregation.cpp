@@ -21,18 +21,6 @@ void sort_rows(std::vector<ProfileRow>& rows) {
     });
 }
 
-namespace {
-
-void add_to_row(ProfileRow& row, std::string label, const ProfileBundle& b, std::uint32_t index) {
-    if (row.bundles.empty()) {
-        row.label = std::move(label);
-    }
-    row.time.add(b.time);
-    row.bundles.push_back(index);
-}
-
-} // namespace
-
 // Each bundle's row label (ProfileBundle::label): the kernel and what tells it apart.
 void label_rows(std::vector<ProfileBundle>& bundles) {
     // The event name (the kernel when no kernel name is known) ends with the key already.
@@ -265,47 +253,22 @@ void Aggregation::take_bundles(ProfileReport& r) {
     });
 }
 
-// The rankings by source line, ATen op and kernel, and the bundles found in no directory.
+// The bundles found in no kernel directory (explain cannot show them), and the rankings.
 void Aggregation::rankings(ProfileReport& r) const {
-    std::map<SourceLine, ProfileRow> lines;
-    std::map<std::string, ProfileRow> ops;
-    for (std::uint32_t i = 0; i < r.bundles.size(); ++i) {
-        const auto& b = r.bundles[i];
-        bool paired = b.resolution != Resolution::unresolved;
-        if (paired && !b.lines.empty()) {
-            for (const auto& l : b.lines) {
-                add_to_row(lines[l], l.label(), b, i);
-                lines[l].line = l;
-            }
-        } else {
-            add_to_row(lines[{b.root_label, 0}], b.root_label, b, i);
+    for (const auto& b : r.bundles) {
+        if (b.resolution == Resolution::unresolved) {
+            continue;
         }
-        if (paired && !b.aten_ops.empty()) {
-            for (const auto& op : b.aten_ops) {
-                add_to_row(ops[op], op, b, i);
-            }
-        } else {
-            add_to_row(ops[b.aten_label], b.aten_label, b, i);
-        }
-        ProfileRow kernel;
-        add_to_row(kernel, b.label, b, i);
-        r.by_kernel.push_back(std::move(kernel));
-        if (paired) {
-            ++r.coverage.paired_bundles;
-            if (b.kernel_dirs.empty()) {
-                ++r.coverage.dirless_bundles;
-                r.coverage.dirless_events =
-                    saturating_add(r.coverage.dirless_events, b.time.events);
-                r.coverage.dirless_ns = saturating_add(r.coverage.dirless_ns, b.time.ns);
-            }
+        ++r.coverage.paired_bundles;
+        if (b.kernel_dirs.empty()) {
+            ++r.coverage.dirless_bundles;
+            r.coverage.dirless_events = saturating_add(r.coverage.dirless_events, b.time.events);
+            r.coverage.dirless_ns = saturating_add(r.coverage.dirless_ns, b.time.ns);
         }
     }
-    for (auto& [line, row] : lines) {
-        r.by_line.push_back(std::move(row));
-    }
-    for (auto& [op, row] : ops) {
-        r.by_aten.push_back(std::move(row));
-    }
+    // The texts of source line rows are read later, under the source-text rule
+    // (read_line_texts).
+    build_rankings(r, builtin_rankings(), {});
 }
 
 ProfileReport Aggregation::finish(const TraceReadResult& read, const std::string& trace,
@@ -327,10 +290,6 @@ ProfileReport Aggregation::finish(const TraceReadResult& read, const std::string
     }
     take_bundles(r);
     rankings(r);
-    sort_rows(r.by_line);
-    sort_rows(r.by_aten);
-    sort_rows(r.by_kernel);
-    r.by_category = category_rows(r.bundles);
     r.ideal = ideals_.summary();
     r.ideal.time = coverage_ideal_;
     r.problems = ideals_.take_problems();

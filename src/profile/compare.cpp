@@ -278,10 +278,13 @@ ProfileComparison compare_profiles(ProfileReport base, ProfileReport now) {
     c.basis = c.basis_note.empty() ? CompareBasis::steps : CompareBasis::totals;
     c.base_run = run_compared(base, c.basis);
     c.new_run = run_compared(now, c.basis);
-    c.by_line = join(base, base.by_line, now, now.by_line, c.basis);
-    c.by_aten = join(base, base.by_aten, now, now.by_aten, c.basis);
-    c.by_kernel = join(base, base.by_kernel, now, now.by_kernel, c.basis);
-    c.by_category = join(base, base.by_category, now, now.by_category, c.basis);
+    // Every ranking of the new run, joined with the base run's of the same row of the table.
+    static const std::vector<ProfileRow> none;
+    for (const auto& ranking : now.rankings) {
+        const Ranking* in_base = base.ranking(*ranking.spec);
+        c.rankings.push_back(
+            {ranking.spec, join(base, in_base ? in_base->rows : none, now, ranking.rows, c.basis)});
+    }
     c.base = std::move(base);
     c.now = std::move(now);
     return c;
@@ -319,6 +322,20 @@ std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
         out.push_back(std::move(f));
     }
     return out;
+}
+
+const std::vector<RowChange>& ProfileComparison::rows(const RankingSpec& spec) const {
+    static const std::vector<RowChange> none;
+    for (const auto& r : rankings) {
+        if (r.spec == &spec) {
+            return r.rows;
+        }
+    }
+    return none;
+}
+
+const std::vector<RowChange>& ProfileComparison::rows(ProfileRanking r) const {
+    return rows(ranking_spec(r));
 }
 
 } // namespace sdscprov

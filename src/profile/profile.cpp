@@ -99,9 +99,11 @@ void ProfileBuilder::label_bundles(std::vector<ProfileBundle>& bundles) {
 
 void read_line_texts(ProfileReport& report, const SourceTextOptions& source_text) {
     SourceLines lines(source_text);
-    for (auto& row : report.by_line) {
-        if (row.line) {
-            row.text = lines.line(row.line->file, row.line->line);
+    for (auto& ranking : report.rankings) {
+        for (auto& row : ranking.rows) {
+            if (row.line) {
+                row.text = lines.line(row.line->file, row.line->line);
+            }
         }
     }
     report.source_text = lines.note();

@@ -3,7 +3,6 @@
 #include "core/sha256.hpp"
 #include "profile/aggregation.hpp"
 #include "profile/saturating.hpp"
-#include "profile/utilization_rows.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/core/path.hpp"
 
@@ -223,40 +222,6 @@ MergedBundles merge_bundles(const std::vector<ProfileReport>& reports, const Ran
     return m;
 }
 
-// One ranking's rows added up by label, their bundles renumbered.
-std::vector<ProfileRow> merge_rows(const std::vector<ProfileReport>& reports,
-                                   std::vector<ProfileRow> ProfileReport::*rows,
-                                   const MergedBundles& m) {
-    std::map<std::string, ProfileRow> by_label;
-    for (std::size_t k = 0; k < reports.size(); ++k) {
-        for (const auto& row : reports[k].*rows) {
-            auto [it, added] = by_label.emplace(row.label, ProfileRow{});
-            ProfileRow& into = it->second;
-            if (added) {
-                into.label = row.label;
-                into.line = row.line;
-            }
-            if (!into.text) {
-                into.text = row.text;
-            }
-            into.time.add(row.time);
-            for (auto b : row.bundles) {
-                if (b < m.where[k].size()) {
-                    into.bundles.push_back(m.where[k][b]);
-                }
-            }
-        }
-    }
-    std::vector<ProfileRow> out;
-    for (auto& [label, row] : by_label) {
-        std::sort(row.bundles.begin(), row.bundles.end());
-        row.bundles.erase(std::unique(row.bundles.begin(), row.bundles.end()), row.bundles.end());
-        out.push_back(std::move(row));
-    }
-    sort_rows(out);
-    return out;
-}
-
 // Each row's time per rank: the sum of its bundles' (a row's time is its bundles').
 void rank_rows(std::vector<ProfileRow>& rows, const std::vector<ProfileBundle>& bundles,
                std::size_t ranks) {
@@ -417,20 +382,29 @@ std::optional<ProfileReport> merge_profiles(std::vector<ProfileReport> reports,
         add_ideal(out.ideal, r.ideal);
     }
     MergedBundles m = merge_bundles(reports, order);
-    out.by_line = merge_rows(reports, &ProfileReport::by_line, m);
-    out.by_aten = merge_rows(reports, &ProfileReport::by_aten, m);
     out.bundles = std::move(m.bundles);
-    for (std::uint32_t i = 0; i < out.bundles.size(); ++i) {
-        ProfileRow row;
-        row.label = out.bundles[i].label;
-        row.time = out.bundles[i].time;
-        row.bundles.push_back(i);
-        out.by_kernel.push_back(std::move(row));
+    // The rows again over the summed bundles, by the rankings the reports have; a source line's
+    // text as a report read it (the traces may have been profiled on other machines).
+    std::map<SourceLine, std::string> texts;
+    for (const auto& r : reports) {
+        for (const auto& ranking : r.rankings) {
+            for (const auto& row : ranking.rows) {
+                if (row.line && row.text) {
+                    texts.try_emplace(*row.line, *row.text);
+                }
+            }
+        }
     }
-    sort_rows(out.by_kernel);
-    out.by_category = category_rows(out.bundles);
-    for (auto* rows : {&out.by_line, &out.by_aten, &out.by_kernel, &out.by_category}) {
-        rank_rows(*rows, out.bundles, out.ranks.size());
+    out.rankings.clear();
+    for (const auto& ranking : reports.front().rankings) {
+        auto rows = ranking_rows(*ranking.spec, out.bundles,
+                                 [&texts](const SourceLine& line) -> std::optional<std::string> {
+                                     auto it = texts.find(line);
+                                     return it == texts.end() ? std::nullopt
+                                                              : std::optional(it->second);
+                                 });
+        rank_rows(rows, out.bundles, out.ranks.size());
+        out.rankings.push_back({ranking.spec, std::move(rows)});
     }
     count_bundles(out);
     merge_lists(out, reports);

@@ -1,4 +1,4 @@
-// The trace reader's batches (trace.cpp cuts traceEvents into them) and the parser that turns
+// The trace reader's batches (trace_pool.cpp cuts traceEvents into them) and the parser that turns
 // one batch into event records, one per thread; and the On-Demand helpers both use. Internal to
 // the library.
 #pragma once

@@ -238,9 +238,107 @@ std::unique_ptr<ByteSource> open_file(const std::string& path, std::size_t chunk
     return sniffed(std::make_unique<FileSource>(fd, owned), chunk_bytes);
 }
 
+std::unique_ptr<ByteSource> open_descriptor(int fd, bool owned, std::size_t chunk_bytes) {
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return sniffed(std::make_unique<FileSource>(fd, owned), chunk_bytes);
+}
+
 std::unique_ptr<ByteSource> open_memory(std::string_view bytes, std::size_t chunk_bytes) {
     return sniffed(std::make_unique<MemorySource>(bytes, std::max<std::size_t>(chunk_bytes, 1)),
                    chunk_bytes);
 }
 
 } // namespace sdscprov::trace_source
+
+namespace sdscprov {
+
+namespace {
+
+// What the first bytes of a regular file say (TraceFile): gzip, a JSON array, or an object whose
+// first MiB names traceEvents is a trace.
+TraceFile::Kind kind_of_head(std::string_view head) {
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+        static_cast<unsigned char>(head[1]) == 0x8b) {
+        return TraceFile::Kind::trace;
+    }
+    auto first = head.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && head[first] == '[') {
+        return TraceFile::Kind::trace;
+    }
+    return head.find("\"traceEvents\"") != std::string_view::npos ? TraceFile::Kind::trace
+                                                                  : TraceFile::Kind::other;
+}
+
+} // namespace
+
+TraceFile::Impl::~Impl() {
+    if (fd >= 0) {
+        ::close(fd);
+    }
+}
+
+TraceFile::TraceFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceFile::TraceFile(TraceFile&&) noexcept = default;
+TraceFile& TraceFile::operator=(TraceFile&&) noexcept = default;
+TraceFile::~TraceFile() = default;
+
+const std::string& TraceFile::path() const {
+    return impl_->path;
+}
+
+TraceFile::Kind TraceFile::kind() const {
+    return impl_->kind;
+}
+
+std::uint64_t TraceFile::text_size() const {
+    return impl_->text_size;
+}
+
+TraceFile TraceFile::open(const std::string& path) {
+    auto impl = std::make_unique<Impl>();
+    impl->path = path;
+    if (path == "-") {
+        impl->kind = Kind::trace;
+        return TraceFile(std::move(impl));
+    }
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return TraceFile(std::move(impl)); // the reader says why
+    }
+    if (S_ISDIR(st.st_mode)) {
+        impl->kind = Kind::directory;
+        return TraceFile(std::move(impl));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return TraceFile(std::move(impl)); // opened by the reader: a FIFO's open waits for a writer
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        return TraceFile(std::move(impl));
+    }
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd); // replaced since the stat: the reader opens it and says what it is
+        return TraceFile(std::move(impl));
+    }
+    impl->fd = fd;
+    std::string head(std::size_t{1} << 20, '\0');
+    std::size_t got = 0;
+    while (got < head.size()) {
+        ssize_t n = ::pread(fd, head.data() + got, head.size() - got, static_cast<off_t>(got));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    head.resize(got);
+    impl->kind = kind_of_head(head);
+    bool gzip = got >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+                static_cast<unsigned char>(head[1]) == 0x8b;
+    impl->text_size = gzip ? 0 : static_cast<std::uint64_t>(st.st_size);
+    return TraceFile(std::move(impl));
+}
+
+} // namespace sdscprov

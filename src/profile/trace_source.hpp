@@ -3,7 +3,10 @@
 // the other, as gzip -d does. Internal to the library.
 #pragma once
 
+#include "sdscprov/profile/trace.hpp"
+
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,7 +31,24 @@ protected:
 std::unique_ptr<ByteSource> open_file(const std::string& path, std::size_t chunk_bytes,
                                       std::string& error);
 
+// Reads on from `fd` (a regular file at offset 0), closing it at the end when `owned`.
+std::unique_ptr<ByteSource> open_descriptor(int fd, bool owned, std::size_t chunk_bytes);
+
 // Bytes in memory, handed out at most `chunk_bytes` at a time.
 std::unique_ptr<ByteSource> open_memory(std::string_view bytes, std::size_t chunk_bytes);
 
 } // namespace sdscprov::trace_source
+
+namespace sdscprov {
+
+// TraceFile's state: the descriptor of a regular file, told by its first bytes (offset 0 again
+// after that), or the path alone (standard input, a special file, a directory, an open error).
+struct TraceFile::Impl {
+    std::string path;
+    Kind kind = Kind::unknown;
+    int fd = -1; // owned
+    std::uint64_t text_size = 0;
+    ~Impl();
+};
+
+} // namespace sdscprov

@@ -115,31 +115,6 @@ std::vector<Problem> KernelIdeals::take_problems() {
     return std::exchange(impl_->problems, {});
 }
 
-// ---- the category table -------------------------------------------------------------------------
-
-std::vector<ProfileRow> category_rows(const std::vector<ProfileBundle>& bundles) {
-    std::map<std::string, ProfileRow> by_category;
-    for (std::uint32_t i = 0; i < bundles.size(); ++i) {
-        const auto& b = bundles[i];
-        std::string label = category_label(b.ideal, b.resolution != Resolution::unresolved);
-        ProfileRow& row = by_category[label];
-        if (row.bundles.empty()) {
-            row.label = std::move(label);
-        }
-        row.time.add(b.time);
-        row.bundles.push_back(i);
-    }
-    std::vector<ProfileRow> rows;
-    rows.reserve(by_category.size());
-    for (auto& [label, row] : by_category) {
-        rows.push_back(std::move(row));
-    }
-    std::stable_sort(rows.begin(), rows.end(), [](const ProfileRow& a, const ProfileRow& b) {
-        return a.time.ns != b.time.ns ? a.time.ns > b.time.ns : a.time.events > b.time.events;
-    });
-    return rows;
-}
-
 std::string with_ideal(std::string_view annotation, const BundleIdeal& ideal,
                        const std::uint64_t* dur_ns) {
     rapidjson::StringBuffer buffer;

@@ -1,5 +1,4 @@
-// Internal: the category table of a profile and the ideal in an annotated event
-// (utilization.hpp).
+// Internal: the ideal in an annotated event (utilization.hpp).
 #pragma once
 
 #include "sdscprov/profile/profile.hpp"
@@ -10,10 +9,6 @@
 #include <vector>
 
 namespace sdscprov {
-
-// One row per category (category_label) over the report's bundles, each bundle in one row: by
-// device time, largest first (then events, then label).
-std::vector<ProfileRow> category_rows(const std::vector<ProfileBundle>& bundles);
 
 // The JSON object `annotation` (the event's args.sdscprov) with the event's ideal added:
 // "ideal_ns" (its bundle's), and "util", ideal / dur (null without a dur, or for a dur of 0).

@@ -58,13 +58,6 @@ std::string change_column(const RowChange& r) {
     return buf;
 }
 
-std::string_view title_of(ProfileRanking r) {
-    return r == ProfileRanking::line       ? "By model source line"
-           : r == ProfileRanking::aten     ? "By ATen op"
-           : r == ProfileRanking::category ? "By kernel category"
-                                           : "By kernel";
-}
-
 std::string_view status_of(const RowChange& r) {
     return r.is_new() ? "new" : r.is_gone() ? "gone" : r.change_ns() == 0 ? "same" : "changed";
 }
@@ -152,6 +145,19 @@ SourceTextNote source_text_of(const ProfileComparison& c) {
 } // namespace
 
 std::string render_comparison_text(const ProfileComparison& c, const ProfileTextOptions& options) {
+    // On a terminal, labels are shortened to the width (a source line keeps its end: the file
+    // name and line number), titles are bold and a change is red when the row grew, green when it
+    // shrank; piped, every byte of a label stays.
+    const std::size_t width =
+        options.shorten ? options.width : std::numeric_limits<std::size_t>::max() / 4;
+    auto paint = [&options](const char* tone, const std::string& s) {
+        return options.color ? std::string(tone) + s + "\x1b[0m" : s;
+    };
+    auto change_cells = [&](const RowChange& r) {
+        std::string cells = pad_left(signed_ms(r.change_ns()), 11) + " " +
+                            pad_left(change_column(r), 8);
+        return r.change_ns() == 0 ? cells : paint(r.change_ns() > 0 ? "\x1b[31m" : "\x1b[32m", cells);
+    };
     std::string out;
     const auto& b = c.base_run;
     const auto& n = c.new_run;
@@ -166,24 +172,36 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
            ms(n.ns) + unit + std::to_string(n.events) +
            " kernel events): " + signed_ms(total_change(c)) + " ms (" + pct + ")\n";
     out += outside_text(c);
-    for (auto ranking : options.rankings) {
-        const auto& rows = rows_of(c, ranking);
+    std::vector<const RankingSpec*> shown = options.rankings;
+    if (shown.empty()) {
+        for (const auto& ranking : c.rankings) {
+            if (!ranking.spec->needs_ideal) {
+                shown.push_back(ranking.spec);
+            }
+        }
+    }
+    for (const RankingSpec* spec : shown) {
+        const auto& rows = c.rows(*spec);
         out += "\n";
-        out += title_of(ranking);
-        out += ", by the absolute change (" + std::to_string(rows.size()) + " rows)\n";
-        out += "   base ms     new ms   change ms   change  row\n";
-        std::size_t shown = 0;
+        out += paint("\x1b[1m", std::string(spec->change_title) + ", by the absolute change (" +
+                                    std::to_string(rows.size()) + " rows)");
+        out += "\n   base ms     new ms   change ms   change  row\n";
+        constexpr std::size_t head = 44; // the columns before the row's label
+        const std::size_t label_width = width > head + 12 ? width - head : 12;
+        const bool lines = spec->kind == RowKind::line;
+        std::size_t printed = 0;
         for (const auto& r : rows) {
-            if (options.top != 0 && shown == options.top) {
-                out += "  ... " + std::to_string(rows.size() - shown) +
+            if (options.top != 0 && printed == options.top) {
+                out += "  ... " + std::to_string(rows.size() - printed) +
                        " more rows (--top 0 shows all)\n";
                 break;
             }
-            ++shown;
+            ++printed;
+            const std::string label = printable_text(r.shown_label());
             out += pad_left(r.is_new() ? "-" : ms(r.base_ns()), 10) + " " +
                    pad_left(r.is_gone() ? "-" : ms(r.new_ns()), 10) + " " +
-                   pad_left(signed_ms(r.change_ns()), 11) + " " + pad_left(change_column(r), 8) +
-                   "  " + printable_text(r.shown_label()) + "\n";
+                   change_cells(r) +
+                   "  " + profile_format::fit(label, label_width, lines) + "\n";
         }
     }
     return out;
@@ -205,14 +223,10 @@ std::string render_comparison_json(const ProfileComparison& c) {
     json_out::member(w, "change_ns", total_change(c));
     json_out::key(w, "change_percent");
     percent_value(w, total_percent(c));
-    for (auto [name, rows] :
-         {std::pair<const char*, const std::vector<RowChange>*>{"by_line", &c.by_line},
-          {"by_aten", &c.by_aten},
-          {"by_kernel", &c.by_kernel},
-          {"by_category", &c.by_category}}) {
-        json_out::key(w, name);
+    for (const auto& ranking : c.rankings) {
+        json_out::key(w, ranking.spec->json_key);
         w.StartArray();
-        for (const auto& r : *rows) {
+        for (const auto& r : ranking.rows) {
             w.StartObject();
             json_out::member(w, "label", r.label);
             if (r.line) {
@@ -342,13 +356,6 @@ std::string gate_github(const std::vector<GateFinding>& findings, const std::str
 
 } // namespace
 
-const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r) {
-    return r == ProfileRanking::line       ? c.by_line
-           : r == ProfileRanking::aten     ? c.by_aten
-           : r == ProfileRanking::category ? c.by_category
-                                           : c.by_kernel;
-}
-
 std::string render_gate_findings(const std::vector<GateFinding>& findings, ReportFormat format,
                                  const std::string& trace) {
     switch (format) {
@@ -377,7 +384,11 @@ std::string render_comparison(ReportFormat format, const ComparisonPrinterOption
     case ReportFormat::sarif:
         return render_gate_findings(run.findings, format, options.trace);
     default:
-        return render_comparison_text(run.comparison, options.text);
+        ProfileTextOptions text = options.text;
+        if (!options.by.tables.empty()) {
+            text.rankings = {&compared_ranking(options.by)};
+        }
+        return render_comparison_text(run.comparison, text);
     }
 }
 

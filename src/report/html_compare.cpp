@@ -45,7 +45,7 @@ KernelOf add_kernels(HtmlModel& model, const ProfileComparison& c) {
     KernelOf kernel_of;
     std::uint32_t kernels = 0;
     std::map<std::string_view, const RowChange*> kernel_rows;
-    for (const auto& r : c.by_kernel) {
+    for (const auto& r : c.rows(ProfileRanking::kernel)) {
         kernel_rows.emplace(r.label, &r);
     }
     auto add = [&](const ProfileBundle& b, const HandlesById& handles, bool gone) {
@@ -143,25 +143,21 @@ std::string render_comparison_html(const ProfileComparison& c,
     model.profile_totals(c.now.coverage, c.now.bundles.size());
     model.baseline_totals(c);
     KernelOf kernel_of = add_kernels(model, c);
-    model.change_ranking("line", "Source lines", "source line",
-                         "a bundle counts fully for each of its lines: the rows can add up to "
-                         "more than the total",
-                         change_rows(c.by_line, c.base.by_line, c.now.by_line, c, kernel_of));
-    model.change_ranking("aten", "ATen ops", "ATen op",
-                         "a bundle counts fully for each of its ops: the rows can add up to more "
-                         "than the total",
-                         change_rows(c.by_aten, c.base.by_aten, c.now.by_aten, c, kernel_of));
-    model.change_ranking("kernel", "Kernels", "kernel",
-                         "one row per compiled bundle; sdscprov explain takes its label",
-                         change_rows(c.by_kernel, c.base.by_kernel, c.now.by_kernel, c, kernel_of));
-    if (c.base.ideal.any() || c.now.ideal.any()) {
-        model.change_ranking(
-            "category", "Categories", "kernel category",
-            "a kernel's category is that of its largest entry in its ideal "
-            "cycles file",
-            change_rows(c.by_category, c.base.by_category, c.now.by_category, c, kernel_of));
+    static const std::vector<ProfileRow> none;
+    const bool ideal = c.base.ideal.any() || c.now.ideal.any();
+    for (const auto& ranking : c.rankings) {
+        const RankingSpec& spec = *ranking.spec;
+        if (spec.needs_ideal && !ideal) {
+            continue;
+        }
+        const Ranking* base = c.base.ranking(spec);
+        const Ranking* now = c.now.ranking(spec);
+        model.change_ranking(spec.word, spec.page_title, spec.page_column,
+                             std::string(spec.note) + (spec.shares_whole ? " the total" : ""),
+                             change_rows(ranking.rows, base ? base->rows : none,
+                                         now ? now->rows : none, c, kernel_of));
     }
-    for (const auto& r : c.by_line) {
+    for (const auto& r : c.rows(ProfileRanking::line)) {
         if (r.line && r.now) {
             model.line_time(r.line->file, r.line->line, r.new_ns());
         }

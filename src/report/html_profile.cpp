@@ -98,23 +98,15 @@ std::string profile_page(HtmlModel& model, const ProfileReport& report) {
         auto ops = profile_bundle_ops(report.bundles[i], by_id, row);
         model.kernel(row, ops);
     }
-    model.ranking("line", "Source lines", "source line",
-                  "a bundle counts fully for each of its lines: the rows can add up to more than "
-                  "100%",
-                  report.by_line, ideal);
-    model.ranking("aten", "ATen ops", "ATen op",
-                  "a bundle counts fully for each of its ops: the rows can add up to more than "
-                  "100%",
-                  report.by_aten, ideal);
-    model.ranking("kernel", "Kernels", "kernel",
-                  "one row per compiled bundle; sdscprov explain takes its label", report.by_kernel,
-                  ideal);
-    if (ideal) {
-        model.ranking("category", "Categories", "kernel category",
-                      "a kernel's category is that of its largest entry in its ideal cycles file",
-                      report.by_category, true);
+    for (const auto& ranking : report.rankings) {
+        const RankingSpec& spec = *ranking.spec;
+        if (!spec.needs_ideal || ideal) {
+            model.ranking(spec.word, spec.page_title, spec.page_column,
+                          std::string(spec.note) + (spec.shares_whole ? " 100%" : ""),
+                          ranking.rows, ideal);
+        }
     }
-    for (const auto& r : report.by_line) {
+    for (const auto& r : report.rows(ProfileRanking::line)) {
         if (r.line) {
             model.line_time(r.line->file, r.line->line, r.time.ns);
             if (r.time.ideal.lost_ns > 0) {

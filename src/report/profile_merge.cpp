@@ -383,10 +383,9 @@ std::optional<ProfileReport> read_report(const std::string& source, dom::element
     r.caches = j.strings(doc, "caches");
     read_coverage(j, doc, r);
     read_ideal(j, doc, r);
-    r.by_line = read_rows(j, doc, "by_line");
-    r.by_aten = read_rows(j, doc, "by_aten");
-    r.by_kernel = read_rows(j, doc, "by_kernel");
-    r.by_category = read_rows(j, doc, "by_category");
+    for (auto& ranking : r.rankings) {
+        ranking.rows = read_rows(j, doc, std::string(ranking.spec->json_key).c_str());
+    }
     for (auto b : j.array(doc, "bundles")) {
         r.bundles.push_back(read_bundle(j, b));
     }

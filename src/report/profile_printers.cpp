@@ -29,35 +29,22 @@ public:
 
     std::string render() {
         header();
-        for (auto ranking : o_.rankings) {
+        const auto shown = rankings_shown(o_, r_);
+        bool line_texts = false; // a table that shows source line texts
+        for (const RankingSpec* spec : shown) {
+            line_texts |= spec->kind == RowKind::line;
             out_ += '\n';
-            switch (ranking) {
-            case ProfileRanking::line:
-                table("Source lines by device time",
-                      "a bundle counts fully for each of its lines: the rows can add up to more "
-                      "than 100%",
-                      "source line", r_.by_line, "lines", true);
-                break;
-            case ProfileRanking::aten:
-                table("ATen ops by device time",
-                      "a bundle counts fully for each of its ops: the rows can add up to more "
-                      "than 100%",
-                      "ATen op", r_.by_aten, "ops", false);
-                break;
-            case ProfileRanking::kernel:
-                table("Kernels by device time",
-                      "one row per compiled bundle; sdscprov explain takes its label", "kernel",
-                      r_.by_kernel, "kernels", false);
-                break;
-            case ProfileRanking::category:
+            if (spec->needs_ideal) {
                 out_ += utilization_printers::category_table(
-                    r_, o_.top, width_, o_.order == ProfileOrder::lost, o_.color);
-                break;
+                    r_, *spec, o_.top, width_, o_.order == ProfileOrder::lost, o_.color);
+                continue;
             }
+            const Ranking* ranking = r_.ranking(*spec);
+            static const std::vector<ProfileRow> none;
+            table(*spec, ranking != nullptr ? ranking->rows : none);
         }
         // Under the tables that show line texts (the rank and compared tables show none).
-        if (std::find(o_.rankings.begin(), o_.rankings.end(), ProfileRanking::line) !=
-            o_.rankings.end()) {
+        if (line_texts) {
             out_ += source_text_lines(r_.source_text, o_.color);
         }
         return std::move(out_);
@@ -202,15 +189,16 @@ private:
         }
     }
 
-    void table(const std::string& title, const std::string& note, const std::string& what,
-               const std::vector<ProfileRow>& rows, const std::string& plural, bool lines) {
-        const bool kernels = &rows == &r_.by_kernel;
-        const bool counts_fully = !kernels;
-        std::string heading = title;
-        if (o_.order == ProfileOrder::lost && heading.ends_with(" by device time")) {
-            heading.resize(heading.size() - std::string_view(" by device time").size());
-            heading += " by time lost against the ideal";
-        }
+    void table(const RankingSpec& spec, const std::vector<ProfileRow>& rows) {
+        const bool kernels = spec.kind == RowKind::bundle;
+        const bool lines = spec.kind == RowKind::line;
+        const bool counts_fully = !spec.one_row_per_bundle;
+        const std::string what(spec.column);
+        const std::string note =
+            std::string(spec.note) + (spec.shares_whole ? " 100%" : "");
+        const std::string heading =
+            std::string(spec.name) +
+            (o_.order == ProfileOrder::lost ? " by time lost against the ideal" : " by device time");
         out_ += paint("\x1b[1m", fit(heading, width_, false)) + '\n';
         if (!note.empty()) {
             out_ += paint("\x1b[2m", fit("(" + note + ")", width_, false)) + '\n';
@@ -246,7 +234,8 @@ private:
                 }
                 rest_time = ": " + milliseconds(rest.ns) + " ms";
             }
-            out_ += "  (" + thousands(rows.size() - shown) + " more " + plural + rest_time +
+            out_ += "  (" + thousands(rows.size() - shown) + " more " + std::string(spec.plural) +
+                    rest_time +
                     "; --top 0 shows all)\n";
         }
     }
@@ -334,14 +323,14 @@ bool is_placeholder(const std::string& label) {
     return label.size() > 1 && label.front() == '[' && label.back() == ']';
 }
 
-void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& rows,
-               std::string_view field, const std::vector<ProfileBundle>& bundles) {
-    json_out::key(w, name);
+void rows_json(Writer& w, const RankingSpec& spec, const std::vector<ProfileRow>& rows,
+               const std::vector<ProfileBundle>& bundles) {
+    json_out::key(w, spec.json_key);
     w.StartArray();
     for (const auto& row : rows) {
         w.StartObject();
         json_out::member(w, "label", row.label);
-        if (field == "line") {
+        if (spec.kind == RowKind::line) {
             json_out::key(w, "file");
             if (row.line) {
                 json_out::string(w, row.line->file);
@@ -355,15 +344,16 @@ void rows_json(Writer& w, std::string_view name, const std::vector<ProfileRow>& 
                 w.Null();
             }
             json_out::member(w, "text", row.text);
-        } else if (field == "aten_op" || field == "category") {
-            json_out::key(w, field);
+        } else if (spec.kind == RowKind::name) {
+            json_out::key(w, spec.json_name);
             if (is_placeholder(row.label)) {
                 w.Null();
             } else {
                 json_out::string(w, row.label);
             }
         }
-        if (field == "bundle" && row.bundles.size() == 1 && row.bundles[0] < bundles.size()) {
+        if (spec.kind == RowKind::bundle && row.bundles.size() == 1 &&
+            row.bundles[0] < bundles.size()) {
             const auto& b = bundles[row.bundles[0]];
             json_out::key(w, "key");
             if (b.key.empty()) {
@@ -509,10 +499,9 @@ std::string render_profile_json(const ProfileReport& r) {
     stages_json(w, r.stages);
     utilization_printers::summary_json(w, r);
 
-    rows_json(w, "by_line", r.by_line, "line", r.bundles);
-    rows_json(w, "by_aten", r.by_aten, "aten_op", r.bundles);
-    rows_json(w, "by_kernel", r.by_kernel, "bundle", r.bundles);
-    rows_json(w, "by_category", r.by_category, "category", r.bundles);
+    for (const auto& ranking : r.rankings) {
+        rows_json(w, *ranking.spec, ranking.rows, r.bundles);
+    }
 
     bundles_json(w, r.bundles);
     findings_json(w, r);
@@ -560,8 +549,9 @@ std::string render_profile(ReportFormat format, const ProfilePrinterOptions& opt
         return ranks ? render_ranks_html(report, options.source_text)
                      : render_profile_html(report, options.source_text);
     default:
-        return ranks ? render_ranks_text(report, options.text)
-                     : render_profile_text(report, options.text);
+        ProfileTextOptions text = options.text;
+        choose_rankings(text, options.by, report);
+        return ranks ? render_ranks_text(report, text) : render_profile_text(report, text);
     }
 }
 

@@ -34,9 +34,9 @@ public:
     std::string render() {
         header();
         rank_table();
-        for (auto ranking : o_.rankings) {
+        for (const RankingSpec* spec : rankings_shown(o_, r_)) {
             out_ += '\n';
-            table(ranking);
+            table(*spec);
         }
         return std::move(out_);
     }
@@ -134,21 +134,13 @@ private:
         return line + "  ";
     }
 
-    void table(ProfileRanking ranking) {
-        using R = ProfileRanking;
-        const std::string title = ranking == R::line       ? "Source lines"
-                                  : ranking == R::aten     ? "ATen ops"
-                                  : ranking == R::category ? "Kernel categories"
-                                                           : "Kernels";
-        const std::string what = ranking == R::line       ? "source line"
-                                 : ranking == R::aten     ? "ATen op"
-                                 : ranking == R::category ? "category"
-                                                          : "kernel";
-        const std::vector<ProfileRow>& rows = ranking == R::line       ? r_.by_line
-                                              : ranking == R::aten     ? r_.by_aten
-                                              : ranking == R::category ? r_.by_category
-                                                                       : r_.by_kernel;
-        const bool lines = ranking == R::line;
+    void table(const RankingSpec& spec) {
+        const std::string title(spec.name);
+        const std::string what(spec.column);
+        static const std::vector<ProfileRow> none;
+        const Ranking* ranking = r_.ranking(spec);
+        const std::vector<ProfileRow>& rows = ranking != nullptr ? ranking->rows : none;
+        const bool lines = spec.kind == RowKind::line;
         out_ += paint("\x1b[1m",
                       fit(title + " by the slowest rank's lead (max - min)", width_, false)) +
                 '\n';
@@ -197,7 +189,7 @@ const ProfileRow* straggler_line(const ProfileReport& r) {
     const ProfileRow* best = nullptr;
     double best_ratio = 0;
     std::uint64_t best_lead = 0;
-    for (const auto& row : r.by_line) {
+    for (const auto& row : r.rows(ProfileRanking::line)) {
         RankSpread s = rank_spread(row.rank_ns);
         if (s.lead_ns() == 0 || row.time.ns * 100 < r.coverage.kernel_ns) {
             continue;

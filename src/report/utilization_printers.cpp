@@ -87,19 +87,19 @@ std::string columns(const DeviceTime& t) {
            cell(milliseconds(i.lost_ns), 12);
 }
 
-std::string category_table(const ProfileReport& r, std::size_t top, std::size_t width, bool by_lost,
-                           bool color) {
-    std::string out = paint(color, "\x1b[1m",
-                            fit(std::string("Kernel categories by ") +
-                                    (by_lost ? "time lost against the ideal" : "device time"),
-                                width, false)) +
-                      '\n';
+std::string category_table(const ProfileReport& r, const RankingSpec& spec, std::size_t top,
+                           std::size_t width, bool by_lost, bool color) {
+    std::string title = std::string(spec.name) +
+                        (by_lost ? " by time lost against the ideal" : " by device time");
+    std::string out = paint(color, "\x1b[1m", fit(title, width, false)) + '\n';
     out += paint(color, "\x1b[2m",
                  fit("(a kernel's category is that of its largest entry in " +
                          std::string(ideal_cycles_path) + ", TOTAL aside)",
                      width, false)) +
            '\n';
-    const auto& rows = r.by_category;
+    static const std::vector<ProfileRow> none;
+    const Ranking* ranking = r.ranking(spec);
+    const auto& rows = ranking != nullptr ? ranking->rows : none;
     if (rows.empty()) {
         return out + "  no kernel events\n";
     }
@@ -114,7 +114,7 @@ std::string category_table(const ProfileReport& r, std::size_t top, std::size_t 
                        cell("ideal (ms)", 12) + cell("of ideal %", 12) + cell("util %", 8) +
                        cell("lost (ms)", 12) + "  ";
     std::size_t label_width = width > head.size() + 12 ? width - head.size() : 12;
-    out += paint(color, "\x1b[2m", head + "category") + '\n';
+    out += paint(color, "\x1b[2m", head + std::string(spec.column)) + '\n';
     std::size_t shown = top == 0 ? rows.size() : std::min(top, rows.size());
     for (std::size_t k = 0; k < shown; ++k) {
         const ProfileRow& row = rows[order[k]];
@@ -132,7 +132,8 @@ std::string category_table(const ProfileReport& r, std::size_t top, std::size_t 
         out += line + "  " + fit(printable(row.label), label_width, false) + '\n';
     }
     if (shown < rows.size()) {
-        out += "  (" + thousands(rows.size() - shown) + " more categories; --top 0 shows all)\n";
+        out += "  (" + thousands(rows.size() - shown) + " more " + std::string(spec.plural) +
+               "; --top 0 shows all)\n";
     }
     return out;
 }
@@ -200,13 +201,32 @@ void summary_json(Writer& w, const ProfileReport& r) {
 
 namespace sdscprov {
 
+std::vector<const RankingSpec*> rankings_shown(const ProfileTextOptions& options,
+                                               const ProfileReport& report) {
+    if (!options.rankings.empty()) {
+        return options.rankings;
+    }
+    std::vector<const RankingSpec*> shown;
+    for (const auto& ranking : report.rankings) {
+        if (!ranking.spec->needs_ideal) {
+            shown.push_back(ranking.spec);
+        }
+    }
+    return shown;
+}
+
 void choose_rankings(ProfileTextOptions& options, const RankingChoice& by,
                      const ProfileReport& report) {
     options.order = by.order;
     if (!by.tables.empty()) {
         options.rankings = by.tables;
-    } else if (report.ideal.any()) {
-        options.rankings.push_back(ProfileRanking::category);
+        return;
+    }
+    options.rankings.clear();
+    for (const auto& ranking : report.rankings) {
+        if (!ranking.spec->needs_ideal || report.ideal.any()) {
+            options.rankings.push_back(ranking.spec);
+        }
     }
 }
 

@@ -26,8 +26,8 @@ std::string columns_head();
 std::string columns(const DeviceTime& t);
 
 // The category table: category, calls, time, share, ideal, share of ideal, utilization, lost.
-std::string category_table(const ProfileReport& r, std::size_t top, std::size_t width, bool by_lost,
-                           bool color);
+std::string category_table(const ProfileReport& r, const RankingSpec& spec, std::size_t top,
+                           std::size_t width, bool by_lost, bool color);
 
 // ---- JSON ---------------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/ranking.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -70,12 +71,18 @@ struct ProfileComparison {
     std::string basis_note; // totals: why not per step, e.g. "no step spans in the base trace"
     RunCompared base_run;
     RunCompared new_run;
-    // Each ranking's rows, by the absolute change, largest first (growth before a shrink of the
-    // same size), then new time, largest first, then label.
-    std::vector<RowChange> by_line;
-    std::vector<RowChange> by_aten;
-    std::vector<RowChange> by_kernel;
-    std::vector<RowChange> by_category; // the kernel categories' rows (category_label)
+    // Each ranking of the new run (ranking.hpp), its rows joined with the base run's: by the
+    // absolute change, largest first (growth before a shrink of the same size), then new time,
+    // largest first, then label.
+    struct Changes {
+        const RankingSpec* spec = nullptr;
+        std::vector<RowChange> rows;
+    };
+    std::vector<Changes> rankings;
+
+    // The compared rows of one ranking (empty when the runs have none).
+    const std::vector<RowChange>& rows(const RankingSpec& spec) const;
+    const std::vector<RowChange>& rows(ProfileRanking r) const;
 };
 
 ProfileComparison compare_profiles(ProfileReport base, ProfileReport now);

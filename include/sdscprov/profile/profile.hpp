@@ -18,6 +18,7 @@
 #include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/profile/ranking.hpp"
 #include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/profile/utilization.hpp"
@@ -130,6 +131,15 @@ struct ProfileRow {
     std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
 };
 
+// One ranking of a report: its row of the ranking table, and its rows.
+struct Ranking {
+    const RankingSpec* spec = nullptr;
+    std::vector<ProfileRow> rows;
+};
+
+// A ranking without rows for each row of `table`.
+std::vector<Ranking> empty_rankings(RankingTable table);
+
 struct ProfileCoverage {
     std::uint64_t trace_events = 0;    // elements of traceEvents
     std::uint64_t kernel_events = 0;   // device kernel events
@@ -180,20 +190,28 @@ struct ProfileReport {
     // Sorted by device time (then events, key, event name), largest first; the rankings too
     // (then label).
     std::vector<ProfileBundle> bundles;
-    std::vector<ProfileRow> by_line;
-    std::vector<ProfileRow> by_aten;
-    std::vector<ProfileRow> by_kernel; // one row per bundle, labelled with its label
-    // Against the compiler's ideal: the clock, what the files gave, and one row per kernel
-    // category (category_label), every bundle in one.
+    // One per row of the ranking table the report was built with, in its order (ranking.hpp);
+    // the built-in ones, empty, until it is built.
+    std::vector<Ranking> rankings = empty_rankings(builtin_rankings());
+    // Against the compiler's ideal: the clock, what the files gave (the category ranking puts
+    // every bundle in the row of its kernel's category, category_label).
     IdealSummary ideal;
-    std::vector<ProfileRow> by_category;
     std::vector<DebugHandle> handles;  // the bundles' direct handles (fused_from nested), by id
     std::vector<Problem> diagnostics; // of the event codes, by first event
     std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
     SourceTextNote source_text;                 // what read_line_texts did not read, and why
+
+    // The rows of a built-in ranking (empty when the report has none), and of any ranking.
+    const std::vector<ProfileRow>& rows(ProfileRanking r) const;
+    std::vector<ProfileRow>& rows(ProfileRanking r);
+    const Ranking* ranking(const RankingSpec& spec) const;
 };
 
-// The text of every source line row (by_line) read under `source_text` (source_text.hpp), and
+// The rankings of `report.bundles` by every row of `table` (ranking.hpp), a source line row's
+// text from `text_of`.
+void build_rankings(ProfileReport& report, RankingTable table, const LineText& text_of);
+
+// The text of every source line row (of every ranking) read under `source_text` (source_text.hpp), and
 // what was not read, and why, in report.source_text.
 void read_line_texts(ProfileReport& report, const SourceTextOptions& source_text);
 

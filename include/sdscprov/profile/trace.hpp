@@ -111,6 +111,35 @@ struct TraceReaderOptions {
     unsigned threads = 0;
 };
 
+// A trace given by path, opened once: what its first bytes say it is, and the open file the
+// reader goes on from (the bytes read to tell are read again from the start, not twice from
+// disk). A regular file is opened at once and its first MiB read: gzip (1f 8b), or JSON whose
+// first token is '[' (Chrome's JSON Array Format) or whose first MiB names "traceEvents" is a
+// trace; any other regular file is not. "-" (standard input) is a trace, not read ahead. A
+// directory is `directory`; what cannot be opened, and a special file (a pipe, a FIFO, a device:
+// opened by the reader, which waits for its writer), is `unknown`.
+class TraceFile {
+public:
+    enum class Kind : std::uint8_t { trace, other, directory, unknown };
+
+    static TraceFile open(const std::string& path);
+    TraceFile(TraceFile&&) noexcept;
+    TraceFile& operator=(TraceFile&&) noexcept;
+    ~TraceFile();
+
+    const std::string& path() const;
+    Kind kind() const;
+    // The size of the trace's text when it is known before reading: a regular file that is not
+    // gzip; 0 otherwise (gzip, standard input, a pipe).
+    std::uint64_t text_size() const;
+
+private:
+    friend class TraceReader;
+    struct Impl;
+    explicit TraceFile(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
 class TraceReader {
 public:
     explicit TraceReader(TraceReaderOptions options = {});
@@ -118,7 +147,10 @@ public:
     TraceReader(const TraceReader&) = delete;
     TraceReader& operator=(const TraceReader&) = delete;
 
-    // Reads the trace at `path` ("-" is standard input).
+    // Reads the trace `file` was opened on (its kind unchecked: what is not a trace is an error
+    // of the read, at its position).
+    TraceReadResult read(TraceFile file, TraceHandler& handler);
+    // Reads the trace at `path` ("-" is standard input): read(TraceFile::open(path), handler).
     TraceReadResult read(const std::string& path, TraceHandler& handler);
     // Reads a trace held in memory (plain or gzip bytes), in chunks as a file would be.
     TraceReadResult read_bytes(std::string_view bytes, TraceHandler& handler);

@@ -18,9 +18,6 @@ namespace sdscprov {
 // 0: all): base time, new time, change in ms and in percent, or "new" / "gone".
 std::string render_comparison_text(const ProfileComparison& c, const ProfileTextOptions& options);
 
-// The compared rows of one ranking.
-const std::vector<RowChange>& rows_of(const ProfileComparison& c, ProfileRanking r);
-
 // {"sdscprov_profile_comparison": 1, ...}: every row of every ranking of both runs.
 std::string render_comparison_json(const ProfileComparison& c);
 
@@ -44,7 +41,10 @@ struct GatedComparison {
 };
 
 struct ComparisonPrinterOptions {
+    // Its top, width, shortening and colour; the table is the compared ranking (`by`), or the
+    // default set when none is chosen.
     ProfileTextOptions text;
+    RankingChoice by;
     std::string trace;             // the new trace: where a finding without a source line points
     SourceTextOptions source_text; // html: the page's source lines are read under it
 };

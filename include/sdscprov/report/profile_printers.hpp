@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/ranking.hpp"
 #include "sdscprov/report/printer.hpp"
 #include "sdscprov/report/report.hpp"
 
@@ -16,15 +17,12 @@
 
 namespace sdscprov {
 
-enum class ProfileRanking { line, aten, kernel, category };
-// What the rankings are ordered by in text: device time, or the time lost against the ideal
-// (ties, rows without an ideal among them, by device time).
-enum class ProfileOrder { time, lost };
 
 struct ProfileTextOptions {
     std::size_t top = 20; // rows per ranking; 0: every row
-    std::vector<ProfileRanking> rankings{ProfileRanking::line, ProfileRanking::aten,
-                                         ProfileRanking::kernel};
+    // The tables, in order; empty: every ranking of the report but those shown only with an
+    // ideal (choose_rankings adds them when a kernel directory gave one).
+    std::vector<const RankingSpec*> rankings;
     ProfileOrder order = ProfileOrder::time;
     bool stages = false;     // the DMI / PREP / CMPT / DMO columns
     std::size_t width = 100; // columns the table fits in (labels are shortened)
@@ -34,14 +32,12 @@ struct ProfileTextOptions {
 
 std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options);
 
-// What --by chose: the tables, in the order given (none: the default set), and their order.
-struct RankingChoice {
-    std::vector<ProfileRanking> tables;
-    ProfileOrder order = ProfileOrder::time;
-};
-
-// The tables and their order as chosen. Without a table: every ranking, and the category table
-// when a kernel directory gave an ideal.
+// The tables a text report shows, in order: options.rankings, else the report's own but those
+// shown only with an ideal.
+std::vector<const RankingSpec*> rankings_shown(const ProfileTextOptions& options,
+                                               const ProfileReport& report);
+// The tables and their order as chosen. Without a table: every ranking of the report, those shown
+// only with an ideal when a kernel directory gave one.
 void choose_rankings(ProfileTextOptions& options, const RankingChoice& by,
                      const ProfileReport& report);
 
@@ -60,7 +56,8 @@ std::string render_profile_folded(const ProfileReport& report,
                                   FoldedValue value = FoldedValue::time);
 
 struct ProfilePrinterOptions {
-    ProfileTextOptions text;
+    ProfileTextOptions text; // its rankings and order as `by` chooses for the report given
+    RankingChoice by;
     FoldedValue value = FoldedValue::time; // folded
     SourceTextOptions source_text;         // html: the page's source lines are read under it
 };

@@ -151,8 +151,9 @@ TEST_CASE("options: profile's --by becomes the tables in the order given and the
     REQUIRE(parse("profile", add_profile_options, o,
                   {"--by", "kernel,lost", "--by", "aten", "--by", "line,time,lost", "t.json"})
                 .empty());
-    CHECK(o.by.tables == std::vector<ProfileRanking>{ProfileRanking::kernel, ProfileRanking::aten,
-                                                     ProfileRanking::line});
+    CHECK(o.by.tables == std::vector<const RankingSpec*>{&ranking_spec(ProfileRanking::kernel),
+                                                         &ranking_spec(ProfileRanking::aten),
+                                                         &ranking_spec(ProfileRanking::line)});
     CHECK(o.by.order == ProfileOrder::lost);
     ProfileCli order_only;
     REQUIRE(parse("profile", add_profile_options, order_only, {"--by", "lost", "t.json"}).empty());

@@ -21,7 +21,7 @@ ProfileRow row(std::string label, std::uint64_t ns, std::uint64_t events = 1) {
 ProfileReport report(std::uint64_t total, std::vector<ProfileRow> by_aten) {
     ProfileReport r;
     r.coverage.kernel_ns = total;
-    r.by_aten = std::move(by_aten);
+    r.rows(ProfileRanking::aten) = std::move(by_aten);
     return r;
 }
 
@@ -53,7 +53,8 @@ ProfileReport category_run(std::size_t n, Ns ns, Category category) {
         r.coverage.kernel_ns += b.time.ns;
         r.bundles.push_back(std::move(b));
     }
-    r.by_category = category_rows(r.bundles);
+    r.rows(ProfileRanking::category) =
+        ranking_rows(ranking_spec(ProfileRanking::category), r.bundles, {});
     return r;
 }
 
@@ -81,28 +82,28 @@ TEST_CASE("compare: the category rows joined, one category slowed, new and gone 
     // matmul: bundles 0, 4, 8: 1000 + 1040 + 1080 = 3120 -> 1300 + 1352 + 1404 = 4056.
     // softmax (gone) and conv (new): bundles 2, 6, 10: 1020 + 1060 + 1100 = 3180.
     // add: 1, 5, 9: 3150; unresolved: 3, 7, 11: 3210, unchanged.
-    REQUIRE(c.by_category.size() == 5);
+    REQUIRE(c.rows(ProfileRanking::category).size() == 5);
     std::vector<std::string> order;
-    for (const auto& r : c.by_category) {
+    for (const auto& r : c.rows(ProfileRanking::category)) {
         order.push_back(r.label);
     }
     std::string unresolved(unresolved_label);
     CHECK(order == std::vector<std::string>{"conv", "softmax", "matmul", unresolved, "add"});
-    const auto& mm = find(c.by_category, "matmul");
+    const auto& mm = find(c.rows(ProfileRanking::category), "matmul");
     CHECK(mm.base_ns() == 3120);
     CHECK(mm.new_ns() == 4056);
     CHECK(mm.change_ns() == 936);
     CHECK(*mm.change_percent() == doctest::Approx(30.0));
-    CHECK(find(c.by_category, "conv").is_new());
-    CHECK(find(c.by_category, "conv").new_ns() == 3180);
-    CHECK(find(c.by_category, "softmax").is_gone());
-    CHECK(find(c.by_category, "softmax").change_ns() == -3180);
-    CHECK(find(c.by_category, "add").change_ns() == 0);
-    CHECK(find(c.by_category, unresolved).base_ns() == 3210);
-    CHECK(find(c.by_category, unresolved).change_ns() == 0);
+    CHECK(find(c.rows(ProfileRanking::category), "conv").is_new());
+    CHECK(find(c.rows(ProfileRanking::category), "conv").new_ns() == 3180);
+    CHECK(find(c.rows(ProfileRanking::category), "softmax").is_gone());
+    CHECK(find(c.rows(ProfileRanking::category), "softmax").change_ns() == -3180);
+    CHECK(find(c.rows(ProfileRanking::category), "add").change_ns() == 0);
+    CHECK(find(c.rows(ProfileRanking::category), unresolved).base_ns() == 3210);
+    CHECK(find(c.rows(ProfileRanking::category), unresolved).change_ns() == 0);
     // The gate over the categories: matmul grew 30 %, conv is new.
     std::vector<std::string> found;
-    for (const auto& f : gate_findings(c, c.by_category, {10, 1})) {
+    for (const auto& f : gate_findings(c, c.rows(ProfileRanking::category), {10, 1})) {
         found.push_back(f.row->label);
     }
     CHECK(found == std::vector<std::string>{"conv", "matmul"});
@@ -112,23 +113,23 @@ TEST_CASE("compare: rows joined by label, new and gone, ranked by the absolute c
     auto c = compare_profiles(
         report(1000, {row("mm", 400), row("add", 300), row("relu", 200), row("gone", 100)}),
         report(1200, {row("mm", 700), row("add", 300), row("relu", 50), row("new", 150)}));
-    REQUIRE(c.by_aten.size() == 5);
+    REQUIRE(c.rows(ProfileRanking::aten).size() == 5);
     std::vector<std::string> order;
-    for (const auto& r : c.by_aten) {
+    for (const auto& r : c.rows(ProfileRanking::aten)) {
         order.push_back(r.label);
     }
     // |change|: mm 300, relu 150 (a shrink) and new 150 (a growth: first), gone 100, add 0.
     CHECK(order == std::vector<std::string>{"mm", "new", "relu", "gone", "add"});
-    CHECK(find(c.by_aten, "mm").base_ns() == 400);
-    CHECK(find(c.by_aten, "mm").new_ns() == 700);
-    CHECK(find(c.by_aten, "mm").change_ns() == 300);
-    CHECK(*find(c.by_aten, "mm").change_percent() == doctest::Approx(75.0));
-    CHECK(find(c.by_aten, "relu").change_ns() == -150);
-    CHECK(find(c.by_aten, "new").is_new());
-    CHECK_FALSE(find(c.by_aten, "new").change_percent());
-    CHECK(find(c.by_aten, "gone").is_gone());
-    CHECK(find(c.by_aten, "gone").change_ns() == -100);
-    CHECK(find(c.by_aten, "add").change_ns() == 0);
+    CHECK(find(c.rows(ProfileRanking::aten), "mm").base_ns() == 400);
+    CHECK(find(c.rows(ProfileRanking::aten), "mm").new_ns() == 700);
+    CHECK(find(c.rows(ProfileRanking::aten), "mm").change_ns() == 300);
+    CHECK(*find(c.rows(ProfileRanking::aten), "mm").change_percent() == doctest::Approx(75.0));
+    CHECK(find(c.rows(ProfileRanking::aten), "relu").change_ns() == -150);
+    CHECK(find(c.rows(ProfileRanking::aten), "new").is_new());
+    CHECK_FALSE(find(c.rows(ProfileRanking::aten), "new").change_percent());
+    CHECK(find(c.rows(ProfileRanking::aten), "gone").is_gone());
+    CHECK(find(c.rows(ProfileRanking::aten), "gone").change_ns() == -100);
+    CHECK(find(c.rows(ProfileRanking::aten), "add").change_ns() == 0);
 }
 
 TEST_CASE("compare: the gate names rows grown over the limit with enough share") {
@@ -139,7 +140,7 @@ TEST_CASE("compare: the gate names rows grown over the limit with enough share")
                        row("new", 200), row("tiny_new", 20)}));
     auto labels = [&](double over, double share) {
         std::vector<std::string> out;
-        for (const auto& f : gate_findings(c, c.by_aten, {over, share})) {
+        for (const auto& f : gate_findings(c, c.rows(ProfileRanking::aten), {over, share})) {
             out.push_back(f.row->label);
         }
         return out;
@@ -150,7 +151,7 @@ TEST_CASE("compare: the gate names rows grown over the limit with enough share")
     CHECK(labels(5, 1) == std::vector<std::string>{"big", "new", "exact"});
     CHECK(labels(10, 0) == std::vector<std::string>{"big", "new", "small", "tiny_new"});
     CHECK(labels(1000, 1) == std::vector<std::string>{"new"});
-    auto findings = gate_findings(c, c.by_aten, {10, 1});
+    auto findings = gate_findings(c, c.rows(ProfileRanking::aten), {10, 1});
     REQUIRE(findings.size() == 2);
     CHECK(findings[0].base_share == doctest::Approx(50.0));
     CHECK(findings[0].new_share == doctest::Approx(60.0));
@@ -158,5 +159,5 @@ TEST_CASE("compare: the gate names rows grown over the limit with enough share")
     // Identical runs: nothing, however tight the limit.
     auto same = compare_profiles(report(100, {row("a", 60), row("b", 40)}),
                                  report(100, {row("a", 60), row("b", 40)}));
-    CHECK(gate_findings(same, same.by_aten, {0, 0}).empty());
+    CHECK(gate_findings(same, same.rows(ProfileRanking::aten), {0, 0}).empty());
 }

@@ -135,18 +135,18 @@ TEST_CASE("a bundle counts fully for each of its lines and ops, once in the kern
     CHECK(r.coverage.resolved_events == 4);
     CHECK(r.coverage.kernel_ns == 14252);
     CHECK(r.coverage.trace_events == 5);
-    CHECK(table(r.by_line) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
+    CHECK(table(r.rows(ProfileRanking::line)) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
                                   {"/home/user/simple_mlp.py:11", {10002, 2}},
                                   {"/home/user/simple_mlp.py:12", {10002, 2}},
                                   {"/home/user/simple_mlp.py:13", {13252, 3}},
                                   {"[no source]", {1000, 1}}});
-    CHECK(table(r.by_aten) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
+    CHECK(table(r.rows(ProfileRanking::aten)) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
                                   {"aten.addmm.default", {13252, 3}},
                                   {"aten.permute.default", {10002, 2}},
                                   {"aten.relu.default", {10002, 2}},
                                   {"[no aten op]", {1000, 1}}});
     // No cache: each bundle is told apart by its key.
-    CHECK(table(r.by_kernel) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
+    CHECK(table(r.rows(ProfileRanking::kernel)) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
                                     {"sdsc_fused_addmm_linear_relu_0@mlpfcreluaaaaaa2", {10002, 2}},
                                     {"sdsc_fused_addmm_1@mlpfcaddbbbbbbb3", {3250, 1}},
                                     {"sdsc_fused_unknown_2@mlpemptycccccc47", {1000, 1}}});
@@ -155,9 +155,9 @@ TEST_CASE("a bundle counts fully for each of its lines and ops, once in the kern
     CHECK(r.coverage.dirless_events == 4);
     CHECK(r.coverage.dirless_ns == 14252);
     // Ranked by time, largest first.
-    REQUIRE(r.by_line.size() == 4);
-    CHECK(r.by_line[0].label == "/home/user/simple_mlp.py:13");
-    CHECK(r.by_line[3].label == "[no source]");
+    REQUIRE(r.rows(ProfileRanking::line).size() == 4);
+    CHECK(r.rows(ProfileRanking::line)[0].label == "/home/user/simple_mlp.py:13");
+    CHECK(r.rows(ProfileRanking::line)[3].label == "[no source]");
     REQUIRE(r.bundles.size() == 3);
     CHECK(r.bundles[0].key == "mlpfcreluaaaaaa2");
     CHECK(r.bundles[0].handle_ids.size() == 4);
@@ -266,10 +266,10 @@ TEST_CASE("the caches' handles pair events without a sidecar, at any depth of a 
                              kernel(b + "#1", "2", "\"debug_handles\": [\"22\"]") + ",\n" +
                              kernel(b + "#2", "4") + ",\n" +
                              kernel(a + "#2", "8", "\"debug_handles\": [\"99\"]"));
-    CHECK(table(r.by_line) ==
+    CHECK(table(r.rows(ProfileRanking::line)) ==
           std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
               {"/m.py:1", {1000, 1}}, {"/m.py:3", {2000, 1}}, {"[unresolved]", {12000, 2}}});
-    CHECK(table(r.by_kernel) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
+    CHECK(table(r.rows(ProfileRanking::kernel)) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
                                     {"sdsc_fused_add_0@sdsc_fused_add_0_aaaaaaaa", {1000, 1}},
                                     {"sdsc_fused_mul_1@sdsc_fused_mul_1_bbbbbbbb", {2000, 1}},
                                     {a, {8000, 1}},
@@ -365,17 +365,17 @@ TEST_CASE("one kernel row per compiled bundle: a name of two compiles is two row
                              kernel(c + "#1", "2", "\"debug_handles\": [\"12\"]") + ",\n" +
                              kernel(c + "#2", "4", "\"debug_handles\": [\"12\"]") + ",\n" +
                              kernel(d + "#1", "8", "\"debug_handles\": [\"13\"]"));
-    CHECK(table(r.by_kernel) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
+    CHECK(table(r.rows(ProfileRanking::kernel)) == std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>{
                                     {"sdsc_fused_add_0@sdsc_fused_add_0_aaaaaaaa", {1000, 1}},
                                     {"sdsc_fused_add_0@sdsc_fused_add_0_cccccccc", {6000, 2}},
                                     {"sdsc_fused_mul_1@dddddddddddddddd", {8000, 1}}});
-    REQUIRE(r.by_kernel.size() == 3);
-    for (const auto& row : r.by_kernel) {
+    REQUIRE(r.rows(ProfileRanking::kernel).size() == 3);
+    for (const auto& row : r.rows(ProfileRanking::kernel)) {
         REQUIRE(row.bundles.size() == 1);
         CHECK(r.bundles[row.bundles[0]].label == row.label);
     }
     // The bundle found in two directories is one row that lists both.
-    const auto& twice = r.bundles[r.by_kernel[0].bundles[0]];
+    const auto& twice = r.bundles[r.rows(ProfileRanking::kernel)[0].bundles[0]];
     CHECK(twice.key == "dddddddddddddddd");
     CHECK(twice.kernel_dirs.size() == 2);
     CHECK(render_profile_folded(r) ==
@@ -383,7 +383,7 @@ TEST_CASE("one kernel row per compiled bundle: a name of two compiles is two row
           "/m.py:2;aten.add.Tensor;sdsc_fused_add_0@sdsc_fused_add_0_cccccccc 6000\n"
           "/m.py:3;aten.add.Tensor;sdsc_fused_mul_1@dddddddddddddddd 8000\n");
     ProfileTextOptions options;
-    options.rankings = {ProfileRanking::kernel};
+    options.rankings = {&ranking_spec(ProfileRanking::kernel)};
     options.shorten = false;
     std::string text = render_profile_text(r, options);
     CHECK(text.find("sdsc_fused_mul_1@dddddddddddddddd\n") != std::string::npos);

@@ -50,23 +50,23 @@ std::string rank(int n) {
 }
 
 const ProfileRow& line_row(const ProfileReport& r, std::int64_t line) {
-    for (const auto& row : r.by_line) {
+    for (const auto& row : r.rows(ProfileRanking::line)) {
         if (row.line && row.line->line == line) {
             return row;
         }
     }
     FAIL("no row of line " << line);
-    return r.by_line.front();
+    return r.rows(ProfileRanking::line).front();
 }
 
 const ProfileRow& kernel_row(const ProfileReport& r, const std::string& key) {
-    for (const auto& row : r.by_kernel) {
+    for (const auto& row : r.rows(ProfileRanking::kernel)) {
         if (r.bundles[row.bundles.at(0)].key == key) {
             return row;
         }
     }
     FAIL("no kernel row of " << key);
-    return r.by_kernel.front();
+    return r.rows(ProfileRanking::kernel).front();
 }
 
 using Ns = std::vector<std::uint64_t>;

@@ -120,7 +120,7 @@ TEST_CASE("compare: per step when both runs have steps, the rows' time per step"
         row.label = "aten.mm.default";
         row.time = b.time;
         row.bundles = {0};
-        r.by_aten.push_back(row);
+        r.rows(ProfileRanking::aten).push_back(row);
         return r;
     };
     auto c = compare_profiles(run(10, 1005, 5000), run(12, 1206, 9000));
@@ -129,18 +129,18 @@ TEST_CASE("compare: per step when both runs have steps, the rows' time per step"
     CHECK(c.base_run.ns == 101); // 100.5 rounded half up
     CHECK(c.new_run.ns == 101);  // 100.5
     CHECK(c.base_run.outside_events == 5);
-    REQUIRE(c.by_aten.size() == 1);
-    CHECK(c.by_aten[0].base_ns() == 101);
-    CHECK(c.by_aten[0].new_ns() == 101);
-    CHECK(c.by_aten[0].base->events == 4);
+    REQUIRE(c.rows(ProfileRanking::aten).size() == 1);
+    CHECK(c.rows(ProfileRanking::aten)[0].base_ns() == 101);
+    CHECK(c.rows(ProfileRanking::aten)[0].new_ns() == 101);
+    CHECK(c.rows(ProfileRanking::aten)[0].base->events == 4);
 
     auto without = run(0, 0, 5000);
     without.steps.events = 0;
     auto t = compare_profiles(std::move(without), run(12, 1206, 9000));
     CHECK(t.basis == CompareBasis::totals);
     CHECK(t.basis_note == "no step spans in the base trace");
-    CHECK(t.by_aten[0].base_ns() == 5000);
-    CHECK(t.by_aten[0].new_ns() == 9000);
+    CHECK(t.rows(ProfileRanking::aten)[0].base_ns() == 5000);
+    CHECK(t.rows(ProfileRanking::aten)[0].new_ns() == 9000);
     auto outside = run(3, 0, 5000);
     outside.steps.events = 0;
     CHECK(compare_profiles(run(10, 1005, 5000), std::move(outside)).basis_note ==
@@ -161,7 +161,7 @@ ProfileRow line_row(std::string file, std::int64_t line, std::string text, std::
 
 ProfileReport lines_report(std::vector<ProfileRow> rows) {
     ProfileReport r;
-    r.by_line = std::move(rows);
+    r.rows(ProfileRanking::line) = std::move(rows);
     return r;
 }
 
@@ -185,23 +185,23 @@ TEST_CASE("compare: moved lines matched by file and text, alone") {
             {line_row("/m.py", 14, "y = f(x)", 150), line_row("/m.py", 21, "z = g(y)", 8),
              line_row("/m.py", 22, "z = g(y)", 8), line_row("/b/other/n.py", 3, "w = h(z)", 6),
              line_row("/b/pkg/n.py", 4, "w = h(z)", 6), line_row("/q.py", 30, "return y", 9)}));
-    const auto* moved = row_labelled(c.by_line, "/m.py:14");
+    const auto* moved = row_labelled(c.rows(ProfileRanking::line), "/m.py:14");
     REQUIRE(moved != nullptr);
     REQUIRE(moved->moved_from);
     CHECK(moved->moved_from->line == 12);
     CHECK(moved->base_ns() == 100);
     CHECK(moved->new_ns() == 150);
-    CHECK(row_labelled(c.by_line, "/m.py:12") == nullptr);
+    CHECK(row_labelled(c.rows(ProfileRanking::line), "/m.py:12") == nullptr);
     // Two new rows of that text in that file: which one is not known, none is matched.
-    CHECK(row_labelled(c.by_line, "/m.py:20")->is_gone());
-    CHECK_FALSE(row_labelled(c.by_line, "/m.py:21")->moved_from);
+    CHECK(row_labelled(c.rows(ProfileRanking::line), "/m.py:20")->is_gone());
+    CHECK_FALSE(row_labelled(c.rows(ProfileRanking::line), "/m.py:21")->moved_from);
     // Another checkout: the path sharing the most trailing components.
-    const auto* pkg = row_labelled(c.by_line, "/b/pkg/n.py:4");
+    const auto* pkg = row_labelled(c.rows(ProfileRanking::line), "/b/pkg/n.py:4");
     REQUIRE(pkg->moved_from);
     CHECK(pkg->moved_from->file == "/a/pkg/n.py");
-    CHECK(row_labelled(c.by_line, "/b/other/n.py:3")->is_new());
+    CHECK(row_labelled(c.rows(ProfileRanking::line), "/b/other/n.py:3")->is_new());
     // Another file name: not the same file.
-    CHECK(row_labelled(c.by_line, "/m.py:30")->is_gone());
-    CHECK(row_labelled(c.by_line, "/q.py:30")->is_new());
-    CHECK(c.by_line.size() == 8); // 4 + 6 rows, two pairs joined
+    CHECK(row_labelled(c.rows(ProfileRanking::line), "/m.py:30")->is_gone());
+    CHECK(row_labelled(c.rows(ProfileRanking::line), "/q.py:30")->is_new());
+    CHECK(c.rows(ProfileRanking::line).size() == 8); // 4 + 6 rows, two pairs joined
 }

@@ -43,13 +43,13 @@ ProfileReport run(std::string trace, std::vector<ProfileBundle> bundles) {
     std::uint64_t events = 0;
     std::vector<std::uint32_t> all;
     for (std::uint32_t i = 0; i < bundles.size(); ++i) {
-        r.by_kernel.push_back(
+        r.rows(ProfileRanking::kernel).push_back(
             row(bundles[i].label, bundles[i].time.ns, bundles[i].time.events, {i}));
         total += bundles[i].time.ns;
         events += bundles[i].time.events;
         all.push_back(i);
     }
-    r.by_line.push_back(row("model.py:7", total, events, all, SourceLine{"model.py", 7}));
+    r.rows(ProfileRanking::line).push_back(row("model.py:7", total, events, all, SourceLine{"model.py", 7}));
     r.coverage.kernel_ns = total;
     r.coverage.kernel_events = events;
     r.coverage.resolved_ns = total;

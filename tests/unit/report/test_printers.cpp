@@ -218,7 +218,7 @@ ProfileReport one_row_run(std::string trace, std::uint64_t ns) {
     row.label = "aten.mm.default";
     row.time.ns = ns;
     row.time.events = 1;
-    r.by_aten.push_back(row);
+    r.rows(ProfileRanking::aten).push_back(row);
     r.coverage.kernel_ns = ns;
     r.coverage.kernel_events = 1;
     return r;
@@ -229,10 +229,10 @@ ProfileReport one_row_run(std::string trace, std::uint64_t ns) {
 TEST_CASE("printers: the comparison's printer gives each format, the CI ones of the findings") {
     ProfileComparison c =
         compare_profiles(one_row_run("base.json", 100), one_row_run("new.json", 150));
-    const auto findings = gate_findings(c, c.by_aten, {10, 0});
+    const auto findings = gate_findings(c, c.rows(ProfileRanking::aten), {10, 0});
     REQUIRE(findings.size() == 1);
     ComparisonPrinterOptions options;
-    options.text.rankings = {ProfileRanking::aten};
+    options.text.rankings = {&ranking_spec(ProfileRanking::aten)};
     options.trace = "new.json";
     const std::pair<ReportFormat, std::string> formats[] = {
         {ReportFormat::text, render_comparison_text(c, options.text)},
