@@ -55,7 +55,7 @@ int run_annotate(const AnnotateCli& cli) {
     const bool diffs_out = cli.write.diff && cli.common.format == Format::text;
     std::ostream& report_out = diffs_out ? std::cerr : std::cout;
     sdscprov::PrinterOptions printer_options =
-        printer_options_for(cli.common, "annotate", diffs_out);
+        printer_options_for(cli.common, ReportCommand::annotate, diffs_out);
     printer_options.dry_run = mode != sdscprov::WriteMode::write;
     auto printer = messages::quiet()
                        ? nullptr

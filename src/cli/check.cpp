@@ -61,7 +61,7 @@ checked_run(const CheckCli& cli, Progress& progress,
 int run_check(const CheckCli& cli) {
     const Format format = cli.common.format;
     sdscprov::CheckPrinterOptions printer_options;
-    printer_options.report = printer_options_for(cli.common, "check");
+    printer_options.report = printer_options_for(cli.common, ReportCommand::check);
     if (format == Format::github) {
         const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
         printer_options.step_summary = summary != nullptr ? summary : "";

@@ -6,6 +6,7 @@
 #include "common.hpp"
 #include "progress.hpp"
 #include "sdscprov/commands/annotate_run.hpp"
+#include "sdscprov/commands/strip.hpp"
 
 #include <CLI/CLI.hpp>
 #include <functional>

@@ -79,11 +79,11 @@ std::size_t report_width(int fd) {
     return ::isatty(fd) != 0 ? text_width(fd) : unlimited_width;
 }
 
-PrinterOptions printer_options_for(const CommonOptions& o, std::string command, bool to_stderr) {
+PrinterOptions printer_options_for(const CommonOptions& o, ReportCommand command, bool to_stderr) {
     PrinterOptions p;
     int fd = to_stderr ? STDERR_FILENO : STDOUT_FILENO;
     p.color = use_color(o.color, fd);
-    p.command = std::move(command);
+    p.command = command;
     p.all = o.all;
     p.width = report_width(fd);
     p.source_text = source_text_options(o.source_text, o.paths);

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "options.hpp"
-#include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/commands/rewrite.hpp"
 #include "sdscprov/commands/pipeline.hpp"
 #include "sdscprov/core/file_size.hpp"
 #include "sdscprov/core/problem.hpp"
@@ -61,7 +61,7 @@ std::size_t text_width(int fd);
 // report keeps every name whole, whatever $COLUMNS says).
 std::size_t report_width(int fd);
 // Printer options shared by the commands: colour and width for the stream the report goes to.
-PrinterOptions printer_options_for(const CommonOptions& o, std::string command,
+PrinterOptions printer_options_for(const CommonOptions& o, ReportCommand command,
                                    bool to_stderr = false);
 // The pipeline's options: -j, the walk's, --max-file-size, --shard.
 PipelineOptions pipeline_options(const CommonOptions& o);

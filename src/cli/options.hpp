@@ -3,7 +3,7 @@
 // DiscoverOptions, never the strings they were given as (docs/architecture.md, "Options").
 #pragma once
 
-#include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/commands/rewrite.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/report.hpp"
 #include "sdscprov/walk/discover.hpp"

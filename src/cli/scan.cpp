@@ -16,7 +16,7 @@ int run_scan(const CommonOptions& o) {
     auto options = pipeline_options(o);
     // Nothing is written: no change check, no fstat per file.
     options.scan.fstat_before_read = false;
-    PrinterOptions printer_options = printer_options_for(o, "scan");
+    PrinterOptions printer_options = printer_options_for(o, ReportCommand::scan);
     auto printer = messages::quiet() ? nullptr : make_printer(o.format, std::cout, printer_options);
     PipelineResult result;
     {

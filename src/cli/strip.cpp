@@ -32,7 +32,7 @@ int run_strip(const StripCli& cli) {
     bool json = cli.common.format == Format::json;
 
     sdscprov::PrinterOptions printer_options;
-    printer_options.command = "strip";
+    printer_options.command = ReportCommand::strip;
     printer_options.dry_run = dry;
     // With --diff the diffs are the output (even with -q) and the summary goes to standard error.
     std::ostream& summary_out = strip_options.write.diff ? std::cerr : std::cout;

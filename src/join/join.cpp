@@ -379,29 +379,6 @@ KernelJoin settle_join(const KernelDir& dir, const std::optional<BundleOrder>& b
     return still;
 }
 
-std::vector<const IndexedKernel*> kernels_without_dir(const OriginsIndex& index,
-                                                      const std::vector<KernelDir>& dirs) {
-    std::vector<bool> seen(index.kernels().size());
-    auto mark = [&](const std::vector<const IndexedKernel*>& entries) {
-        for (const auto* e : entries) {
-            seen[static_cast<std::size_t>(e - index.kernels().data())] = true;
-        }
-    };
-    for (const auto& dir : dirs) {
-        mark(index.by_dir(base_name(dir.path)));
-        if (dir.kernel) {
-            mark(index.by_name(*dir.kernel));
-        }
-    }
-    std::vector<const IndexedKernel*> out;
-    for (std::size_t i = 0; i < seen.size(); ++i) {
-        if (!seen[i]) {
-            out.push_back(&index.kernels()[i]);
-        }
-    }
-    return out;
-}
-
 FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& scan,
                    const JoinOptions& options) {
     FilePlan fp;

@@ -129,7 +129,6 @@ struct AnnotatedTrace::Impl {
     // The bundles referred to, in the order of their first annotated event: key, description.
     std::unordered_map<std::string, std::size_t> described;
     std::vector<std::pair<std::string, std::string>> descriptions;
-    std::uint64_t annotated = 0;
     int error = 0; // errno of the first failure
     std::string failed_step;
 
@@ -328,7 +327,6 @@ void AnnotatedTrace::event(const TraceEvent& e) {
     if (bundle == nullptr) {
         return;
     }
-    ++s.annotated;
     auto [it, added] = s.described.try_emplace(bundle->key, s.descriptions.size());
     if (added) {
         s.descriptions.emplace_back(bundle->key, bundle_description(*bundle));
@@ -436,10 +434,6 @@ std::optional<Problem> AnnotatedTrace::commit() {
         ::close(dir);
     }
     return std::nullopt;
-}
-
-std::uint64_t AnnotatedTrace::annotated_events() const {
-    return impl_->annotated;
 }
 
 } // namespace sdscprov

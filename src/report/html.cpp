@@ -67,7 +67,8 @@ class HtmlPrinter final : public ReportPrinter {
 public:
     HtmlPrinter(std::ostream& out, PrinterOptions options)
         : out_(out), options_(std::move(options)),
-          model_(options_.command, "sdscprov " + options_.command, options_.source_text) {}
+          model_(std::string(to_string(options_.command)),
+                 "sdscprov " + std::string(to_string(options_.command)), options_.source_text) {}
 
     void kernel(const KernelReport& k) override {
         // A kernel is a kernel name, a directory without one a kernel of its own (docs/formats.md).
@@ -90,7 +91,7 @@ public:
         if (k.rewrite) {
             annotated(row, ops, *k.rewrite);
         }
-        if (options_.command == "check") {
+        if (options_.command == ReportCommand::check) {
             findings(row, ops, k);
         }
         for (const auto& op : ops) {
@@ -102,7 +103,7 @@ public:
 
     void finish(const Totals& totals, const std::vector<Problem>& problems) override {
         const FileStateCounts& c = totals.counts;
-        const bool after = options_.command == "annotate";
+        const bool after = options_.command == ReportCommand::annotate;
         model_.summary("kernels", std::to_string(names_.size()));
         model_.summary("kernel directories", std::to_string(totals.kernels));
         model_.summary("SDSC files", std::to_string(c.sdsc_documents()));
@@ -122,7 +123,7 @@ public:
         model_.summary("errors", std::to_string(c.errors));
         model_.summary("warnings", std::to_string(c.warnings));
         model_.coverage(c.sdsc_documents(), c.provenance);
-        if (options_.command == "check") {
+        if (options_.command == ReportCommand::check) {
             check_verdict(totals, problems);
         }
         for (const auto& p : problems) {

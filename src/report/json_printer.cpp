@@ -31,7 +31,7 @@ public:
         string(SDSCPROV_VERSION);
         writer_.EndObject();
         key("command");
-        string(options_.command);
+        string(to_string(options_.command));
         key("kernels");
         writer_.StartArray();
     }
@@ -141,7 +141,7 @@ public:
         count_members(c, "handles_");
         key("skipped_incomplete");
         writer_.Uint64(t.discovery.skipped_incomplete);
-        if (options_.command != "scan") { // annotate and strip
+        if (options_.command != ReportCommand::scan) { // annotate and strip
             const auto& a = t.rewrites;
             key("annotate");
             writer_.StartObject();

@@ -111,7 +111,7 @@ public:
         out_ << "Provenance field present in any emitted `sdsc_*.json`: "
              << coverage_mark(t.with_provenance, docs) << "\n\n";
         out_ << "| Field | SuperDSC JSON |\n| --- | --- |\n";
-        bool annotated = options_.command != "scan";
+        bool annotated = options_.command != ReportCommand::scan;
         for (std::size_t m = 0; m < provenance_member_count; ++m) {
             auto member = static_cast<ProvenanceMember>(m);
             std::uint64_t n = annotated && member == ProvenanceMember::debug_handle

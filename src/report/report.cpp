@@ -16,6 +16,11 @@ std::string_view to_string(Coverage c) {
     return c == Coverage::all ? "all" : c == Coverage::none ? "none" : "some";
 }
 
+std::string_view to_string(ReportCommand c) {
+    constexpr std::string_view names[] = {"scan", "annotate", "strip", "check"};
+    return names[static_cast<std::size_t>(c)];
+}
+
 std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& out,
                                             PrinterOptions options) {
     switch (format) {

@@ -110,7 +110,7 @@ public:
             out_ << '\n';
         }
         const auto& c = t.counts;
-        bool annotating = options_.command != "scan";
+        bool annotating = options_.command != ReportCommand::scan;
         prose(std::string(annotating ? "read" : "total") + ": " +
               plural(annotating ? matches_.size() : names_.size(), "kernel") + " (" +
               plural(t.kernels, "director", "y", "ies") + "), " + plural(c.files, "SDSC file"));
@@ -345,7 +345,7 @@ private:
         if (dry) {
             prose("(a dry run: nothing was written; the counts say what a run would write)");
         }
-        if (options_.command == "annotate") {
+        if (options_.command == ReportCommand::annotate) {
             std::uint64_t by_state[4] = {};
             for (const auto& [name, state] : matches_) {
                 ++by_state[static_cast<int>(state)];

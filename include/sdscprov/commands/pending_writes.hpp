@@ -9,7 +9,7 @@
 // written in one run, under any open-files limit, chunk after chunk.
 #pragma once
 
-#include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/commands/rewrite.hpp"
 #include "sdscprov/commands/pipeline.hpp"
 #include "sdscprov/commands/results.hpp"
 #include "sdscprov/write/replace.hpp"

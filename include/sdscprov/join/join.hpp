@@ -120,11 +120,6 @@ KernelJoin join_kernel(const KernelDir& dir, const std::optional<BundleOrder>& b
 KernelJoin settle_join(const KernelDir& dir, const std::optional<BundleOrder>& bundle,
                        const KernelJoin& ambiguous, const std::vector<ScanResult>& scans);
 
-// The entries that no directory of `dirs` matches, by directory name or kernel name, in index
-// order: kernels of a sidecar with no directory in the caches given.
-std::vector<const IndexedKernel*> kernels_without_dir(const OriginsIndex& index,
-                                                      const std::vector<KernelDir>& dirs);
-
 // What to do with file `file` of a joined kernel directory, given its scan.
 FilePlan plan_file(const KernelJoin& join, std::size_t file, const ScanResult& scan,
                    const JoinOptions& options);

@@ -60,8 +60,6 @@ public:
     // OUT; a write-failed problem otherwise (the temporary file is removed, OUT is as it was).
     std::optional<Problem> commit();
 
-    std::uint64_t annotated_events() const;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -24,9 +24,14 @@ std::string_view to_string(Coverage c); // "all", "some", "none" (the JSON repor
 // profile: text, json, folded, html). html: report/html.hpp.
 enum class ReportFormat { text, json, markdown, html, sarif, github, junit, folded };
 
+// The command whose kernel report is printed: what the rows mean (the state found, or the state
+// after a write) and the name the JSON report and the page carry.
+enum class ReportCommand { scan, annotate, strip, check };
+std::string_view to_string(ReportCommand c); // "scan", "annotate", "strip", "check"
+
 struct PrinterOptions {
     bool color = false; // ANSI colour (the CLI enables it on a terminal without NO_COLOR)
-    std::string command = "scan";
+    ReportCommand command = ReportCommand::scan;
     bool dry_run = false; // annotate --dry-run / --check
     // Text: one row per directory (--all), instead of the kernels that need attention; and the
     // width every line fits in.

@@ -1,6 +1,6 @@
 // strip_kernel: what strip decides per file, and that it writes only in write mode; the sweep of
 // leftover temporaries that strip and annotate share.
-#include "sdscprov/commands/annotate.hpp"
+#include "sdscprov/commands/strip.hpp"
 #include "sdscprov/commands/pending_writes.hpp"
 #include "temp_dir.hpp"
 

@@ -247,7 +247,7 @@ std::string print(ReportFormat format, const KernelReport& k, const std::vector<
                   bool all = true) {
     std::ostringstream out;
     PrinterOptions options;
-    options.command = "scan";
+    options.command = ReportCommand::scan;
     options.all = all; // text: one row per directory, named by its path
     auto printer = make_printer(format, out, options);
     printer->kernel(k);
@@ -289,7 +289,7 @@ TEST_CASE("display: a JSON report of a non-UTF-8 name is JSON and keeps the name
     sharded.dir.position = 0;
     std::ostringstream out;
     PrinterOptions options;
-    options.command = "scan";
+    options.command = ReportCommand::scan;
     auto printer = make_printer(ReportFormat::json, out, options);
     printer->kernel(sharded);
     Totals totals;
