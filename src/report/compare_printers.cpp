@@ -21,7 +21,9 @@ namespace sdscprov {
 
 namespace {
 
+using profile_format::fit;
 using profile_format::pad_left;
+using profile_format::width_of;
 
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
     return a > std::numeric_limits<std::uint64_t>::max() - b
@@ -112,7 +114,7 @@ std::string outside_text(const ProfileComparison& c) {
     return "  left out: kernel events that start in no step: " +
            std::to_string(c.base_run.outside_events) + " of base (" + ms(c.base_run.outside_ns) +
            " ms), " + std::to_string(c.new_run.outside_events) + " of new (" +
-           ms(c.new_run.outside_ns) + " ms)\n";
+           ms(c.new_run.outside_ns) + " ms)";
 }
 
 template <class W> void percent_value(W& w, std::optional<double> pct) {
@@ -161,17 +163,27 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
     std::string out;
     const auto& b = c.base_run;
     const auto& n = c.new_run;
-    out += "Device time compared " + basis_text(c) + ": " + printable_text(c.base.trace) +
-           " (base) -> " + printable_text(c.now.trace) + " (new)\n";
+    out += paint("\x1b[1m", fit("Device time compared " + basis_text(c), width, false)) + "\n";
     char pct[64] = "-";
     if (auto p = total_percent(c)) {
         std::snprintf(pct, sizeof pct, "%+.1f %%", *p);
     }
-    std::string unit = c.basis == CompareBasis::steps ? " ms per step (" : " ms (";
-    out += "  base " + ms(b.ns) + unit + std::to_string(b.events) + " kernel events), new " +
-           ms(n.ns) + unit + std::to_string(n.events) +
-           " kernel events): " + signed_ms(total_change(c)) + " ms (" + pct + ")\n";
-    out += outside_text(c);
+    const std::string unit = c.basis == CompareBasis::steps ? " ms per step (" : " ms (";
+    // Each run on a line of its own: its trace (on a terminal, shortened to what the line
+    // leaves, keeping the file name) and its device time.
+    auto run_line = [&](const std::string& lead, const std::string& trace, const auto& run) {
+        const std::string figures =
+            ": " + ms(run.ns) + unit + std::to_string(run.events) + " kernel events)";
+        const std::size_t used = width_of(lead) + width_of(figures);
+        const std::size_t room = width > used + 12 ? width - used : 12;
+        return lead + fit(printable_text(trace), room, true) + figures + "\n";
+    };
+    out += run_line("  base: ", c.base.trace, b);
+    out += run_line("  new:  ", c.now.trace, n);
+    out += "  change: " + signed_ms(total_change(c)) + " ms (" + pct + ")\n";
+    if (const std::string outside = outside_text(c); !outside.empty()) {
+        out += fit(outside, width, false) + "\n";
+    }
     std::vector<const RankingSpec*> shown = options.rankings;
     if (shown.empty()) {
         for (const auto& ranking : c.rankings) {
@@ -201,7 +213,7 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
             out += pad_left(r.is_new() ? "-" : ms(r.base_ns()), 10) + " " +
                    pad_left(r.is_gone() ? "-" : ms(r.new_ns()), 10) + " " +
                    change_cells(r) +
-                   "  " + profile_format::fit(label, label_width, lines) + "\n";
+                   "  " + fit(label, label_width, lines) + "\n";
         }
     }
     return out;

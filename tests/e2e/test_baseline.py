@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import SCRIPTS, TempDir, main, run  # noqa: E402
+from pty_run import run_pty  # noqa: E402
 
 TABLES = ('by_line', 'by_aten', 'by_kernel')
 # The new run: bundle 0 (about a tenth of the device time, no source line) 1.5 times slower,
@@ -169,6 +170,33 @@ def test_new_and_gone_rows_in_text():
             else:
                 assert column != 'new' and column != 'gone', line
         assert 'By ATen op' not in out and 'By model source line' not in out
+
+
+def test_text_honours_color_and_the_terminal_width():
+    """The comparison's text is painted with --color always (and on a terminal by default), never
+    with --color never or NO_COLOR, and on a terminal every line fits $COLUMNS; piped, the labels
+    are whole whatever $COLUMNS says."""
+    with TempDir() as tmp:
+        runs = Runs(tmp)
+        args = ['profile', '--baseline', runs.base_trace, runs.new_trace, '--origins',
+                runs.sidecar, '--by', 'line', '--top', '0']
+        _, painted, _ = runs.profile('--by', 'line', '--top', '0', '--color', 'always',
+                                     check_rc=0)
+        _, plain, _ = runs.profile('--by', 'line', '--top', '0', '--color', 'never', check_rc=0)
+        assert '\x1b[' in painted and '\x1b[' not in plain
+        assert re.sub(r'\x1b\[[0-9;]*m', '', painted) == plain
+        longest = max(len(line) for line in plain.splitlines())
+        assert longest > 70, plain  # the piped labels are whole: wider than the terminal below
+        for columns in (70, 120):
+            rc, out, _ = run_pty(*args, columns=columns)
+            assert rc == 0
+            assert '\x1b[' in out  # a terminal gets colour by default
+            rc, out, _ = run_pty(*args, '--color', 'never', columns=columns)
+            lines = out.splitlines()
+            assert '\x1b[' not in out
+            assert lines and max(len(line) for line in lines) <= columns, (columns, out)
+            rc, out, _ = run_pty(*args, columns=columns, env={'NO_COLOR': '1'})
+            assert '\x1b[' not in out
 
 
 def test_difffolded_two_columns():
@@ -545,6 +573,7 @@ if __name__ == '__main__':
     main([
         test_every_row_exact_to_the_ns,
         test_new_and_gone_rows_in_text,
+        test_text_honours_color_and_the_terminal_width,
         test_difffolded_two_columns,
         test_gate_exit_statuses,
         test_gate_findings_in_ci_formats,
