@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "messages.hpp"
 #include "sdscprov/commands/annotate_run.hpp"
+#include "sdscprov/sidecars/sidecar.hpp"
 
 #include <iostream>
 
@@ -22,9 +23,7 @@ void add_annotate_options(CLI::App& annotate_command, AnnotateCli& options) {
     CLI::App* annotate = &annotate_command;
     annotate
         ->add_option("--origins", options.origins,
-                     "The compile's sidecar: an origins map (docs/origins-map.md), torch-spyre's "
-                     "spyre_provenance.json, or PyTorch's provenance node mappings (kernel level, "
-                     "for the report); may be given more than once, the first file wins")
+                     std::string(sdscprov::sidecar_use(sdscprov::SidecarCommand::annotate).help))
         ->required()
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);

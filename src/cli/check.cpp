@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "messages.hpp"
 #include "sdscprov/report/check_printers.hpp"
+#include "sdscprov/sidecars/sidecar.hpp"
 
 #include <cstdlib>
 #include <iostream>
@@ -14,8 +15,7 @@ void add_check_options(CLI::App& check_command, CheckCli& options) {
     CLI::App* check = &check_command;
     check
         ->add_option("--origins", options.origins,
-                     "Also check that each handle is the one this sidecar gives (an origins map "
-                     "or spyre_provenance.json); may be given more than once")
+                     std::string(sdscprov::sidecar_use(sdscprov::SidecarCommand::check).help))
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_common_options(

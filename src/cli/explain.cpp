@@ -5,6 +5,7 @@
 #include "messages.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/explain_printers.hpp"
+#include "sdscprov/sidecars/sidecar.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <iostream>
@@ -31,8 +32,7 @@ void add_explain_options(CLI::App& explain_command, ExplainCli& options) {
         ->check(CLI::ExistingFile);
     explain
         ->add_option("--origins", options.origins,
-                     "torch-spyre's spyre_provenance.json: which kernel directory a provenance "
-                     "key (KERNEL@KEY) is; may be given more than once")
+                     std::string(sdscprov::sidecar_use(sdscprov::SidecarCommand::explain).help))
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_format_option(*explain, options.format, {Format::text, Format::json, Format::html},

@@ -4,6 +4,7 @@
 #include "profile.hpp"
 
 #include "sdscprov/profile/ideal.hpp"
+#include "sdscprov/sidecars/sidecar.hpp"
 
 namespace sdscprov::cli {
 
@@ -68,8 +69,7 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                     "Kernel caches whose SDSC files hold the handles (default: "
                     "$TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER), and more traces");
     cmd->add_option("--origins", o.origins,
-                    "torch-spyre's spyre_provenance.json of the compile; may be given more than "
-                    "once (the first that has a key gives it)")
+                    std::string(sdscprov::sidecar_use(sdscprov::SidecarCommand::profile).help))
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_format_option(*cmd, o.format,

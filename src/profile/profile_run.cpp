@@ -78,11 +78,9 @@ bool read_spyre_sidecars(const std::vector<std::string>& paths, std::uint64_t ma
             ok = false;
             continue;
         }
-        if (*kind != SidecarKind::spyre_provenance) {
-            problems.push_back(make_problem(
-                path, {}, ProblemCode::bad_argument,
-                "is not torch-spyre's spyre_provenance.json (profile pairs trace events through "
-                "that sidecar's kernelIdentities)"));
+        if (const SidecarUse& use = sidecar_use(SidecarCommand::profile); !takes(use, *kind)) {
+            problems.push_back(
+                make_problem(path, {}, ProblemCode::bad_argument, std::string(use.refused)));
             ok = false;
             continue;
         }

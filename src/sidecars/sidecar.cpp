@@ -12,6 +12,50 @@
 
 namespace sdscprov {
 
+namespace {
+
+constexpr SidecarUse sidecar_uses[] = {
+    {SidecarCommand::annotate, true, true, true,
+     "The compile's sidecar: an origins map (docs/origins-map.md), torch-spyre's "
+     "spyre_provenance.json, or PyTorch's provenance node mappings (kernel level, for the "
+     "report); may be given more than once, the first file wins",
+     ""},
+    {SidecarCommand::check, true, true, true,
+     "Also check that each handle is the one this sidecar gives (an origins map or "
+     "spyre_provenance.json); may be given more than once",
+     ""},
+    {SidecarCommand::explain, false, true, false,
+     "torch-spyre's spyre_provenance.json: which kernel directory a provenance key (KERNEL@KEY) "
+     "is; may be given more than once",
+     "is not torch-spyre's spyre_provenance.json (explain finds a provenance key's kernel "
+     "directory through that sidecar's kernelIdentities)"},
+    {SidecarCommand::profile, false, true, false,
+     "torch-spyre's spyre_provenance.json of the compile; may be given more than once (the "
+     "first that has a key gives it)",
+     "is not torch-spyre's spyre_provenance.json (profile pairs trace events through that "
+     "sidecar's kernelIdentities)"},
+};
+
+} // namespace
+
+const SidecarUse& sidecar_use(SidecarCommand command) {
+    return sidecar_uses[static_cast<std::size_t>(command)];
+}
+
+bool takes(const SidecarUse& use, SidecarKind kind) {
+    switch (kind) {
+    case SidecarKind::origins_map:
+        return use.origins_map;
+    case SidecarKind::spyre_provenance:
+        return use.spyre_provenance;
+    case SidecarKind::upstream_mappings:
+        return use.upstream_mappings;
+    case SidecarKind::unknown:
+        break;
+    }
+    return false;
+}
+
 std::string_view to_string(SidecarKind k) {
     switch (k) {
     case SidecarKind::origins_map:

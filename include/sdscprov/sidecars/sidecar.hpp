@@ -22,6 +22,21 @@ namespace sdscprov {
 enum class SidecarKind { origins_map, spyre_provenance, upstream_mappings, unknown };
 std::string_view to_string(SidecarKind k);
 
+// The commands that read a compile's sidecars through --origins, and what each takes: the one
+// place that says it (the option's help, the refusal of another kind and the readers follow it).
+enum class SidecarCommand { annotate, check, explain, profile };
+struct SidecarUse {
+    SidecarCommand command;
+    bool origins_map;       // sdscprov's origins map
+    bool spyre_provenance;  // torch-spyre's spyre_provenance.json
+    bool upstream_mappings; // PyTorch's provenance mappings (kernel level)
+    std::string_view help;  // --origins' help
+    // Why a file of a kind the command does not take is refused (empty: it takes every kind).
+    std::string_view refused;
+};
+const SidecarUse& sidecar_use(SidecarCommand command);
+bool takes(const SidecarUse& use, SidecarKind kind);
+
 // The kind of a JSON document by its top-level members: `sdscprov_origins` (origins map),
 // `schemaVersion` or another of its members (spyre_provenance.json), the node mappings' members,
 // an empty object or one whose first value is a list (upstream mappings: node mappings or kernel
