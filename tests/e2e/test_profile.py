@@ -732,8 +732,18 @@ def test_usage_errors_and_unwritable_report():
         rc, _, err = run('profile', trace, env={'TORCHINDUCTOR_CACHE_DIR':
                                                 os.path.join(tmp, 'no-cache')}, check_rc=2)
         assert 'nothing to pair' in err, err
-        # Not a spyre_provenance.json.
-        run('profile', trace, '--origins', os.path.join(s.dir_a, 'sdsc_0.json'), check_rc=2)
+        # Not a spyre_provenance.json: an SDSC file, and sidecars of the kinds annotate takes
+        # (an origins map, PyTorch's node mappings), each refused by name.
+        origins_map = os.path.join(tmp, 'origins.json')
+        with open(origins_map, 'w') as f:
+            json.dump({'sdscprov_origins': 1, 'kernels': []}, f)
+        mappings = os.path.join(tmp, 'node_mappings.json')
+        with open(mappings, 'w') as f:
+            json.dump({'preToPost': {}, 'postToPre': {}}, f)
+        for other in (os.path.join(s.dir_a, 'sdsc_0.json'), origins_map, mappings):
+            _, _, err = run('profile', trace, '--origins', other, check_rc=2)
+            assert (f"{other}: error: is not torch-spyre's spyre_provenance.json (profile pairs "
+                    "trace events through that sidecar's kernelIdentities)") in err, err
         # A sidecar that is a FIFO is refused unread (reading it would wait for a writer), and
         # one larger than --max-file-size is refused too.
         fifo = os.path.join(tmp, 'spyre_provenance.fifo')
