@@ -1333,6 +1333,13 @@ SIMPLEMLP_KERNELS = [
      [('batchmatmul', True), ('add', False), ('relufwd', False), ('batchmatmul', False)]),
     ('sdsc_fused_addmm_1', 'b9d3wz0e', [('add', False)]),
 ]
+# The compiler's ideal cycles of each kernel's ops, in its OpSpec order (perf/ideal_cycles.json,
+# no TOTAL entry: the kernel's ideal is their sum): about half the demo trace's mean time of each
+# kernel at the default core clock (its events vary tenfold, so some run faster than the ideal).
+SIMPLEMLP_IDEAL_CYCLES = {
+    'sdsc_fused_addmm_linear_relu_0': [260000, 15000, 15000, 260000],
+    'sdsc_fused_addmm_1': [16000],
+}
 
 
 def _simplemlp_shape(opfunc, symbolic, n_tensors):
@@ -1383,6 +1390,12 @@ def generate_simplemlp(out_dir):
         _write(os.path.join(kdir, 'execute', name, 'pagi.json'), pagi_text(rng, name))
         _write(os.path.join(kdir, 'segment_size.json'), segment_size_text(rng))
         _write(os.path.join(kdir, 'execute_dsg.txt'), execute_dsg_text(name))
+        os.makedirs(os.path.join(kdir, 'perf'), exist_ok=True)
+        _write(os.path.join(kdir, IDEAL_FILE), _dump_ideal(
+            [{"op_category": OPFUNC_CATEGORY[opfunc], "ideal_cycles": cycles,
+              "op_name": '%d_%s' % (index, opfunc)}
+             for index, ((opfunc, _), cycles) in enumerate(zip(ops, SIMPLEMLP_IDEAL_CYCLES[kernel]))],
+            False))
         dirs.append({"rel": rel, "name": name, "kernel": kernel, "files":
                      [(op, 'absent') for op, _ in ops]})
     return manifest_for(dirs, []), sizes

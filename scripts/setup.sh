@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Shared set-up for demo.sh and test.sh: install what is missing (Debian packages only),
-# then configure and build in Release. Quick when everything is already there.
+# then configure and build in Release (the targets given, else all). Quick when everything is
+# already there.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${SDSCPROV_BUILD_DIR:-$root/build}
@@ -34,4 +35,7 @@ fi
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build "$build_dir" -j "$(nproc)"
+# Arguments: the targets to build (demo.sh builds only the binary); none builds them all.
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"

@@ -328,17 +328,36 @@ def test_demo_trace_is_the_generators_and_pairs_with_the_annotated_demo():
         # The trace's own sums, per kernel event name's key.
         with open(os.path.join(demo, 'trace.json')) as f:
             events = json.load(f, parse_float=str, parse_int=str)['traceEvents']
-        per_key = {}
+        per_key, durations = {}, {}
         for e in events:
             if e.get('ph') == 'X' and e['name'].startswith('spyre_kernel_v1_'):
-                row = per_key.setdefault(e['name'].split('#')[0][-16:], [0, 0])
+                key = e['name'].split('#')[0][-16:]
+                row = per_key.setdefault(key, [0, 0])
                 row[0] += ns_of(e['dur'])
                 row[1] += 1
+                durations.setdefault(key, []).append(ns_of(e['dur']))
         assert len(per_key) == 2, per_key
         rc, text, err = run('profile', os.path.join(demo, 'trace.json'), cache, '--format', 'json',
                             check_rc=0)
         report = json.loads(text)
-        assert err == '', err
+        # The demo's perf/ideal_cycles.json (the sum of its ops' cycles at 1100 MHz): the only
+        # words on standard error are the events that ran faster than that ideal, per kernel.
+        ideal = {}
+        for b in report['bundles']:
+            with open(os.path.join(b['kernel_dirs'][0], 'perf', 'ideal_cycles.json')) as f:
+                cycles = sum(entry['ideal_cycles'] for entry in json.load(f))
+            ideal[b['key']] = (2000 * cycles + 1100) // 2200
+        over = {key: sum(1 for d in durations[key] if d < ideal[key]) for key in durations}
+        assert all(over.values()), over  # the demo shows the warning
+        lines = err.splitlines()
+        assert len(lines) == len(over), err
+        for key, count in over.items():
+            assert any(f'the ideal of {ideal[key]} ns' in line and
+                       line.endswith(f'({count} events) [util-over-100]') for line in lines), \
+                (key, count, err)
+        utilization = report['ideal']['utilization']
+        assert utilization['ideal_ns'] == sum(ideal[k] * per_key[k][1] for k in per_key)
+        assert utilization['over_100_events'] == sum(over.values())
         c = report['coverage']
         assert c['resolved_events'] == c['kernel_events'] == sum(v[1] for v in per_key.values())
         got = {b['key']: [b['device_ns'], b['events']] for b in report['bundles']}
