@@ -277,6 +277,7 @@ class Expected:
         """The report's figures for one pairing: 'sidecar', 'caches' or 'both'."""
         by_line, by_aten, by_kernel, folded = {}, {}, {}, {}
         rows, stacks, kernel_rows = [], [], {}
+        keys = []  # each row's source line and ATen op rows
         stages = [[0, 0] for _ in range(4)]
         coverage = {'kernel_events': 0, 'resolved_events': 0, 'kernel_ns': 0, 'resolved_ns': 0,
                     'unmeasured_events': 0, 'counters_failed_events': self.failed['all'],
@@ -347,17 +348,26 @@ class Expected:
                         add(by_aten, op, events, ns)
                     root = '+'.join(lines) or '[no source]'
                     aten = '+'.join(b['ops']) or '[no aten op]'
+                    keys.append((lines or ['[no source]'], b['ops'] or ['[no aten op]']))
                 else:
                     add(by_line, '[unresolved]', events, ns)
                     add(by_aten, '[unresolved]', events, ns)
                     root = aten = '[unresolved]'
+                    keys.append((['[unresolved]'], ['[unresolved]']))
                 stacks.append((root, aten))
         # Two bundles with one KERNEL@DIRECTORY-NAME are told apart by their keys.
         labels = [r[0] for r in rows]
         b_base = {b['key']: b['base'] for b in self.bundles}
-        for (label, kernel, key, dirs, events, ns, paired), (root, aten) in zip(rows, stacks):
+        # Each row's bundles, as kernel rows (what a gate finding names as its cause).
+        members = {'by_line': {}, 'by_aten': {}, 'by_kernel': {}}
+        for (label, kernel, key, dirs, events, ns, paired), (root, aten), (line_keys, op_keys) in \
+                zip(rows, stacks, keys):
             if paired and labels.count(label) > 1:
                 label = kernel if kernel == b_base[key] else kernel + '@' + key
+            for table, row_keys in (('by_line', line_keys), ('by_aten', op_keys),
+                                    ('by_kernel', [label])):
+                for k in row_keys:
+                    members[table].setdefault(k, set()).add(label)
             add(by_kernel, label, events, ns)
             kernel_rows[label] = {'kernel': kernel, 'key': key, 'dirs': dirs}
             if ns:
@@ -366,7 +376,8 @@ class Expected:
         return {'coverage': coverage,
                 'stages': {name: stages[i] for i, name in enumerate(['DMI', 'PREP', 'CMPT', 'DMO'])},
                 'by_line': by_line, 'by_aten': by_aten, 'by_kernel': by_kernel, 'folded': folded,
-                'kernel_rows': kernel_rows}
+                'kernel_rows': kernel_rows,
+                'members': {t: {k: sorted(v) for k, v in m.items()} for t, m in members.items()}}
 
 
 def event_text(fields, args=None):

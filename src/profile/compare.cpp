@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 namespace sdscprov {
 
@@ -134,6 +135,61 @@ void match_moved(std::vector<RowChange>& rows) {
     rows.resize(kept);
 }
 
+// A bundle's compared time: its own (totals), or that of its kernel events that started in a
+// step, per step.
+std::uint64_t compared_ns(const ProfileReport& run, const ProfileBundle& b, CompareBasis basis) {
+    return basis == CompareBasis::totals ? b.time.ns : per_step(b.step_ns, run.steps.spans);
+}
+
+// A run's rows by label.
+using RowsByLabel = std::unordered_map<std::string_view, const ProfileRow*>;
+RowsByLabel rows_by_label(const std::vector<ProfileRow>& rows) {
+    RowsByLabel out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) {
+        out.emplace(r.label, &r);
+    }
+    return out;
+}
+
+// The labels of a compared row's bundles whose time grew from the base run to the new one (a
+// bundle only in the new run grew from 0), the largest growth first, then by label. A moved line
+// holds the base row of its old line.
+std::vector<std::string> grown_bundles(const ProfileReport& base, const RowsByLabel& base_rows,
+                                       const ProfileReport& now, const RowsByLabel& now_rows,
+                                       const RowChange& row, CompareBasis basis) {
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> ns; // label -> base, new
+    auto take = [&](const ProfileReport& run, const RowsByLabel& rows, const std::string& label,
+                    bool is_base) {
+        auto it = rows.find(label);
+        if (it == rows.end()) {
+            return;
+        }
+        for (auto i : it->second->bundles) {
+            if (i < run.bundles.size()) {
+                auto& [b, n] = ns[run.bundles[i].label];
+                (is_base ? b : n) = compared_ns(run, run.bundles[i], basis);
+            }
+        }
+    };
+    take(now, now_rows, row.label, false);
+    take(base, base_rows, row.moved_from ? row.moved_from->label() : row.label, true);
+    std::vector<std::pair<std::uint64_t, std::string>> grew;
+    for (const auto& [label, times] : ns) {
+        if (times.second > times.first) {
+            grew.emplace_back(times.second - times.first, label);
+        }
+    }
+    std::stable_sort(grew.begin(), grew.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> out;
+    out.reserve(grew.size());
+    for (auto& g : grew) {
+        out.push_back(std::move(g.second));
+    }
+    return out;
+}
+
 std::vector<RowChange> join(const ProfileReport& base, const std::vector<ProfileRow>& base_rows,
                             const ProfileReport& now, const std::vector<ProfileRow>& now_rows,
                             CompareBasis basis) {
@@ -172,6 +228,11 @@ std::vector<RowChange> join(const ProfileReport& base, const std::vector<Profile
         }
     }
     match_moved(out); // source line rows only: other rows have no line
+    const RowsByLabel base_by_label = rows_by_label(base_rows);
+    const RowsByLabel now_by_label = rows_by_label(now_rows);
+    for (auto& c : out) {
+        c.grown = grown_bundles(base, base_by_label, now, now_by_label, c, basis);
+    }
     std::sort(out.begin(), out.end(), [](const RowChange& a, const RowChange& b) {
         std::int64_t ca = a.change_ns();
         std::int64_t cb = b.change_ns();
@@ -290,10 +351,45 @@ ProfileComparison compare_profiles(ProfileReport base, ProfileReport now) {
     return c;
 }
 
+namespace {
+
+// "; kernel K" or "; kernels K1, K2, K3 and N more": what grew.
+std::string cause_text(const std::vector<std::string>& grown) {
+    if (grown.empty()) {
+        return {};
+    }
+    constexpr std::size_t named = 3;
+    std::string out = grown.size() == 1 ? "; kernel " : "; kernels ";
+    for (std::size_t i = 0; i < grown.size() && i < named; ++i) {
+        out += (i == 0 ? "" : ", ") + grown[i];
+    }
+    if (grown.size() > named) {
+        out += " and " + std::to_string(grown.size() - named) + " more";
+    }
+    return out;
+}
+
+// " and 4 more rows of the same grown kernels (b.py:7, c.py:9, ...)".
+std::string also_text(const std::vector<const RowChange*>& also) {
+    if (also.empty()) {
+        return {};
+    }
+    constexpr std::size_t named = 5;
+    std::string out = " and " + std::to_string(also.size()) + " more row" +
+                      (also.size() == 1 ? "" : "s") + " of the same grown kernel (";
+    for (std::size_t i = 0; i < also.size() && i < named; ++i) {
+        out += (i == 0 ? "" : ", ") + also[i]->label;
+    }
+    return out + (also.size() > named ? ", ...)" : ")");
+}
+
+} // namespace
+
 std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
                                        const std::vector<RowChange>& rows,
                                        const GateOptions& options) {
     std::vector<GateFinding> out;
+    std::map<std::vector<std::string>, std::size_t> by_cause; // grown bundles -> finding
     for (const auto& r : rows) {
         if (r.is_gone() || r.change_ns() <= 0) {
             continue;
@@ -309,6 +405,18 @@ std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
         if (pct && *pct <= options.fail_over_percent) {
             continue;
         }
+        if (!r.grown.empty()) {
+            auto [it, first] = by_cause.try_emplace(r.grown, out.size());
+            if (!first) {
+                out[it->second].also.push_back(&r);
+                continue;
+            }
+        }
+        out.push_back(std::move(f));
+    }
+    for (auto& f : out) {
+        const RowChange& r = *f.row;
+        auto pct = r.change_percent();
         char grew[96];
         if (pct) {
             std::snprintf(grew, sizeof grew, "grew by %.1f %%", *pct);
@@ -318,8 +426,7 @@ std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
         char shares[96];
         std::snprintf(shares, sizeof shares, ", %.1f %% of the new device time", f.new_share);
         f.message = std::string(grew) + " (" + ms(r.base_ns()) + " -> " + ms(r.new_ns()) + shares +
-                    "): " + r.label;
-        out.push_back(std::move(f));
+                    "): " + r.label + also_text(f.also) + cause_text(r.grown);
     }
     return out;
 }

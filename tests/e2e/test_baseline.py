@@ -54,6 +54,7 @@ def per_step_view(expected):
                                in_steps[table].get(label, [0, 0])[1]]
                        for label in expected['sidecar'][table]}
     view['coverage'] = {'kernel_ns': per_step(in_steps['coverage']['kernel_ns'], spans)}
+    view['members'] = expected['sidecar']['members']
     return view
 
 
@@ -95,11 +96,26 @@ def expected_rows(base, new, table):
     return rows
 
 
-def expected_findings(runs, table, fail_over, min_share=1.0):
-    """The labels of the rows the gate must name, in the ranking's order."""
+def grown_kernels(runs, table, label):
+    """The kernel rows (bundles) of a row whose time grew from the base run to the new one, the
+    largest growth first, then by label: what the gate names as the finding's cause."""
+    members = (set(runs.base['members'][table].get(label, [])) |
+               set(runs.new['members'][table].get(label, [])))
+    grew = []
+    for k in members:
+        b = runs.base['by_kernel'].get(k, [0, 0])[0]
+        n = runs.new['by_kernel'].get(k, [0, 0])[0]
+        if n > b:
+            grew.append((b - n, k.encode(), k))
+    return [k for _, _, k in sorted(grew)]
+
+
+def expected_groups(runs, table, fail_over, min_share=1.0):
+    """The gate's findings, in the ranking's order: rows over the limit whose grown kernels are
+    the same are one finding, (first row's label, the other rows' labels, the grown kernels)."""
     base_total = runs.base['coverage']['kernel_ns']
     new_total = runs.new['coverage']['kernel_ns']
-    out = []
+    out, by_cause = [], {}
     for r in expected_rows(runs.base, runs.new, table):
         if r['status'] == 'gone' or r['change_ns'] <= 0:
             continue
@@ -108,8 +124,30 @@ def expected_findings(runs, table, fail_over, min_share=1.0):
             continue
         if r['base_ns'] and 100 * r['change_ns'] / r['base_ns'] <= fail_over:
             continue
-        out.append(r['label'])
+        cause = tuple(grown_kernels(runs, table, r['label']))
+        assert cause, r  # a row that grew has a bundle that grew
+        if cause in by_cause:
+            by_cause[cause][1].append(r['label'])
+            continue
+        by_cause[cause] = (r['label'], [], list(cause))
+        out.append(by_cause[cause])
     return out
+
+
+def expected_findings(runs, table, fail_over, min_share=1.0):
+    """The labels of the rows the gate's findings point at, in the ranking's order."""
+    return [label for label, _, _ in expected_groups(runs, table, fail_over, min_share)]
+
+
+def message_parts(message):
+    """A finding's message as (row label, the other rows of its kernel, its grown kernels)."""
+    m = re.match(r'^.*?\): (?P<label>.*?)(?: and \d+ more rows? of the same grown kernel '
+                 r'\((?P<also>.*)\))?; kernels? (?P<kernels>.*)$', message)
+    assert m, message
+    also = m.group('also').split(', ') if m.group('also') else []
+    kernels = m.group('kernels')
+    more = re.search(r' and (\d+) more$', kernels)
+    return m.group('label'), also, kernels, more
 
 
 def comparable(row):
@@ -256,7 +294,16 @@ def test_gate_exit_statuses():
         want_aten = expected_findings(runs, 'by_aten', 20)
         rc, _, err = runs.profile('--fail-over', '20', '--by', 'aten', check_rc=1)
         got = findings_of(err)
-        assert [f['message'].rsplit(': ', 1)[1] for f in got] == want_aten, err
+        assert [message_parts(f['message'])[0] for f in got] == want_aten, err
+        # One finding per grown kernel: it names the kernel and the other rows it grew.
+        groups = expected_groups(runs, 'by_line', 20, 0.0)
+        assert any(also for _, also, _ in groups), 'the scaled run must grow a kernel of two lines'
+        rc, _, err = runs.profile('--fail-over', '20', '--fail-min-share', '0', check_rc=1)
+        for f, (label, also, kernels) in zip(findings_of(err), groups):
+            got_label, got_also, got_kernels, _ = message_parts(f['message'])
+            assert got_label == label and got_also == also[:5] + (['...'] if len(also) > 5
+                                                                   else []), (f, also)
+            assert got_kernels.split(' and ')[0].split(', ') == kernels[:3], (f, kernels)
         # Errors still exit 2: an unreadable base trace, a usage error.
         broken = os.path.join(tmp, 'broken.json')
         with open(broken, 'w') as f:

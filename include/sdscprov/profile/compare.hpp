@@ -38,6 +38,9 @@ struct RowChange {
     // readable) and their files are the same file: equal paths, or the pair of paths sharing the
     // most trailing components (the file name at least) among the rows of that text, alone.
     std::optional<SourceLine> moved_from;
+    // The labels of the row's bundles (the kernel ranking's rows) whose compared time grew, new
+    // ones included, the largest growth first: what a finding about the row names as its cause.
+    std::vector<std::string> grown;
 
     std::uint64_t base_ns() const { return base ? base->ns : 0; }
     std::uint64_t new_ns() const { return now ? now->ns : 0; }
@@ -91,11 +94,16 @@ ProfileComparison compare_profiles(ProfileReport base, ProfileReport now);
 
 // A row that grew by more than the allowed percentage while holding at least the minimum share
 // of the base or of the new total device time. A new row (no base time) has grown without bound.
+// One finding of the gate: a row over the limit, and the rows over it whose grown bundles are the
+// same (one slowed kernel grows each of its source lines alike: one finding, not one per line).
 struct GateFinding {
-    const RowChange* row = nullptr;
-    double base_share = 0; // percent of the base run's device time
-    double new_share = 0;  // percent of the new run's
-    std::string message;   // "grew by 31.2 % (12.000 ms -> 15.744 ms): aten.mm.default"
+    const RowChange* row = nullptr;     // the first of them in the ranking's order
+    std::vector<const RowChange*> also; // the others, in that order
+    double base_share = 0;              // percent of the base run's device time (of `row`)
+    double new_share = 0;               // percent of the new run's
+    // "grew by 31.2 % (12.000 ms -> 15.744 ms, 9.0 % of the new device time): a.py:12 and 3 more
+    // rows (b.py:7, ...); kernel K@dir"
+    std::string message;
 };
 
 struct GateOptions {
@@ -103,7 +111,8 @@ struct GateOptions {
     double min_share_percent = 1;
 };
 
-// The findings over `rows` (one ranking of `comparison`), in the rows' order.
+// The findings over `rows` (one ranking of `comparison`), in the rows' order; rows over the limit
+// with the same grown bundles are one finding.
 std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
                                        const std::vector<RowChange>& rows,
                                        const GateOptions& options);
