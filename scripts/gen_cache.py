@@ -10,6 +10,7 @@ The same arguments always produce the same bytes.
                  [--manifest PATH] [--incomplete] [--jobs J] [--origins-map PATH]
                  [--strip-to null|absent|mixed] [--keep-originals DIR]
                  [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
+                 [--compiles N] [--compiler-generated FORMS]
     gen_cache.py OUT_DIR --simplemlp [--manifest PATH]
     gen_cache.py --self-test
 
@@ -55,6 +56,17 @@ random stream, so the cache's bytes are the same with and without the options be
     "stripped_files" say what was stripped.
   - --keep-originals DIR: DIR receives the cache as it is without --strip-to (every file, same
     relative paths), so annotate's output can be compared with cmp.
+  - --compiles N: a build server's cache, which keeps every compile: kernel directory i is of
+    compile i % N, and the origins map is compile 0's (the others' directories are not in it,
+    as another compile's map would list them). Manifest: "compiles", and "compile" per
+    kernel_dirs entry.
+  - --compiler-generated FORMS (of sourceless-handle, restickify, no-origins): the ops without FX
+    origins are ops the compiler created (docs/formats.md, "Compiler-generated ops"), written in
+    these forms in turn: sourceless-handle, a ReStickifyOpHBM op whose file holds a populated
+    handle with source null and a source-less creation pass in its transform_history;
+    restickify, a ReStickifyOpHBM op without a handle (null or absent); no-origins, the op as
+    planned without a handle (only the map says it has no FX origins). Without it they are all
+    of the last form. Manifest: "compiler_generated" (files by form) and per kernel_dirs entry.
 
 Speed: each opfunc gets a handful of template documents built once (json.dumps); a file is a
 template with its addresses filled in by str.format plus a handle serialised on its own.
@@ -470,6 +482,9 @@ def _origin_name(rng, base):
 
 
 NO_ORIGIN_RATE = 1 / 20        # ops with "origins": [] (compiler-generated)
+GENERATED_FORMS = ['sourceless-handle', 'restickify', 'no-origins']
+# torch-spyre's passes whose new buffers have no model source (docs/formats.md)
+SOURCELESS_PASSES = ['insert_restickify', 'insert_post_mutation_restickify', 'insert_bmm_padding']
 NOT_IN_MAP_RATE = 1 / 15       # kernel directories the origins map leaves out
 ORIGIN_NODE_RATE = 0.85        # ops whose buffer has an origin_node
 # Frames inside torch: a source comes from one only when the trace has no frame outside torch.
@@ -840,6 +855,40 @@ def plan_cache(n_files, seed, eras, handle_kinds, layout, incomplete):
     return dirs, incomplete_dirs
 
 
+def plan_compiles(dirs, compiles, forms):
+    """--compiles and --compiler-generated, after plan_origins: each directory's compile (only
+    compile 0's are in the origins map), and the form each op without FX origins is written in
+    (d['generated'], per file: None or a form; its opfunc and handle state changed to match)."""
+    for i, d in enumerate(dirs):
+        d['compile'] = i % compiles
+        if d['compile'] != 0:
+            d['in_map'] = False
+    turn = 0
+    for d in dirs:
+        d['generated'] = [None] * len(d['files'])
+        if not forms:
+            continue
+        for j, (opfunc, kind) in enumerate(d['files']):
+            if not d['no_origin'][j]:
+                continue
+            form = forms[turn % len(forms)]
+            turn += 1
+            d['generated'][j] = form
+            if form == 'sourceless-handle':
+                d['files'][j] = ('ReStickifyOpHBM', 'populated')
+            elif form == 'restickify':
+                d['files'][j] = ('ReStickifyOpHBM', kind)
+
+
+def sourceless_handle(buffer, turn):
+    """The handle torch-spyre writes for a buffer a source-less creation pass made: no origins, so
+    no source and no ATen op; the pass in its transform_history."""
+    history = [{"kind": "rewrite", "pass_name": SOURCELESS_PASSES[turn % len(SOURCELESS_PASSES)],
+                "reason": None}]
+    return {"id": handle_id_v2(None, [], [buffer], None), "source": None, "aten_op": None,
+            "ir_chain": [buffer], "fused_from": [], "transform_history": history}
+
+
 def plan_origins(dirs, incomplete_dirs, handle_kinds, strip_to):
     """Adds to every planned directory what the origins map and --strip-to decide, from streams of
     their own (the rest of the plan is unchanged): index and node-name prefix, whether the map
@@ -1108,7 +1157,10 @@ def write_kernel_dir(out_dir, d, template_seed, keep_dir=None, want_map=False):
             next_symbol += template.shape['cores']
         op = model.op(opfunc, 'buf%d' % (buf_base + index), d['no_origin'][index])
         file_ops.append(op)
-        handle = model.handle(op) if kind == 'populated' else None
+        if d.get('generated') and d['generated'][index] == 'sourceless-handle':
+            handle = sourceless_handle(op['buffer'], index)
+        else:
+            handle = model.handle(op) if kind == 'populated' else None
         if kind == 'populated' and handle is None:
             raise AssertionError('a populated file needs an op with origins')
         key = '%d_%s' % (index, opfunc)
@@ -1233,6 +1285,9 @@ def manifest_for(dirs, incomplete_dirs, with_origins=False, strip_to=None):
             in_map += d['in_map']
         if 'ideal' in d:
             entry['ideal'] = d['ideal']['expect']
+        if 'compile' in d:
+            entry['compile'] = d['compile']
+            entry['compiler_generated'] = sum(g is not None for g in d['generated'])
         entries.append(entry)
     entries.sort(key=lambda e: e['dir'])
     manifest = {"kernels": len(dirs), "files": sum(len(d['files']) for d in dirs),
@@ -1247,6 +1302,10 @@ def manifest_for(dirs, incomplete_dirs, with_origins=False, strip_to=None):
     if with_origins:
         manifest['origins'] = {"kernels_in_map": in_map, "kernels_not_in_map": len(dirs) - in_map,
                                "no_origin_files": no_origin, "expected_after_annotate": after}
+    if dirs and 'compile' in dirs[0]:
+        manifest['compiles'] = max(d['compile'] for d in dirs) + 1
+        manifest['compiler_generated'] = {
+            form: sum(g == form for d in dirs for g in d['generated']) for form in GENERATED_FORMS}
     if any('ideal' in d for d in dirs):
         states = [d['ideal']['expect'] for d in dirs]
         manifest['ideal_cycles'] = {
@@ -1294,11 +1353,19 @@ def write_origins_map(path, pieces):
 
 
 def generate(out_dir, n_files, seed, eras, handle_kinds, layout, incomplete, jobs,
-             origins_map=None, strip_to=None, keep_dir=None, ideal=None):
+             origins_map=None, strip_to=None, keep_dir=None, ideal=None, compiles=None,
+             generated_forms=None):
     """ideal: None, or (share, total_share, malformed_share) of --ideal-cycles, --ideal-total
-    and --ideal-malformed."""
+    and --ideal-malformed. compiles, generated_forms: --compiles and --compiler-generated (None:
+    neither given, the cache as before)."""
     dirs, incomplete_dirs = plan_cache(n_files, seed, eras, handle_kinds, layout, incomplete)
     plan_origins(dirs, incomplete_dirs, handle_kinds, strip_to)
+    if compiles is not None or generated_forms:
+        plan_compiles(dirs, compiles or 1, generated_forms or [])
+        # --strip-to decided the written states before the forms changed some: again.
+        for d in dirs:
+            d['final'] = [kind if not (strip_to and kind == 'populated') else d['final'][j]
+                          for j, (_, kind) in enumerate(d['files'])]
     if ideal is not None:
         plan_ideal(dirs, *ideal)
     everything = dirs + incomplete_dirs
@@ -1602,6 +1669,11 @@ def main(argv=None):
                    help='share of those files that cannot be used (default 0): truncated, '
                         'negative, fractional or string cycles, a missing op_category, two '
                         'TOTAL entries, not an array, an empty array, cycles past 2^64, in turn')
+    p.add_argument('--compiles', type=int, metavar='N',
+                   help="a build server's cache: N compiles, the origins map compile 0's")
+    p.add_argument('--compiler-generated', type=_csv(GENERATED_FORMS), metavar='FORMS',
+                   help='write the ops without FX origins in these forms, in turn (%s)'
+                   % ','.join(GENERATED_FORMS))
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     p.add_argument('--self-test', action='store_true', help='check the id test vectors and exit')
     a = p.parse_args(argv)
@@ -1638,9 +1710,11 @@ def main(argv=None):
         ideal = None
         if a.ideal_cycles is not None:
             ideal = (a.ideal_cycles, a.ideal_total, a.ideal_malformed)
+        if a.compiles is not None and a.compiles < 1:
+            p.error('--compiles N needs N >= 1')
         manifest, sizes = generate(a.out_dir, a.files, a.seed, a.eras, a.handles, a.layout,
                                    a.incomplete, a.jobs, a.origins_map, a.strip_to,
-                                   a.keep_originals, ideal)
+                                   a.keep_originals, ideal, a.compiles, a.compiler_generated)
     if a.manifest:
         with open(a.manifest, 'w') as f:
             json.dump(manifest, f, indent=2)

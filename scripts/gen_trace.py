@@ -125,6 +125,20 @@ def copy_dirs(cache_dir, manifest, copies, rng):
     return made
 
 
+# torch-spyre's passes whose new buffers have no model source (docs/formats.md, "Compiler-generated
+# ops"): a bundle whose handles are all such ops' is ranked "[compiler-generated]", not "[no source]".
+SOURCELESS_PASSES = {'insert_restickify', 'insert_post_mutation_restickify', 'insert_bmm_padding'}
+
+
+def compiler_generated(handles):
+    """Whether every handle (at least one) is a compiler-generated op's: source null, and a
+    source-less creation pass in its transform_history."""
+    return bool(handles) and all(
+        h['source'] is None and any(s['pass_name'] in SOURCELESS_PASSES
+                                    for s in h.get('transform_history') or [])
+        for h in handles)
+
+
 def make_bundles(cache_dir, manifest, rng, copies=None):
     """One bundle per kernel directory (a copied directory's copy is the same bundle). Each has
     'dirs': the cache's kernel directories, every one with its kernel name and its handles' ids,
@@ -147,6 +161,7 @@ def make_bundles(cache_dir, manifest, rng, copies=None):
             'dir': d['dir'], 'dir_kernel': d['kernel'], 'kernel': kernel, 'key': key,
             'base': PREFIX + summary_of(ops) + '_' + key, 'handles': handles, 'ids': ids,
             'lines': sorted(lines), 'ops': sorted(ops), 'steps': steps,
+            'generated': not lines and compiler_generated(handles),
             # which args its kernel events carry: all, the key and counters only, or none
             'carrier': rng.choices(['full', 'key', 'none'], weights=[75, 15, 10])[0],
             'weight': rng.choice([1, 1, 1, 2, 4]),     # launches per iteration
@@ -342,11 +357,12 @@ class Expected:
                         coverage['dirless_bundles'] += 1
                         coverage['dirless_events'] += events
                         coverage['dirless_ns'] += ns
-                    for l in lines or ['[no source]']:
+                    no_line = '[compiler-generated]' if b['generated'] else '[no source]'
+                    for l in lines or [no_line]:
                         add(by_line, l, events, ns)
                     for op in b['ops'] or ['[no aten op]']:
                         add(by_aten, op, events, ns)
-                    root = '+'.join(lines) or '[no source]'
+                    root = '+'.join(lines) or no_line
                     aten = '+'.join(b['ops']) or '[no aten op]'
                     keys.append((lines or ['[no source]'], b['ops'] or ['[no aten op]']))
                 else:

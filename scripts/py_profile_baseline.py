@@ -26,6 +26,17 @@ def main():
     for occurrence in sidecar['kernelOccurrences'].values():
         kernels[occurrence['identityKey']].add(occurrence['compilerKernelName'])
 
+    # A bundle whose handles are all compiler-generated ops' (source null, made by a source-less
+    # pass) is "[compiler-generated]" rather than "[no source]" (docs/formats.md).
+    sourceless = {'insert_restickify', 'insert_post_mutation_restickify', 'insert_bmm_padding'}
+
+    def generated(key):
+        direct = [handles[i] for i in identities[key]['directHandleIds']]
+        return bool(direct) and all(
+            h['source'] is None and any(s['pass_name'] in sourceless
+                                        for s in h.get('transform_history') or [])
+            for h in direct)
+
     def provenance(key):
         lines, ops, pending = set(), set(), list(identities[key]['directHandleIds'])
         while pending:
@@ -35,7 +46,8 @@ def main():
             if h['aten_op']:
                 ops.add(h['aten_op'])
             pending.extend(h['fused_from'])
-        return (sorted(lines) or ['[no source]'], sorted(ops) or ['[no aten op]'],
+        no_line = '[compiler-generated]' if generated(key) else '[no source]'
+        return (sorted(lines) or [no_line], sorted(ops) or ['[no aten op]'],
                 '+'.join(sorted(kernels[key])) or identities[key]['eventNameBase'])
 
     bundles = {}

@@ -130,8 +130,9 @@ class Scan(Result):
 
 
 class Check(Result):
-    """``sdscprov check --format json``: ``findings`` (path, line, col, rule, message),
-    ``passed`` (no finding: exit 0), ``totals`` (files checked, findings)."""
+    """``sdscprov check --format json``: ``findings`` (path, line, col, rule, severity, message:
+    ``error`` fails the gate, ``note`` does not), ``passed`` (exit 0), ``totals`` (files checked,
+    findings that fail, notes)."""
 
     command = "check"
     findings_status = True
@@ -146,7 +147,9 @@ class Check(Result):
 
     @property
     def totals(self) -> Dict[str, Any]:
-        return {"files": self.report.get("files"), "findings": len(self.report.get("findings", []))}
+        found = self.report.get("findings", [])
+        notes = sum(1 for f in found if f.get("severity") == "note")
+        return {"files": self.report.get("files"), "findings": len(found) - notes, "notes": notes}
 
     def __repr__(self) -> str:
         t = self.totals

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <unistd.h>
 
 namespace sdscprov::cli {
 
@@ -18,15 +19,26 @@ void add_check_options(CLI::App& check_command, CheckCli& options) {
                      std::string(sdscprov::sidecar_use(sdscprov::SidecarCommand::check).help))
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
+    check->add_flag("--strict", options.check.strict,
+                    "Fail on compiler-generated ops without a handle too (by default they are "
+                    "notes: the compiler created them with no model source)");
+    check->add_flag("--all-kernels", options.check.all_kernels,
+                    "With --origins: judge the kernel directories the sidecars do not know too "
+                    "(by default they are another compile's: counted, not judged)");
+    add_decimal_option(*check, "--fail-under", options.check.fail_under, RealRange{0, 100},
+                       "Pass while at least PCT percent of the judged SDSC ops hold a populated "
+                       "debug_handle_, whatever the findings (the closing lines give the share)")
+        ->type_name("PCT");
     add_common_options(
         *check, options.common,
         {Format::text, Format::json, Format::sarif, Format::github, Format::junit, Format::html});
     check->footer(
-        "Findings go to standard output as path:line:col: message [rule], one per line.\n"
+        "Findings go to standard output as path:line:col: message [rule], one per line (on a "
+        "terminal the first 40, --all every one); the summary goes to standard error.\n"
         "Example:\n  sdscprov check golden/kernels/\n"
         "  git diff --cached --name-only -z -- ':(glob)**/sdsc_[0-9]*.json' | xargs -0 -r "
         "sdscprov check --origins origins.json\n"
-        "Exit status: 0 clean, 1 findings, 2 bad input or usage error, 3 internal error.");
+        "Exit status: 0 clean, 1 findings (with --fail-under: a share under PCT), 2 bad input or usage error, 3 internal error.");
 }
 
 // The run: a scan of the paths, or with --origins annotate's run in check mode (its sidecars'
@@ -57,11 +69,13 @@ checked_run(const CheckCli& cli, Progress& progress,
 
 // check: text findings go to standard output as they are found (in discovery order); the other
 // formats are written once the run is complete. Problems and the summary go to standard error.
-// Exit 1 with findings, 2 with bad input, 0 when clean.
+// Exit 1 with findings (with --fail-under: under the share), 2 with bad input, 0 when clean.
 int run_check(const CheckCli& cli) {
     const Format format = cli.common.format;
     sdscprov::CheckPrinterOptions printer_options;
     printer_options.report = printer_options_for(cli.common, ReportCommand::check);
+    printer_options.report.check = cli.check;
+    printer_options.cap_lines = !cli.common.all && isatty(STDOUT_FILENO) == 1;
     if (format == Format::github) {
         const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
         printer_options.step_summary = summary != nullptr ? summary : "";
@@ -69,12 +83,11 @@ int run_check(const CheckCli& cli) {
     auto printer =
         sdscprov::make_check_printer(format, std::cout, std::cerr, std::move(printer_options));
     sdscprov::CheckTally tally;
-    // Text findings are held to the end unless --all; the page streams; the other formats are
-    // written at the end.
-    Progress progress("checked", cli.common.all || format == Format::html);
+    // Text findings and the page stream; the other formats are written at the end.
+    Progress progress("checked", format == Format::text || format == Format::html);
     auto deliver = [&](const sdscprov::KernelReport& k) {
         progress.kernel(k.files.size());
-        auto checked = sdscprov::checked_kernel(k);
+        auto checked = sdscprov::checked_kernel(k, cli.check);
         tally.add(k, checked);
         printer->item({k, checked});
     };
@@ -101,7 +114,7 @@ int run_check(const CheckCli& cli) {
     if (!messages::quiet()) {
         printer->summary(end);
     }
-    return exit_status(problems, tally.findings > 0);
+    return exit_status(problems, tally.fails(cli.check));
 }
 
 } // namespace sdscprov::cli

@@ -58,6 +58,7 @@ int run_explain(const ExplainCli& options);
 struct CheckCli {
     CommonOptions common;
     std::vector<std::string> origins;
+    sdscprov::CheckOptions check; // --strict, --all-kernels, --fail-under
 };
 void add_check_options(CLI::App& check, CheckCli& options);
 int run_check(const CheckCli& options);

@@ -2,8 +2,53 @@
 
 namespace sdscprov {
 
+GeneratedForm compiler_generated(const ScanResult& r) {
+    if (r.status != FileStatus::ok) {
+        return GeneratedForm::none;
+    }
+    switch (r.handle_state) {
+    case HandleState::populated:
+        return r.handle ? sdscprov::compiler_generated(r.opfunc, &*r.handle) : GeneratedForm::none;
+    case HandleState::null:
+    case HandleState::absent:
+        return sdscprov::compiler_generated(r.opfunc, nullptr);
+    case HandleState::malformed:
+        break;
+    }
+    return GeneratedForm::none;
+}
+
+GeneratedForm compiler_generated(const KernelReport& k, std::size_t file) {
+    GeneratedForm form = compiler_generated(k.files[file]);
+    if (!k.rewrite || file >= k.rewrite->files.size() ||
+        k.rewrite->match != KernelMatch::matched) {
+        return form;
+    }
+    const FileAction action = k.rewrite->files[file].action;
+    if (action == FileAction::no_origin) {
+        return form == GeneratedForm::none ? GeneratedForm::no_fx_origins : form;
+    }
+    // The map gives the op FX origins, so a handle: an opfunc of the family is not enough.
+    return form == GeneratedForm::layout_opfunc && (writes(action) || action == FileAction::keep ||
+                                                    action == FileAction::differs)
+               ? GeneratedForm::none
+               : form;
+}
+
 void FileStateCounts::add(const ScanResult& r) {
     ++files;
+    switch (sdscprov::compiler_generated(r)) {
+    case GeneratedForm::none:
+    case GeneratedForm::no_fx_origins:
+        break;
+    case GeneratedForm::sourceless_handle:
+        ++compiler_generated;
+        break;
+    case GeneratedForm::layout_opfunc:
+        ++compiler_generated;
+        ++generated_unhandled;
+        break;
+    }
     switch (r.status) {
     case FileStatus::ok:
         switch (r.handle_state) {
@@ -51,6 +96,8 @@ void FileStateCounts::add(const FileStateCounts& o) {
     unreadable += o.unreadable;
     errors += o.errors;
     warnings += o.warnings;
+    compiler_generated += o.compiler_generated;
+    generated_unhandled += o.generated_unhandled;
     for (std::size_t m = 0; m < provenance_member_count; ++m) {
         provenance[m] += o.provenance[m];
     }
@@ -93,6 +140,10 @@ void RewriteCounts::add(const KernelReport& k) {
         no_origin += f.action == FileAction::no_origin ? 1 : 0;
         opfunc_mismatch += f.action == FileAction::opfunc_mismatch ? 1 : 0;
         lacking += a.provided(i) ? 0 : 1;
+        generated_lacking += !a.provided(i) && i < k.files.size() &&
+                                     compiler_generated(k, i) != GeneratedForm::none
+                                 ? 1
+                                 : 0;
         provided += a.provided(i) ? 1 : 0;
     }
 }

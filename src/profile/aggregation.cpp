@@ -52,10 +52,11 @@ void label_rows(std::vector<ProfileBundle>& bundles) {
 
 void label_frames(ProfileBundle& b) {
     bool paired = b.resolution != Resolution::unresolved;
-    b.root_label = paired
-                       ? joined(
-                             b.lines, [](const SourceLine& l) { return l.label(); }, "[no source]")
-                       : "[unresolved]";
+    // Time in ops the compiler created is compiler-generated, apart from time of no known source.
+    b.root_label = paired ? joined(
+                                b.lines, [](const SourceLine& l) { return l.label(); },
+                                b.compiler_generated ? "[compiler-generated]" : "[no source]")
+                          : "[unresolved]";
     b.aten_label = paired ? joined(
                                 b.aten_ops, [](const std::string& s) { return s; }, "[no aten op]")
                           : "[unresolved]";

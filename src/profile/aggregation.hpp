@@ -38,7 +38,10 @@ template <class Items, class Label>
 std::string joined(const Items& items, Label label, std::string_view none) {
     std::string s;
     for (const auto& item : items) {
-        s += (s.empty() ? "" : "+") + label(item);
+        if (!s.empty()) {
+            s += '+';
+        }
+        s += label(item);
     }
     return s.empty() ? std::string(none) : s;
 }

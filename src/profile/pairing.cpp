@@ -1,5 +1,7 @@
 #include "profile/pairing.hpp"
 
+#include "sdscprov/handle/compiler_generated.hpp"
+
 #include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>
@@ -333,6 +335,10 @@ std::uint32_t Pairing::paired_bundle(Variant& v, const TraceEvent& e, const Name
     }
     b.lines.assign(lines.begin(), lines.end());
     b.aten_ops.assign(ops.begin(), ops.end());
+    b.compiler_generated =
+        !state.handles.empty() && b.lines.empty() &&
+        std::all_of(state.handles.begin(), state.handles.end(),
+                    [](const DebugHandle& h) { return is_sourceless_handle(h); });
     kernel_dirs(state, e, doc, doc_index);
     b.ideal = aggregation_.ideals().of_bundle(b.kernel_dirs);
     label_frames(b);

@@ -47,6 +47,8 @@ void write_check_document(std::ostream& out, const std::vector<Finding>& finding
         position(f.pos);
         w.Key("rule");
         string(to_string(f.rule));
+        w.Key("severity");
+        string(to_string(f.severity));
         w.Key("message");
         string(f.message);
         if (walk) {
@@ -105,6 +107,8 @@ std::string_view rule_text(CheckRule r) {
         return "debug_handle_ not of the documented shape (docs/formats.md)";
     case CheckRule::stale_handle:
         return "debug_handle_ differs from the origins map's";
+    case CheckRule::compiler_generated:
+        return "op created by the compiler with no model source (a note unless --strict)";
     }
     return "";
 }
@@ -121,7 +125,7 @@ void write_check_sarif(std::ostream& out, const CheckResult& result) {
     // Rules: the four check rules, then the problem codes that occur, in first-seen order.
     std::vector<std::pair<std::string, std::string>> rules;
     for (auto r : {CheckRule::missing_handle, CheckRule::null_handle, CheckRule::malformed_handle,
-                   CheckRule::stale_handle}) {
+                   CheckRule::stale_handle, CheckRule::compiler_generated}) {
         rules.emplace_back(std::string(to_string(r)), std::string(rule_text(r)));
     }
     std::map<std::string, std::size_t> index;
@@ -141,7 +145,8 @@ void write_check_sarif(std::ostream& out, const CheckResult& result) {
     for (const auto& k : result.kernels) {
         for (const auto& f : k.findings) {
             std::string rule(to_string(f.rule));
-            sarif_result(w, rule, index[rule], "error", f.message, f.path, f.pos);
+            sarif_result(w, rule, index[rule], f.fails() ? "error" : "note", f.message, f.path,
+                         f.pos);
         }
     }
     for (const auto& p : result.problems) {
@@ -157,8 +162,8 @@ void write_check_sarif(std::ostream& out, const CheckResult& result) {
 void write_check_github(std::ostream& out, const CheckResult& result) {
     for (const auto& k : result.kernels) {
         for (const auto& f : k.findings) {
-            github_line(out, "error", f.path, f.pos, "sdscprov " + std::string(to_string(f.rule)),
-                        f.message);
+            github_line(out, f.fails() ? "error" : "notice", f.path, f.pos,
+                        "sdscprov " + std::string(to_string(f.rule)), f.message);
         }
     }
     for (const auto& p : result.problems) {
@@ -178,6 +183,9 @@ void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
     out << "## sdscprov check\n\n"
         << result.findings() << " finding" << (result.findings() == 1 ? "" : "s") << " in "
         << result.files() << " SDSC file" << (result.files() == 1 ? "" : "s") << ", "
+        << (result.notes() > 0 ? std::to_string(result.notes()) +
+                                       (result.notes() == 1 ? " note, " : " notes, ")
+                                 : std::string())
         << result.problems.size() << " problem" << (result.problems.size() == 1 ? "" : "s")
         << ".\n\n";
     if (!per_rule.empty()) {
@@ -191,7 +199,8 @@ void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
     for (const auto& k : result.kernels) {
         for (const auto& f : k.findings) {
             if (rows++ == max_rows) {
-                out << "- ... and " << (result.findings() - max_rows) << " more\n";
+                out << "- ... and " << (result.findings() + result.notes() - max_rows)
+                    << " more\n";
                 return;
             }
             out << "- " << markdown_code(location(f.path, f.pos)) << ": "
@@ -200,11 +209,60 @@ void write_check_markdown_summary(std::ostream& out, const CheckResult& result,
     }
 }
 
+namespace {
+
+// One kernel directory's JUnit test case: failed with the findings that fail the gate, its notes
+// in <system-out>, in error with its problems.
+void junit_test_case(std::ostream& out, const CheckedKernel& k) {
+    out << "    <testcase classname=\"sdscprov.check\" name=\""
+        << xml_escaped(quote_path(k.dir)) << "\"";
+    if (k.findings.empty() && k.problems.empty()) {
+        out << "/>\n";
+        return;
+    }
+    out << ">\n";
+    auto finding_lines = [&](bool failing) {
+        for (const auto& f : k.findings) {
+            if (f.fails() == failing) {
+                out << xml_escaped(location(f.path, f.pos) + ": " + f.message + " [" +
+                                   std::string(to_string(f.rule)) + "]")
+                    << '\n';
+            }
+        }
+    };
+    if (const std::uint64_t failing = k.failures(); failing > 0) {
+        const auto first = std::find_if(k.findings.begin(), k.findings.end(),
+                                        [](const Finding& f) { return f.fails(); });
+        out << "      <failure message=\"" << failing << " of " << k.files
+            << " SDSC files lack provenance\" type=\"" << to_string(first->rule) << "\">";
+        finding_lines(true);
+        out << "</failure>\n";
+    }
+    if (k.failures() < k.findings.size()) {
+        out << "      <system-out>";
+        finding_lines(false);
+        out << "</system-out>\n";
+    }
+    if (!k.problems.empty()) {
+        out << "      <error message=\"" << k.problems.size() << " file problem"
+            << (k.problems.size() == 1 ? "" : "s") << "\">";
+        for (const auto& p : k.problems) {
+            out << xml_escaped(location(p.path, p.pos) + ": " + p.message + " [" +
+                               std::string(to_string(p.code)) + "]")
+                << '\n';
+        }
+        out << "</error>\n";
+    }
+    out << "    </testcase>\n";
+}
+
+} // namespace
+
 void write_check_junit(std::ostream& out, const CheckResult& result) {
     std::size_t failures = 0;
     std::size_t errors = 0;
     for (const auto& k : result.kernels) {
-        failures += k.findings.empty() ? 0 : 1;
+        failures += k.failures() == 0 ? 0 : 1;
         errors += k.problems.empty() ? 0 : 1;
     }
     // Problems that belong to no kernel directory (the walk's, the origins maps'): every problem
@@ -235,35 +293,7 @@ void write_check_junit(std::ostream& out, const CheckResult& result) {
         << "  <testsuite name=\"sdscprov check\" tests=\"" << tests << "\" failures=\"" << failures
         << "\" errors=\"" << errors << "\">\n";
     for (const auto& k : result.kernels) {
-        out << "    <testcase classname=\"sdscprov.check\" name=\""
-            << xml_escaped(quote_path(k.dir)) << "\"";
-        if (k.findings.empty() && k.problems.empty()) {
-            out << "/>\n";
-            continue;
-        }
-        out << ">\n";
-        if (!k.findings.empty()) {
-            out << "      <failure message=\"" << k.findings.size() << " of " << k.files
-                << " SDSC files lack provenance\" type=\"" << to_string(k.findings.front().rule)
-                << "\">";
-            for (const auto& f : k.findings) {
-                out << xml_escaped(location(f.path, f.pos) + ": " + f.message + " [" +
-                                   std::string(to_string(f.rule)) + "]")
-                    << '\n';
-            }
-            out << "</failure>\n";
-        }
-        if (!k.problems.empty()) {
-            out << "      <error message=\"" << k.problems.size() << " file problem"
-                << (k.problems.size() == 1 ? "" : "s") << "\">";
-            for (const auto& p : k.problems) {
-                out << xml_escaped(location(p.path, p.pos) + ": " + p.message + " [" +
-                                   std::string(to_string(p.code)) + "]")
-                    << '\n';
-            }
-            out << "</error>\n";
-        }
-        out << "    </testcase>\n";
+        junit_test_case(out, k);
     }
     if (!others.empty()) {
         out << "    <testcase classname=\"sdscprov.check\" name=\"(inputs)\">\n"
@@ -281,12 +311,14 @@ void write_check_junit(std::ostream& out, const CheckResult& result) {
 
 // ---- text ---------------------------------------------------------------------------------------
 
-CheckTextPrinter::CheckTextPrinter(std::ostream& out, bool color, bool all, std::size_t width)
-    : out_(out), color_(color), all_(all), width_(width) {}
+CheckTextPrinter::CheckTextPrinter(std::ostream& out, bool color, std::size_t cap)
+    : out_(out), color_(color), cap_(cap) {}
 
 void CheckTextPrinter::print(const Finding& f) {
     std::string where = quoted_location(f.path, f.pos) + ':';
-    std::string rule = "[" + std::string(to_string(f.rule)) + "]";
+    std::string rule = "[";
+    rule += to_string(f.rule);
+    rule += ']';
     if (color_) { // the location bold, the rule yellow, as compilers show warnings
         where = "\x1b[1m" + where + "\x1b[0m";
         rule = "\x1b[33m" + rule + "\x1b[0m";
@@ -294,82 +326,23 @@ void CheckTextPrinter::print(const Finding& f) {
     out_ << where << ' ' << printable_text(f.message) << ' ' << rule << '\n';
 }
 
-void CheckTextPrinter::kernel(const CheckedKernel& k, const std::optional<std::string>& name) {
-    if (all_) {
-        for (const auto& f : k.findings) {
+void CheckTextPrinter::kernel(const CheckedKernel& k) {
+    for (const auto& f : k.findings) {
+        if (!f.fails()) {
+            continue;
+        }
+        if (cap_ == 0 || printed_ < cap_) {
             print(f);
+            ++printed_;
+        } else {
+            ++more_;
         }
-        return;
-    }
-    if (!k.findings.empty()) {
-        std::string key = name ? *name : std::string(file_name_of(k.dir));
-        Counts& c = groups_[key];
-        ++c.dirs;
-        c.findings += k.findings.size();
-        for (const auto& f : k.findings) {
-            ++c.by_rule[static_cast<int>(f.rule)];
-        }
-    }
-    if (grouped_) {
-        return;
-    }
-    held_.insert(held_.end(), k.findings.begin(), k.findings.end());
-    if (held_.size() > max_lines) {
-        grouped_ = true;
-        held_.clear();
-        held_.shrink_to_fit();
     }
 }
 
 void CheckTextPrinter::finish() {
-    if (!grouped_) {
-        for (const auto& f : held_) {
-            print(f);
-        }
-        return;
-    }
-    std::vector<std::pair<const std::string*, const Counts*>> rows;
-    for (const auto& [name, c] : groups_) {
-        rows.emplace_back(&name, &c);
-    }
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-        return a.second->findings != b.second->findings ? a.second->findings > b.second->findings
-                                                        : *a.first < *b.first;
-    });
-    std::uint64_t dirs = 0;
-    for (const auto& r : rows) {
-        dirs += r.second->dirs;
-    }
-    std::uint64_t findings = 0;
-    for (const auto& r : rows) {
-        findings += r.second->findings;
-    }
-    // The words of scan's report (docs/formats.md): kernels, and their directories that need
-    // attention.
-    std::string title = std::to_string(rows.size()) + " kernel" + (rows.size() == 1 ? "" : "s") +
-                        " (" + std::to_string(dirs) + (dirs == 1 ? " directory" : " directories") +
-                        ") " + (rows.size() == 1 ? "needs" : "need") +
-                        " attention: " + std::to_string(findings) + " finding" +
-                        (findings == 1 ? "" : "s") + ", the most first";
-    out_ << (color_ ? "\x1b[1m" + title + "\x1b[0m" : title) << '\n';
-    const std::string header = "findings   dirs  missing   null  malformed  stale  kernel";
-    out_ << (color_ ? "\x1b[1m" + header + "\x1b[0m" : header) << '\n';
-    std::size_t shown = std::min(rows.size(), max_rows);
-    for (std::size_t i = 0; i < shown; ++i) {
-        const Counts& c = *rows[i].second;
-        auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
-        char numbers[96];
-        int n = std::snprintf(numbers, sizeof numbers, "%8llu  %5llu  %7llu  %5llu  %9llu  %5llu  ",
-                              u(c.findings), u(c.dirs), u(c.by_rule[0]), u(c.by_rule[1]),
-                              u(c.by_rule[2]), u(c.by_rule[3]));
-        std::size_t used = static_cast<std::size_t>(n);
-        out_ << numbers
-             << shorten_middle(printable_text(*rows[i].first),
-                               width_ > used + 10 ? width_ - used : 10)
-             << '\n';
-    }
-    if (rows.size() > shown) {
-        out_ << "\xE2\x80\xA6 " << rows.size() - shown << " more (--all lists every finding)\n";
+    if (more_ > 0) {
+        out_ << "... and " << more_ << " more (--all)\n";
     }
 }
 
@@ -384,7 +357,8 @@ namespace {
 // What every format of check closes with: one line of counts for people.
 class CheckPrinterBase : public Printer<CheckItem, CheckEnd> {
 public:
-    explicit CheckPrinterBase(std::ostream& diagnostics) : diagnostics_(diagnostics) {}
+    CheckPrinterBase(std::ostream& diagnostics, const CheckOptions& check)
+        : diagnostics_(diagnostics), check_(check) {}
 
     void summary(const CheckEnd& run) override {
         const CheckTally& t = run.tally;
@@ -398,17 +372,65 @@ public:
                      << counted(t.kernels_found.size(), t.dirs_found)
                      << (t.kernels_found.size() == 1 ? " needs" : " need") << " attention, of "
                      << counted(t.kernels.size(), t.dirs) << '\n';
+        if (t.notes > 0) {
+            diagnostics_ << "sdscprov check: " << t.notes << " compiler-generated op"
+                         << (t.notes == 1 ? "" : "s")
+                         << " without a handle (no model source by design): notes, not "
+                            "failures (--strict fails on them)\n";
+        }
+        if (t.foreign_dirs > 0) {
+            diagnostics_ << "sdscprov check: " << counted(t.foreign_kernels.size(), t.foreign_dirs)
+                         << " not from this compile (not in the origins map), not judged: "
+                         << foreign_names(t) << " (--all-kernels judges them)\n";
+        }
+        diagnostics_ << "sdscprov check: a populated debug_handle_ in "
+                     << share_text(t.populated, t.ops) << " % of " << t.ops << " judged SDSC op"
+                     << (t.ops == 1 ? "" : "s");
+        if (check_.fail_under) {
+            diagnostics_ << " (--fail-under " << fail_under_text() << ": "
+                         << (t.fails(check_) ? "fails" : "passes") << ")";
+        }
+        diagnostics_ << '\n';
     }
 
 protected:
     std::ostream& diagnostics_;
+
+private:
+    static constexpr std::size_t names_shown = 5;
+
+    // The first kernel names (in name order), then how many more.
+    static std::string foreign_names(const CheckTally& t) {
+        std::string out;
+        std::size_t n = 0;
+        for (const auto& name : t.foreign_kernels) {
+            if (n++ == names_shown) {
+                out += ", ... and ";
+                out += std::to_string(t.foreign_kernels.size() - names_shown);
+                out += " more";
+                break;
+            }
+            out += (out.empty() ? "" : ", ") + printable_text(name);
+        }
+        return out;
+    }
+
+    // The threshold as given (a whole number without its ".0").
+    std::string fail_under_text() const {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", *check_.fail_under);
+        return buf;
+    }
+
+    CheckOptions check_;
 };
 
 class CheckText final : public CheckPrinterBase {
 public:
-    CheckText(std::ostream& out, std::ostream& diagnostics, const PrinterOptions& o)
-        : CheckPrinterBase(diagnostics), text_(out, o.color, o.all, o.width) {}
-    void item(const CheckItem& k) override { text_.kernel(k.checked, k.report.dir.kernel); }
+    CheckText(std::ostream& out, std::ostream& diagnostics, const CheckPrinterOptions& o)
+        : CheckPrinterBase(diagnostics, o.report.check),
+          text_(out, o.report.color, o.cap_lines ? CheckTextPrinter::terminal_lines : 0) {}
+    void item(const CheckItem& k) override { text_.kernel(k.checked); }
     void end(const CheckEnd&) override { text_.finish(); }
 
 private:
@@ -418,8 +440,9 @@ private:
 // The page of scan, with the findings (report/html.hpp).
 class CheckPage final : public CheckPrinterBase {
 public:
-    CheckPage(std::ostream& out, std::ostream& diagnostics, PrinterOptions o)
-        : CheckPrinterBase(diagnostics),
+    CheckPage(std::ostream& out, std::ostream& diagnostics, PrinterOptions o,
+              const CheckOptions& check)
+        : CheckPrinterBase(diagnostics, check),
           page_(make_printer(ReportFormat::html, out, std::move(o))) {}
     void item(const CheckItem& k) override { page_->kernel(k.report); }
     void end(const CheckEnd& run) override { page_->finish(run.totals, run.problems); }
@@ -432,8 +455,8 @@ private:
 class CheckDocument final : public CheckPrinterBase {
 public:
     CheckDocument(ReportFormat format, std::ostream& out, std::ostream& diagnostics,
-                  std::string step_summary)
-        : CheckPrinterBase(diagnostics), format_(format), out_(out),
+                  std::string step_summary, const CheckOptions& check)
+        : CheckPrinterBase(diagnostics, check), format_(format), out_(out),
           step_summary_(std::move(step_summary)) {}
     void item(const CheckItem& k) override { kept_.kernels.push_back(std::move(k.checked)); }
     void end(const CheckEnd& run) override {
@@ -483,15 +506,17 @@ std::unique_ptr<Printer<CheckItem, CheckEnd>> make_check_printer(ReportFormat fo
                                                                  CheckPrinterOptions options) {
     switch (format) {
     case ReportFormat::html:
-        return std::make_unique<CheckPage>(out, diagnostics, std::move(options.report));
+        return std::make_unique<CheckPage>(out, diagnostics, options.report,
+                                           options.report.check);
     case ReportFormat::json:
     case ReportFormat::sarif:
     case ReportFormat::github:
     case ReportFormat::junit:
         return std::make_unique<CheckDocument>(format, out, diagnostics,
-                                               std::move(options.step_summary));
+                                               std::move(options.step_summary),
+                                               options.report.check);
     default:
-        return std::make_unique<CheckText>(out, diagnostics, options.report);
+        return std::make_unique<CheckText>(out, diagnostics, options);
     }
 }
 

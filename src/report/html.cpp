@@ -87,6 +87,11 @@ public:
             op.key = s.op_key;
             op.state = state_name(s);
             op.handle = s.handle ? &*s.handle : nullptr;
+            if (compiler_generated(k, i) != GeneratedForm::none) {
+                op.notes.push_back("compiler-generated: the compiler created this op with no "
+                                   "model source (no source by design)");
+                ++generated_;
+            }
         }
         if (k.rewrite) {
             annotated(row, ops, *k.rewrite);
@@ -111,6 +116,7 @@ public:
         model_.summary("null", std::to_string(after_.null));
         model_.summary("absent", std::to_string(after_.absent));
         model_.summary("malformed", std::to_string(after_.malformed));
+        model_.summary("compiler-generated", std::to_string(generated_));
         if (after) {
             const RewriteCounts& a = totals.rewrites;
             model_.summary(options_.dry_run ? "would change" : "changed",
@@ -155,7 +161,11 @@ private:
 
     // check's findings: in the problems list, on their files, and what the directory ranks by.
     void findings(HtmlKernel& row, std::vector<HtmlOp>& ops, const KernelReport& k) {
-        for (const auto& f : check_kernel(k)) {
+        for (const auto& f : check_kernel(k, options_.check)) {
+            if (!f.fails()) {
+                model_.listed(f.path, f.pos, "note", to_string(f.rule), f.message);
+                continue;
+            }
             model_.listed(f.path, f.pos, "finding", to_string(f.rule), f.message);
             ++row.findings;
             for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -202,6 +212,7 @@ private:
 
     std::ostream& out_;
     PrinterOptions options_;
+    std::uint64_t generated_ = 0; // compiler-generated ops
     HtmlModel model_;
     std::set<std::string> names_; // the kernels: kernel names (a directory without one by its own)
     HandleBar after_;

@@ -2,6 +2,7 @@
 #include "report/html_model.hpp"
 
 #include "core/json_out.hpp"
+#include "sdscprov/handle/compiler_generated.hpp"
 #include "sdscprov/handle/source_text.hpp"
 
 #include <algorithm>
@@ -114,8 +115,9 @@ void HtmlModel::coverage(std::uint64_t files,
 
 namespace {
 
-// {"id", "src": [source, line, col] | null, "aten", "ir", "ff", "th": [[kind, pass, reason]],
-// "fc"}; sources by their index in the page's "sources".
+// {"id", "src": [source, line, col] | null, "gen": true (a compiler-generated op's handle, no
+// source by design; only then), "aten", "ir", "ff", "th": [[kind, pass, reason]], "fc"}; sources
+// by their index in the page's "sources".
 template <class SourceIndex>
 void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
     w.StartObject();
@@ -129,6 +131,10 @@ void handle_json(Writer& w, const DebugHandle& h, SourceIndex&& index) {
         w.EndArray();
     } else {
         w.Null();
+        if (is_sourceless_handle(h)) {
+            json_out::key(w, "gen");
+            w.Bool(true);
+        }
     }
     json_out::member(w, "aten", h.aten_op);
     json_out::key(w, "ir");

@@ -241,6 +241,7 @@ private:
             {state_prefix + "null", c.null},
             {state_prefix + "absent", c.absent},
             {state_prefix + "malformed", c.malformed},
+            {"compiler_generated", c.compiler_generated},
             {"not_sdsc", c.not_sdsc},
             {"invalid_json", c.invalid_json},
             {"unreadable", c.unreadable},
@@ -281,6 +282,9 @@ private:
             }
         }
         writer_.EndArray();
+        key("compiler_generated"); // as the file shows it, or the map's op without FX origins
+        writer_.Bool(compiler_generated(f) != GeneratedForm::none ||
+                     (outcome && outcome->action == FileAction::no_origin));
         if (outcome) {
             key("action");
             string(to_string(outcome->action));

@@ -54,7 +54,8 @@ public:
             annotation_lines(k);
         } else {
             body_ << "- `debug_handle_`: populated " << c.populated << ", null " << c.null
-                  << ", absent " << c.absent << ", malformed " << c.malformed << '\n';
+                  << ", absent " << c.absent << ", malformed " << c.malformed
+                  << "; compiler-generated " << c.compiler_generated << '\n';
         }
         std::set<std::string> sources;
         for (const auto& f : k.files) {
@@ -133,7 +134,7 @@ public:
         } else {
             out_ << "\n`debug_handle_`: populated " << c.populated << ", null " << c.null
                  << ", absent " << c.absent << ", malformed " << c.malformed << " (of " << docs
-                 << " SDSC documents)\n\n";
+                 << " SDSC documents); compiler-generated " << c.compiler_generated << "\n\n";
         }
         out_ << body_.str();
         if (!problems.empty()) {

@@ -227,6 +227,7 @@ ProfileBundle read_bundle(ReportJson& j, dom::element o) {
         b.lines.push_back(SourceLine{j.str(l, "file"), j.opt_i64(l, "line").value_or(0)});
     }
     b.aten_ops = j.strings(o, "aten_ops");
+    b.compiler_generated = j.has(o, "compiler_generated") && j.boolean(o, "compiler_generated");
     b.time = read_time(j, o);
     b.rank_ns = read_rank_ns(j, o);
     b.ideal = read_bundle_ideal(j, o);

@@ -432,6 +432,7 @@ void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles) {
         w.EndArray();
         json_out::key(w, "aten_ops");
         json_out::strings(w, b.aten_ops);
+        json_out::member(w, "compiler_generated", b.compiler_generated);
         time_json(w, b.time);
         rank_ns_json(w, b.rank_ns);
         utilization_printers::bundle_json(w, b);

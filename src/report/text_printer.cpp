@@ -28,19 +28,16 @@ std::string coverage_text(std::uint64_t count, std::uint64_t total) {
 // origins map", added to `reasons` (reason -> files).
 void lacking_reasons(const KernelReport& k, std::map<std::string, std::uint64_t>& reasons) {
     const auto& a = *k.rewrite;
-    if (a.match != KernelMatch::matched) {
-        reasons[a.detail] += a.files.size();
-        return;
-    }
     for (std::size_t i = 0; i < a.files.size(); ++i) {
         const auto& f = a.files[i];
-        if (f.action == FileAction::differs) {
+        if (!a.provided(i) && i < k.files.size() && compiler_generated(k, i) != GeneratedForm::none) {
+            ++reasons["compiler-generated op (no model source by design)"];
+        } else if (a.match != KernelMatch::matched) {
+            ++reasons[a.detail];
+        } else if (f.action == FileAction::differs) {
             ++reasons["handle differs from the map's (--refresh replaces it)"];
         } else if (!a.provided(i)) {
             switch (f.action) {
-            case FileAction::no_origin:
-                ++reasons["op without FX origins (compiler-generated)"];
-                break;
             case FileAction::opfunc_mismatch:
                 ++reasons["opfunc differs from the map's op"];
                 break;
@@ -116,7 +113,8 @@ public:
               plural(t.kernels, "director", "y", "ies") + "), " + plural(c.files, "SDSC file"));
         std::string states = "debug_handle_: " + std::to_string(c.populated) + " populated, " +
                              std::to_string(c.null) + " null, " + std::to_string(c.absent) +
-                             " absent, " + std::to_string(c.malformed) + " malformed";
+                             " absent, " + std::to_string(c.malformed) + " malformed; " +
+                             std::to_string(c.compiler_generated) + " compiler-generated";
         if (c.not_sdsc + c.invalid_json + c.unreadable > 0) {
             states += "; " + std::to_string(c.not_sdsc) + " not SDSC, " +
                       std::to_string(c.invalid_json) + " invalid JSON, " +
@@ -170,9 +168,11 @@ private:
             }
         }
         std::uint64_t lacking(bool annotating) const {
+            // Compiler-generated ops without a handle need no attention: no fix gives them one.
             return annotating ? rewrites.lacking + rewrites.differs
-                              : counts.null + counts.absent + counts.malformed + counts.not_sdsc +
-                                    counts.invalid_json + counts.unreadable;
+                              : counts.null + counts.absent - counts.generated_unhandled +
+                                    counts.malformed + counts.not_sdsc + counts.invalid_json +
+                                    counts.unreadable;
         }
         std::uint64_t problems() const { return counts.errors + counts.warnings; }
     };
@@ -220,10 +220,13 @@ private:
         }
     }
 
-    // The column names are the same in every mode: a dry run says what would be written.
+    // The column names are the same in every mode: a dry run says what would be written. Scan's
+    // "generated" column (compiler-generated ops) is there with --all, and in the attention list
+    // when one of its kernels has such ops.
     void header(bool annotating, std::string_view last) {
         std::string h = annotating ? "files  added  filled  refreshed  kept  lacking  "
-                                   : "files  populated   null  absent  malformed  problems  ";
+                                   : std::string("files  populated   null  absent  malformed  ") +
+                                         (generated_column_ ? "generated  " : "") + "problems  ";
         out_ << paint(bold, h + std::string(last)) << '\n';
     }
 
@@ -242,9 +245,15 @@ private:
                           u(a.added), u(a.filled), u(a.refreshed), u(a.kept), u(a.lacking));
         } else {
             const auto& c = g.counts;
-            std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n),
-                          "%5llu  %9llu  %5llu  %6llu  %9llu  %8llu  ", u(c.files), u(c.populated),
-                          u(c.null), u(c.absent), u(c.malformed), u(g.problems()));
+            n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n),
+                               "%5llu  %9llu  %5llu  %6llu  %9llu  ", u(c.files), u(c.populated),
+                               u(c.null), u(c.absent), u(c.malformed));
+            if (generated_column_) {
+                n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "%9llu  ",
+                                   u(c.compiler_generated));
+            }
+            std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "%8llu  ",
+                          u(g.problems()));
         }
         return buf;
     }
@@ -275,6 +284,9 @@ private:
             }
         }
         out_ << '\n';
+        generated_column_ = std::any_of(needy.begin(), needy.end(), [](const auto& entry) {
+            return entry.second->counts.compiler_generated > 0;
+        });
         if (needy.empty()) {
             line(annotating ? "Every file of every kernel directory holds its handle."
                             : "Every SDSC file holds a populated debug_handle_.",
@@ -369,9 +381,15 @@ private:
         }
         std::uint64_t docs = c.sdsc_documents();
         out_ << '\n';
+        std::string generated;
+        if (a.generated_lacking > 0) {
+            generated = " (";
+            generated += std::to_string(a.generated_lacking);
+            generated += " of them compiler-generated: no model source by design)";
+        }
         prose("SuperDSC JSON debug_handle_: " + coverage_text(c.populated, docs) + " before, " +
                   coverage_text(a.provided, docs) + (dry ? " after (if written)" : " after") +
-                  "; " + plural(a.lacking, "file") + " still lack provenance",
+                  "; " + plural(a.lacking, "file") + " still lack provenance" + generated,
               a.lacking == 0 ? green : yellow);
     }
 
@@ -427,6 +445,7 @@ private:
     std::ostream& out_;
     PrinterOptions options_;
     bool header_done_ = false;
+    bool generated_column_ = true; // scan's, in the attention list: when a row has some
     std::map<std::string, Group> groups_; // by kernel: its directories that need attention
     std::set<std::string> names_;         // every kernel (scan)
     std::map<std::string, KernelMatch> matches_; // every kernel (annotate, strip)

@@ -231,6 +231,7 @@ def numeric_cases(cache, origins, trace):
         cases += [(args, "-j", "2", ["0", "1025"]), (args, "--jobs", "1024", ["0"]),
                   (args, "--max-file-size", "100000", ["9223372036854775808"]),
                   (args, "--shard", "1/1", ["4/3", "1/0"])]
+    cases.append((["check", cache], "--fail-under", "50", ["100.5"]))
     cases.append((["explain", cache + "/inductor-spyre/sdsc_fused_addmm_1_b9d3wz0e"],
                   "--max-file-size", "100000", ["9223372036854775808"]))
     profile = ["profile", trace, cache]

@@ -38,10 +38,10 @@ def test_demo_report():
     # Kernels by name, with their directory counts: the worst first.
     assert re.search(r"^\s+1\s+4\s+0\s+0\s+4\s+0\s+0\s+sdsc_fused_addmm_linear_relu_0\n"
                      r"\s+1\s+1\s+0\s+0\s+1\s+0\s+0\s+sdsc_fused_addmm_1\n", text, re.M), text
-    assert "total: 2 kernels (2 directories), 5 SDSC files\ndebug_handle_: 0 populated, 0 null, 5 absent, 0 malformed" in text
+    assert "total: 2 kernels (2 directories), 5 SDSC files\ndebug_handle_: 0 populated, 0 null, 5 absent, 0 malformed; 0 compiler-generated" in text
     assert re.search(r"^  debug_handle_\s+none$", text, re.M), text
     rc, text, _ = run("scan", "--all", DEMO, check_rc=0, env={"COLUMNS": "300"})
-    assert re.search(r"^\s+4\s+0\s+0\s+4\s+0\s+0\s+\S+/sdsc_fused_addmm_linear_relu_0_q7k2m_x4$", text, re.M), text
+    assert re.search(r"^\s+4\s+0\s+0\s+4\s+0\s+0\s+0\s+\S+/sdsc_fused_addmm_linear_relu_0_q7k2m_x4$", text, re.M), text
 
     rc, md, _ = run("scan", "--format", "markdown", DEMO, check_rc=0)
     assert md.startswith("## SuperDSC provenance: 5 `sdsc_*.json` files (2 kernels)"), md[:200]

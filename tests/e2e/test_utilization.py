@@ -62,6 +62,15 @@ class Generated:
             for hid in identity['directHandleIds']:
                 walk(hid)
             self.lines[key] = ['%s:%d' % l for l in sorted(lines)]
+            # Every direct handle a compiler-generated op's (source null, a source-less pass):
+            # "[compiler-generated]" instead of "[no source]" (docs/formats.md).
+            direct = [side['handles'][hid] for hid in identity['directHandleIds']]
+            if not lines and direct and all(
+                    h['source'] is None and any(
+                        t['pass_name'] in ('insert_restickify', 'insert_post_mutation_restickify',
+                                           'insert_bmm_padding')
+                        for t in h.get('transform_history') or []) for h in direct):
+                self.lines[key] = ['[compiler-generated]']
             self.ops[key] = sorted(ops)
         # The kernel events: (key, dur in ns, whether it carries args.debug_handles).
         with open(self.trace) as f:

@@ -238,7 +238,7 @@ def test_scan_check_and_explain():
         assert not failed.passed and failed.status == 1 and failed.report == ref
         assert len(ref["findings"]) == 5, ref["findings"]
         same_table(failed.findings, ref["findings"], "findings")
-        assert failed.totals == {"files": 5, "findings": 5}
+        assert failed.totals == {"files": 5, "findings": 5, "notes": 0}
         passed = sdscprov.check(demo, origins=os.path.join(demo, "origins.json"))
         assert passed.passed and passed.status == 0 and passed.report == reference(
             "check", demo, "--origins", os.path.join(demo, "origins.json"))

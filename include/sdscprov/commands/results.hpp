@@ -3,6 +3,7 @@
 // Printers (report/) turn them into reports; the commands (annotate, check, scan) fill them.
 #pragma once
 
+#include "sdscprov/handle/compiler_generated.hpp"
 #include "sdscprov/join/join.hpp"
 #include "sdscprov/sdsc/scan.hpp"
 #include "sdscprov/sidecars/upstream.hpp"
@@ -33,6 +34,12 @@ struct FileStateCounts {
     std::uint64_t unreadable = 0;
     std::uint64_t errors = 0;   // problems of severity error
     std::uint64_t warnings = 0; // problems of severity warning
+    // Ops the compiler created with no model source by design (compiler_generated.hpp), as their
+    // files show them: a source-less handle, or a source-less opfunc without a handle. Counted in
+    // the handle states above too; `generated_unhandled` are those of them without a populated
+    // handle (null or absent), which no fix can give one.
+    std::uint64_t compiler_generated = 0;
+    std::uint64_t generated_unhandled = 0;
     // The coverage column: files (status ok) where each provenance member is populated.
     std::array<std::uint64_t, provenance_member_count> provenance{};
 
@@ -86,6 +93,10 @@ struct KernelRewrite {
     }
 };
 
+// How an op is compiler-generated as its file shows it: a source-less handle, or (null or
+// absent handle) a source-less opfunc; GeneratedForm::none for a file that is not an SDSC document.
+GeneratedForm compiler_generated(const ScanResult& r);
+
 // One kernel directory's results.
 struct KernelReport {
     KernelDir dir;
@@ -94,6 +105,10 @@ struct KernelReport {
     std::vector<Problem> problems; // about the directory itself (joining, writing)
     std::optional<KernelRewrite> rewrite; // annotate or strip
 };
+
+// How op `file` of a kernel directory is compiler-generated: as its file shows it, or, joined
+// with an origins map (annotate, check --origins), because the map lists it with no FX origins.
+GeneratedForm compiler_generated(const KernelReport& k, std::size_t file);
 
 // Annotate's and strip's totals: files by what was done with them.
 struct RewriteCounts {
@@ -114,6 +129,7 @@ struct RewriteCounts {
     std::uint64_t kernels_ambiguous = 0;
     std::uint64_t kernels_unusable = 0;
     std::uint64_t no_origin = 0;
+    std::uint64_t generated_lacking = 0; // of `lacking`, compiler-generated ops
     std::uint64_t opfunc_mismatch = 0;
     std::uint64_t lost_ops = 0;
     void add(const KernelReport& k);

@@ -105,9 +105,12 @@ struct ProfileBundle {
     std::uint64_t step_events = 0;
     std::uint64_t step_ns = 0;
     std::optional<BundleIdeal> ideal; // paired bundles only, when a directory's file gives one
+    // Paired, with handles, and every one of them a compiler-generated op's (a source-less
+    // handle, compiler_generated.hpp): its time is compiler-generated, not of an unknown source.
+    bool compiler_generated = false;
     std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
-    // The frames of its folded stack: source lines joined by '+' (or "[no source]",
-    // "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
+    // The frames of its folded stack: source lines joined by '+' (or "[compiler-generated]",
+    // "[no source]", "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
     // compiler kernel names joined by '+' (or the event name).
     std::string root_label;
     std::string aten_label;

@@ -2,6 +2,7 @@
 // in discovery order, then the totals and every problem (the convention of printer.hpp).
 #pragma once
 
+#include "sdscprov/commands/check.hpp"
 #include "sdscprov/commands/results.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/printer.hpp"
@@ -39,6 +40,8 @@ struct PrinterOptions {
     std::size_t width = 100;
     // html: the source lines the page shows are read under this rule (the default reads none).
     SourceTextOptions source_text;
+    // check (its text, documents and page): what is judged and what fails the gate.
+    CheckOptions check;
 };
 
 // The end of a run over kernel directories: its totals and every problem (file problems

@@ -611,7 +611,7 @@
     const box = el('div', 'handle');
     const g = el('div', 'kv');
     kv(g, 'id', h.id);
-    kv(g, 'source', h.src ? sourceLink(h.src[0], h.src[1], h.src[2]) : '(none)');
+    kv(g, 'source', h.src ? sourceLink(h.src[0], h.src[1], h.src[2]) : h.gen ? 'compiler-generated (no model source by design)' : '(none)');
     kv(g, 'aten op', h.aten);
     kv(g, 'ir_chain', h.ir.join(' \u2192 '));
     if (h.th) kv(g, 'history', h.th.map((s) => s[0] + ' ' + s[1] + (s[2] ? ' (' + s[2] + ')' : '')).join('; '));

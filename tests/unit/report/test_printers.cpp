@@ -76,7 +76,8 @@ TEST_CASE("printers: check's closing line counts findings, files, kernels and di
     std::string summary;
     std::string text = run_check_printer(ReportFormat::text, &summary);
     CHECK(summary == "sdscprov check: 4 findings in 4 SDSC files; 2 kernels (3 directories) need "
-                     "attention, of 2 kernels (3 directories)\n");
+                     "attention, of 2 kernels (3 directories)\n"
+                     "sdscprov check: a populated debug_handle_ in 0.0 % of 4 judged SDSC ops\n");
     CHECK(text.find("c/k_a_1/sdsc_0.json:1:") != std::string::npos);
     CHECK(text.find("[null-handle]") != std::string::npos);
     CHECK(text.find("[missing-handle]") != std::string::npos);

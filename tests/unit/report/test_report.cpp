@@ -175,7 +175,7 @@ TEST_CASE("report: text groups directories by kernel name, worst first, on one s
     // --all: every directory, one row each, its path last, within the width.
     std::string all = text_of(kernels, true, 140);
     std::size_t n = 0;
-    const std::string row = "    3          2      0       1          0         0  cache/"
+    const std::string row = "    3          2      0       1          0          0         0  cache/"
                             "inductor-spyre/sdsc_fused_k";
     for (std::size_t p = all.find(row); p != std::string::npos; p = all.find(row, p + 1)) {
         ++n;
