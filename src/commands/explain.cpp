@@ -163,21 +163,10 @@ std::vector<KernelDir> named_target(const std::string& target,
                                     const std::vector<SpyreProvenance>& sidecars,
                                     std::optional<ExplainBundle>* dirless) {
     std::vector<KernelDir> found;
-    std::set<std::string> seen; // kernel and directory names (labels), for the suggestions
     const bool labelled = label && !label->tail.empty();
     for (const auto& k : caches.dirs(problems)) {
-        std::string dir(base_name(k.path));
-        std::string kernel = k.kernel ? *k.kernel : dir;
-        if (labelled) {
-            seen.insert(kernel + "@" + dir); // as profile labels it
-            if (dir == label->tail) {
-                found.push_back(k);
-            }
-            continue;
-        }
-        seen.insert(kernel);
-        seen.insert(dir);
-        if (!label && (named_by(k, target) || dir == target)) {
+        std::string_view dir = base_name(k.path);
+        if (labelled ? dir == label->tail : !label && (named_by(k, target) || dir == target)) {
             found.push_back(k);
         }
     }
@@ -196,6 +185,17 @@ std::vector<KernelDir> named_target(const std::string& target,
         }
     }
     if (found.empty()) {
+        std::set<std::string> seen; // kernel and directory names (labels), for the suggestions
+        for (const auto& k : caches.dirs(problems)) {
+            std::string dir(base_name(k.path));
+            std::string kernel = k.kernel ? *k.kernel : dir;
+            if (labelled) {
+                seen.insert(kernel + "@" + dir); // as profile labels it
+            } else {
+                seen.insert(kernel);
+                seen.insert(dir);
+            }
+        }
         problems.push_back(not_found(target, caches.roots(), seen));
     }
     return found;
