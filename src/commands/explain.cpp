@@ -99,7 +99,7 @@ std::vector<KernelDir> sidecar_bundle(const std::string& key, const SpyreProvena
     }
     const std::vector<KernelDir>& all = caches.dirs(problems);
     const HandleIndex& index = caches.index(problems);
-    BundleDirs where = resolve_bundle_dirs(query, index.dirs, index.holders());
+    BundleDirs where = resolve_bundle_dirs(query, index.dirs, index.holders(), index.named_dirs());
     std::vector<KernelDir> found;
     for (auto d : where.dirs) {
         found.push_back(all[d]); // the index is of the same walk, in its order

@@ -73,7 +73,17 @@ std::vector<std::uint32_t> holding_dirs(const std::vector<std::string>& ids,
 }
 
 std::vector<std::uint32_t> dirs_named(const std::vector<IndexedKernelDir>& dirs,
-                                      const std::vector<std::string>& names) {
+                                      const std::vector<std::string>& names,
+                                      const NamedDirs& named) {
+    if (named) {
+        std::set<std::uint32_t> all;
+        for (const auto& n : names) {
+            if (const auto* found = named(n)) {
+                all.insert(found->begin(), found->end());
+            }
+        }
+        return {all.begin(), all.end()};
+    }
     std::vector<std::uint32_t> found;
     for (std::uint32_t i = 0; i < dirs.size(); ++i) {
         if (std::any_of(names.begin(), names.end(),
@@ -132,14 +142,14 @@ std::vector<std::uint32_t> prefixed_dirs(const std::string& prefix,
 
 BundleDirs resolve_bundle_dirs(const BundleDirQuery& query,
                                const std::vector<IndexedKernelDir>& dirs,
-                               const HandleHolders& holders) {
+                               const HandleHolders& holders, const NamedDirs& named) {
     BundleDirs out;
     bool held = false;
     std::vector<std::uint32_t> holding = holding_dirs(query.handle_ids, holders, held);
     if (query.sidecar) {
         std::set<std::string> unique(query.sidecar_kernels.begin(), query.sidecar_kernels.end());
         out.kernel_names.assign(unique.begin(), unique.end());
-        std::vector<std::uint32_t> by_name = dirs_named(dirs, out.kernel_names);
+        std::vector<std::uint32_t> by_name = dirs_named(dirs, out.kernel_names, named);
         if (by_name.empty() || !held) {
             out.dirs = held ? holding : by_name;
         } else {

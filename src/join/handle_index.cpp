@@ -15,6 +15,13 @@ const IndexedHandle* HandleIndex::find(std::string_view id) const {
     return it == handles.end() ? nullptr : &it->second;
 }
 
+NamedDirs HandleIndex::named_dirs() const {
+    return [this](std::string_view name) -> const std::vector<std::uint32_t>* {
+        auto it = by_kernel.find(std::string(name));
+        return it == by_kernel.end() ? nullptr : &it->second;
+    };
+}
+
 HandleHolders HandleIndex::holders() const {
     return [this](std::string_view id) -> const std::vector<std::uint32_t>* {
         const auto* found = find(id);
@@ -147,6 +154,12 @@ HandleIndexResult index_kernel_dirs(const std::vector<KernelDir>& dirs,
     HandleIndex& index = result.index;
     for (std::uint32_t d = 0; d < dirs.size(); ++d) {
         index.dirs.push_back({dirs[d].path, dirs[d].kernel, dirs[d].other_kernels});
+        if (dirs[d].kernel) {
+            index.by_kernel[*dirs[d].kernel].push_back(d);
+        }
+        for (const auto& other : dirs[d].other_kernels) {
+            index.by_kernel[other].push_back(d);
+        }
         for (auto& p : read[d].problems) {
             result.problems.push_back(std::move(p));
         }

@@ -105,7 +105,8 @@ struct Pairing::Names {
 };
 
 Pairing::Pairing(const PairingSources& sources, Aggregation& aggregation, DiagnosticLog& log)
-    : sources_(sources), aggregation_(aggregation), log_(log), holders_(sources.caches.holders()) {
+    : sources_(sources), aggregation_(aggregation), log_(log), holders_(sources.caches.holders()),
+      named_(sources.caches.named_dirs()) {
     for (const auto& doc : sources_.sidecars) {
         auto& by_identity = occurrences_.emplace_back();
         for (const auto& [id, occurrence] : doc.occurrences) {
@@ -323,7 +324,7 @@ std::uint32_t Pairing::paired_bundle(Variant& v, const TraceEvent& e, const Name
         }
     }
     query.dir_prefix = prefix;
-    BundleDirs where = resolve_bundle_dirs(query, sources_.caches.dirs, holders_);
+    BundleDirs where = resolve_bundle_dirs(query, sources_.caches.dirs, holders_, named_);
     std::string identity = n.key;
     if (where.by_prefix) {
         identity += '\0' + sources_.caches.dirs[where.dirs.front()].path;

@@ -59,6 +59,7 @@ private:
     Aggregation& aggregation_;
     DiagnosticLog& log_;
     HandleHolders holders_;
+    NamedDirs named_;
     std::vector<std::multimap<std::string, const SpyreOccurrence*>> occurrences_; // per sidecar
     std::unordered_map<std::string, std::uint32_t> variant_of_;
     std::vector<Variant> variants_;

@@ -60,8 +60,13 @@ struct BundleDirs {
     std::vector<BundleDirNote> notes;
 };
 
+// The directories (walk order) carrying a kernel name; nullptr: none.
+using NamedDirs = std::function<const std::vector<std::uint32_t>*(std::string_view name)>;
+
+// `named`, when given, answers for `dirs` what a look at each of them would (an index: a
+// resolution per bundle then costs nothing per directory of the caches).
 BundleDirs resolve_bundle_dirs(const BundleDirQuery& query,
                                const std::vector<IndexedKernelDir>& dirs,
-                               const HandleHolders& holders);
+                               const HandleHolders& holders, const NamedDirs& named = {});
 
 } // namespace sdscprov

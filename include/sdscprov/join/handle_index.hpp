@@ -31,8 +31,13 @@ public:
     std::unordered_map<std::string, IndexedHandle> handles;
 
     const IndexedHandle* find(std::string_view id) const;
-    // The directories holding `id` (find's dirs), for resolve_bundle_dirs.
+    // Kernel name (of a directory's name or kernel_name.txt) -> its directories, in walk order.
+    std::unordered_map<std::string, std::vector<std::uint32_t>> by_kernel;
+
+    // The directories holding `id` (find's dirs), and those of a kernel name, for
+    // resolve_bundle_dirs.
     HandleHolders holders() const;
+    NamedDirs named_dirs() const;
     bool empty() const { return dirs.empty(); }
 };
 

@@ -46,6 +46,26 @@ TEST_CASE("bundle dirs: the directories holding the handles, of the sidecar's ke
     CHECK(d.kernel_names == std::vector<std::string>{"sdsc_k_0"});
     CHECK_FALSE(d.by_prefix);
     CHECK(d.notes.empty());
+    // The same through an index of the names as through a look at each directory.
+    std::map<std::string, std::vector<std::uint32_t>, std::less<>> by_name;
+    for (std::uint32_t i = 0; i < c.dirs.size(); ++i) {
+        by_name[*c.dirs[i].kernel].push_back(i);
+        for (const auto& other : c.dirs[i].other_kernels) {
+            by_name[other].push_back(i);
+        }
+    }
+    NamedDirs named = [&](std::string_view n) -> const std::vector<std::uint32_t>* {
+        auto it = by_name.find(n);
+        return it == by_name.end() ? nullptr : &it->second;
+    };
+    for (const char* kernel : {"sdsc_k_0", "sdsc_alias_3", "sdsc_none_9"}) {
+        CAPTURE(kernel);
+        BundleDirQuery each = q;
+        each.handle_ids = {"404"};
+        each.sidecar_kernels = {kernel};
+        CHECK(resolve_bundle_dirs(each, c.dirs, c.holders(), named).dirs ==
+              resolve_bundle_dirs(each, c.dirs, c.holders()).dirs);
+    }
     // Without the sidecar: the holding directories and their names.
     q.sidecar = false;
     q.sidecar_kernels.clear();
