@@ -6,9 +6,6 @@
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/explain_printers.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
@@ -61,56 +58,22 @@ void add_explain_options(CLI::App& explain_command, ExplainCli& options) {
 
 namespace {
 
-// The lines of --targets-from FILE ('-': standard input), empty ones left out; nullopt (said)
-// when it cannot be read.
-std::optional<std::vector<std::string>> read_target_lines(const std::string& path) {
-    std::ifstream file;
-    if (path != "-") {
-        file.open(path, std::ios::binary);
-        if (!file) {
-            messages::error("explain", "--targets-from '" + printable_text(path) +
-                                           "': cannot read: " + std::strerror(errno));
-            return std::nullopt;
-        }
-    }
-    std::istream& in = path == "-" ? std::cin : file;
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
-        if (!line.empty()) {
-            lines.push_back(std::move(line));
-        }
-    }
-    if (in.bad()) {
-        messages::error("explain", "--targets-from '" + printable_text(path) +
-                                       "': error while reading: " + std::strerror(errno));
-        return std::nullopt;
-    }
-    return lines;
-}
-
 // The targets: TARGET, or with --targets-from FILE the file's lines (TARGET is then a cache).
-std::optional<ExplainRunOptions> run_options(const ExplainCli& cli) {
+ExplainRunOptions run_options(const ExplainCli& cli) {
     ExplainRunOptions o;
     o.roots = cli.roots;
     if (cli.targets_from.empty()) {
         o.targets.push_back(cli.target);
     } else {
         o.roots.insert(o.roots.begin(), cli.target);
-        auto lines = read_target_lines(cli.targets_from);
-        if (!lines) {
-            return std::nullopt;
-        }
-        o.targets = std::move(*lines);
+        o.targets_from = cli.targets_from;
     }
     o.mappings = cli.mappings;
     o.origins = cli.origins;
     o.discover = cli.discover;
     o.max_file_size = cli.max_file_size;
     std::vector<std::string> given = o.roots;
-    for (const auto& paths : {cli.mappings, cli.origins, o.targets}) {
+    for (const auto& paths : {cli.mappings, cli.origins, o.targets}) { // TARGET or the caches
         given.insert(given.end(), paths.begin(), paths.end());
     }
     o.source_text = source_text_options(cli.source_text, given);
@@ -120,15 +83,12 @@ std::optional<ExplainRunOptions> run_options(const ExplainCli& cli) {
 } // namespace
 
 int run_explain(const ExplainCli& cli) {
-    auto options = run_options(cli);
-    if (!options) {
-        return exit_bad_input;
-    }
+    const ExplainRunOptions options = run_options(cli);
     auto printer = sdscprov::make_explain_printer(cli.format, std::cout, use_color(cli.color),
-                                                  options->source_text);
+                                                  options.source_text);
     ExplainRunCallbacks callbacks;
     callbacks.kernel = [&](const ExplainKernel& k) { printer->item(k); };
-    ExplainRunResult result = sdscprov::explain(*options, callbacks);
+    ExplainRunResult result = sdscprov::explain(options, callbacks);
     if (result.stopped) {
         messages::problems(result.problems);
         messages::error("explain", *result.stopped);

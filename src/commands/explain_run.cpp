@@ -3,6 +3,10 @@
 #include "sdscprov/sidecars/upstream.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
 #include <unistd.h>
 
 namespace sdscprov {
@@ -18,6 +22,36 @@ struct Inputs {
     std::vector<UpstreamMappings> mappings;
     std::vector<SpyreProvenance> sidecars;
 };
+
+// The lines of the targets' file, empty ones left out; false (a problem) when it cannot be read.
+bool read_targets(const std::string& path, std::vector<std::string>& targets,
+                  std::vector<Problem>& problems) {
+    std::ifstream file;
+    if (path != "-") {
+        file.open(path, std::ios::binary);
+        if (!file) {
+            problems.push_back(make_problem(path, {}, ProblemCode::io_error,
+                                            std::string("cannot read: ") + std::strerror(errno)));
+            return false;
+        }
+    }
+    std::istream& in = path == "-" ? std::cin : file;
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        if (!line.empty()) {
+            targets.push_back(std::move(line));
+        }
+    }
+    if (in.bad()) {
+        problems.push_back(make_problem(path, {}, ProblemCode::io_error,
+                                        std::string("error while reading: ") +
+                                            std::strerror(errno)));
+        return false;
+    }
+    return true;
+}
 
 Inputs read_inputs(const ExplainRunOptions& o, std::vector<Problem>& problems) {
     Inputs in;
@@ -92,6 +126,12 @@ ExplainKernel dirless_kernel(ExplainBundle bundle, const Inputs& in, SourceLines
 
 ExplainRunResult explain(const ExplainRunOptions& o, const ExplainRunCallbacks& callbacks) {
     ExplainRunResult result;
+    std::vector<std::string> targets = o.targets;
+    if (!o.targets_from.empty() && !read_targets(o.targets_from, targets, result.problems)) {
+        result.stopped = "the targets could not be read: nothing explained";
+        result.failed = true;
+        return result;
+    }
     Inputs in = read_inputs(o, result.problems);
     if (any_error(result.problems)) {
         result.stopped = "a mapping or sidecar could not be used: nothing explained";
@@ -110,7 +150,7 @@ ExplainRunResult explain(const ExplainRunOptions& o, const ExplainRunCallbacks& 
             callbacks.kernel(k);
         }
     };
-    for (const auto& target : o.targets) {
+    for (const auto& target : targets) {
         std::optional<ExplainBundle> dirless;
         auto dirs = resolve_explain_target(target, caches, result.problems, in.sidecars, &dirless);
         if (dirless) {

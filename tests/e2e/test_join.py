@@ -155,6 +155,10 @@ def test_explain_says_its_errors_on_standard_error_whatever_the_format():
             rc, out, err = run('explain', '--format', fmt, 'sdsc_no_such_kernel_0',
                                os.path.join(tmp, 'cache'))
             assert rc == 2 and "no kernel directory named 'sdsc_no_such_kernel_0'" in err, (fmt, err)
+        # An unreadable --targets-from: said at its path, nothing explained.
+        missing = os.path.join(tmp, 'no-such-labels.txt')
+        rc, out, err = run('explain', '--targets-from', missing, os.path.join(tmp, 'cache'))
+        assert rc == 2 and out == '' and missing + ': error: cannot read: ' in err, (rc, err)
 
 
 if __name__ == '__main__':

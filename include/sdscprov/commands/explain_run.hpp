@@ -19,6 +19,9 @@ namespace sdscprov {
 
 struct ExplainRunOptions {
     std::vector<std::string> targets; // in order; each is explained
+    // --targets-from FILE: more targets, one a line (empty lines left out), after `targets`;
+    // "-" is standard input.
+    std::string targets_from;
     std::vector<std::string> roots;   // the caches names are looked up in; empty: the default
     std::vector<std::string> mappings; // upstream PyTorch's mappings (--mappings)
     std::vector<std::string> origins;  // torch-spyre's spyre_provenance.json (--origins)
@@ -34,7 +37,8 @@ struct ExplainByName {
 };
 
 struct ExplainRunResult {
-    // Why nothing was explained (a mapping or a sidecar refused): `problems` says the rest.
+    // Why nothing was explained (a mapping or a sidecar refused, the targets' file unreadable):
+    // `problems` says the rest.
     std::optional<std::string> stopped;
     // The mappings', the sidecars', the walk's and the targets' (not found, ...), in that order.
     std::vector<Problem> problems;
