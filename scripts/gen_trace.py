@@ -6,6 +6,7 @@ must give for it: test data for profile's tests, and the large trace of its benc
                  [--gzip] [--copies N] [--rank N] [--scale INDEX=PERCENT ...]
                  [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
     gen_trace.py OUT_DIR --demo CACHE     # testdata/demo/trace.json, from the annotated demo
+    gen_trace.py OUT_DIR --join-cases     # the join of events with their kernel directories
 
 Writes, deterministically for the same arguments:
   OUT_DIR/cache/                 a kernel cache (scripts/gen_cache.py: SDSC files with handles,
@@ -580,6 +581,120 @@ def demo_trace(cache_dir, out_dir):
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# --join-cases: the cases of the join of an event with its kernel directory
+
+def _ideal_file(kdir, cycles):
+    os.makedirs(os.path.join(kdir, 'perf'), exist_ok=True)
+    with open(os.path.join(kdir, 'perf', 'ideal_cycles.json'), 'w') as f:
+        json.dump([{'op_category': 'matmul', 'ideal_cycles': cycles},
+                   {'op_category': 'TOTAL', 'ideal_cycles': cycles}], f)
+
+
+def _set_prefix(cache_dir, d, prefix):
+    """Renames the inductor-spyre directory d['dir'] to carry `prefix`; returns the new path."""
+    old = d['dir']
+    name = os.path.basename(old)
+    if re.fullmatch(r'[0-9a-f]{8}_sdsc_.*', name):
+        name = name[9:]
+    new = os.path.join(os.path.dirname(old), prefix + '_' + name)
+    os.rename(os.path.join(cache_dir, old), os.path.join(cache_dir, new))
+    execute = os.path.join(cache_dir, new, 'execute', os.path.basename(old))
+    if os.path.isdir(execute):
+        os.rename(execute, os.path.join(cache_dir, new, 'execute', os.path.basename(new)))
+    d['dir'] = new
+    return new
+
+
+def join_cases(out_dir, seed):
+    """OUT_DIR/cache, spyre_provenance.json, trace.json and expected.json for the join's cases:
+    a kernel compiled twice with the same bundle (one key, two directories whose ideals differ),
+    its events with args.sdsc_bundle_dir_prefix naming either directory, absent, naming no
+    directory or a directory of another kernel; a persistent cache entry named only by its
+    kernel_name.txt; a bundle whose kernel name makes its label over 255 bytes; a bundle in no
+    kernel directory. expected.json "cases": per case its row label, directories (relative to the
+    cache), ideal cycles (null: none) and the diagnostic codes its events give."""
+    cache_dir = os.path.join(out_dir, 'cache')
+    os.makedirs(cache_dir)
+    manifest, _ = gen_cache.generate(cache_dir, 80, seed, ['current'],
+                                     ['populated'], 'mixed', False, 1)
+    rng = random.Random('join:%d' % seed)
+    populated = [d for d in manifest['kernel_dirs'] if d['populated']]
+    spyre = [d for d in populated if d['dir'].startswith('inductor-spyre/')]
+    entries = [d for d in populated if d['dir'].startswith('inductor-spyre-cache/')]
+    twice, other, long_one = spyre[0], spyre[1], spyre[2]
+    first = _set_prefix(cache_dir, twice, 'aaaa0001')
+    second = os.path.join(os.path.dirname(first),
+                          'bbbb0002_' + twice['kernel'] + '_' + 'zz' + first[-6:])
+    shutil.copytree(os.path.join(cache_dir, first), os.path.join(cache_dir, second))
+    execute = os.path.join(cache_dir, second, 'execute', os.path.basename(first))
+    if os.path.isdir(execute):
+        os.rename(execute, os.path.join(cache_dir, second, 'execute', os.path.basename(second)))
+    _ideal_file(os.path.join(cache_dir, first), 1100)
+    _ideal_file(os.path.join(cache_dir, second), 3300)
+    other_dir = _set_prefix(cache_dir, other, 'dddd0004')
+    entry = entries[0]
+    entry_kernel = 'sdsc_fused_from_the_list_7'
+    with open(os.path.join(cache_dir, entry['dir'], 'kernel_name.txt'), 'w') as f:
+        f.write(entry_kernel + '\n' + entry_kernel + '\nsdsc_fused_another_name_8\n')
+    chosen = [dict(twice, kernel=twice['kernel']), dict(other), dict(entry, kernel=entry_kernel),
+              dict(long_one, kernel='sdsc_fused_' + '_'.join(['addmm_linear_relu'] * 16) + '_3')]
+    bundles = make_bundles(cache_dir, {'kernel_dirs': chosen}, rng)
+    # A bundle in no kernel directory: its handles in no SDSC file, its kernel in no directory.
+    ghost = json.loads(json.dumps(bundles[1]['handles']))
+    for h in ghost:
+        h['id'] = str(int(h['id']) + 7777777)
+    lines, ops = set(), set()
+    for h in ghost:
+        walk(h, lines, ops)
+    key = base64.b32encode(hashlib.sha256(b'ghost').digest()[:10]).decode().lower()
+    bundles.append(dict(bundles[1], dir=None, kernel='sdsc_fused_nowhere_9', key=key,
+                        base=PREFIX + summary_of(ops) + '_' + key, handles=ghost,
+                        ids=[h['id'] for h in ghost]))
+    with open(os.path.join(out_dir, 'spyre_provenance.json'), 'w') as f:
+        f.write(json.dumps(sidecar(bundles), indent=2, sort_keys=True) + '\n')
+    twice_b, other_b, entry_b, long_b, ghost_b = bundles
+    name = os.path.basename
+    cases = {
+        'first': (twice_b, 'aaaa0001', [first], 1100, []),
+        'second': (twice_b, 'bbbb0002', [second], 3300, []),
+        'absent': (twice_b, None, sorted([first, second]), None, ['ambiguous-ideal']),
+        'wrong': (twice_b, 'cccc0003', sorted([first, second]), None, ['bad-bundle-dir-prefix']),
+        'other-kernel': (twice_b, 'dddd0004', sorted([first, second]), None,
+                         ['bad-bundle-dir-prefix']),
+        'kernel-name-list': (entry_b, None, [entry['dir']], None, []),
+        'long-label': (long_b, None, [long_one['dir']], None, []),
+        'no-directory': (ghost_b, None, [], None, []),
+        'other': (other_b, None, [other_dir], None, []),
+    }
+    events, t = [], 1732000000000000
+    for case, (b, prefix, dirs, cycles, codes) in sorted(cases.items()):
+        for step in (1, 2):
+            args = [('provenance_key', '"%s"' % b['key']), ('debug_handles', json.dumps(b['ids']))]
+            if prefix is not None:
+                args.append(('sdsc_bundle_dir_prefix', '"%s"' % prefix))
+            events.append(event_text([('ph', '"X"'), ('cat', '"kernel"'),
+                                      ('name', '"%s#%d"' % (b['base'], step)), ('pid', 1),
+                                      ('tid', 0), ('ts', '%d.000' % (t // 1000)),
+                                      ('dur', '%d.000' % (10 + step))], args))
+            t += 50000
+    with open(os.path.join(out_dir, 'trace.json'), 'w') as f:
+        f.write('{\n  "traceEvents": [\n' + ',\n'.join(events) + '\n  ]\n}\n')
+    out = {}
+    for case, (b, prefix, dirs, cycles, codes) in cases.items():
+        if len(dirs) == 1:
+            label = b['kernel'] + '@' + name(dirs[0])
+        else:
+            label = b['kernel'] + '@' + b['key']
+        out[case] = {'label': label, 'key': b['key'], 'kernel': b['kernel'], 'dirs': dirs,
+                     'ideal_cycles': cycles, 'codes': codes, 'prefix': prefix,
+                     'handles': b['ids'], 'ops': b['ops'], 'lines': b['lines']}
+    with open(os.path.join(out_dir, 'expected.json'), 'w') as f:
+        json.dump({'cases': out}, f, indent=1, sort_keys=True)
+        f.write('\n')
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('out_dir')
@@ -611,7 +726,12 @@ def main(argv=None):
                         '(gen_cache.py --ideal-cycles); cache_manifest.json says what each gives')
     p.add_argument('--ideal-total', type=float, default=0.5, metavar='SHARE')
     p.add_argument('--ideal-malformed', type=float, default=0.0, metavar='SHARE')
+    p.add_argument('--join-cases', action='store_true',
+                   help="write only the join's cases (a small cache, sidecar and trace whose "
+                        'events name their kernel directories or not; see join_cases)')
     a = p.parse_args(argv)
+    if a.join_cases:
+        return join_cases(a.out_dir, a.seed)
     if a.demo:
         return demo_trace(a.demo, a.out_dir)
     iterations = a.iterations if a.iterations is not None or a.target_bytes else 3

@@ -43,6 +43,7 @@ int run_strip(const StripCli& options);
 
 struct ExplainCli {
     std::string target;
+    std::string targets_from; // --targets-from FILE: the targets, one a line
     std::vector<std::string> roots;
     std::vector<std::string> mappings;
     std::vector<std::string> origins; // spyre_provenance.json: provenance keys to directories

@@ -1,12 +1,11 @@
 // `sdscprov explain TARGET [CACHES...]`: where a kernel comes from, op by op.
-#include "sdscprov/commands/explain.hpp"
+#include "sdscprov/commands/explain_run.hpp"
 
 #include "commands.hpp"
 #include "messages.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/explain_printers.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
-#include "sdscprov/sidecars/upstream.hpp"
 
 #include <iostream>
 #include <unistd.h>
@@ -42,6 +41,12 @@ void add_explain_options(CLI::App& explain_command, ExplainCli& options) {
                          "Follow symbolic links to directories");
     add_max_file_size_option(*explain, options.max_file_size,
                              "Larger files (SDSC files, mappings) are reported, not read (bytes)");
+    explain
+        ->add_option("--targets-from", options.targets_from,
+                     "Explain each line of FILE (a kernel name, a kernel directory, an SDSC file "
+                     "or a label of profile's kernel rows), in one run; every argument is then a "
+                     "cache to look in")
+        ->allow_extra_args(false);
     add_source_text_options(*explain, options.source_text);
     explain->footer("Example:\n  sdscprov explain sdsc_fused_addmm_1\n"
                     "  sdscprov explain sdsc_fused_addmm_1@sdsc_fused_addmm_1_b9d3wz0e\n"
@@ -51,75 +56,59 @@ void add_explain_options(CLI::App& explain_command, ExplainCli& options) {
                     "error.");
 }
 
+namespace {
+
+// The targets: TARGET, or with --targets-from FILE the file's lines (TARGET is then a cache).
+ExplainRunOptions run_options(const ExplainCli& cli) {
+    ExplainRunOptions o;
+    o.roots = cli.roots;
+    if (cli.targets_from.empty()) {
+        o.targets.push_back(cli.target);
+    } else {
+        o.roots.insert(o.roots.begin(), cli.target);
+        o.targets_from = cli.targets_from;
+    }
+    o.mappings = cli.mappings;
+    o.origins = cli.origins;
+    o.discover = cli.discover;
+    o.max_file_size = cli.max_file_size;
+    std::vector<std::string> given = o.roots;
+    for (const auto& paths : {cli.mappings, cli.origins, o.targets}) { // TARGET or the caches
+        given.insert(given.end(), paths.begin(), paths.end());
+    }
+    o.source_text = source_text_options(cli.source_text, given);
+    return o;
+}
+
+} // namespace
+
 int run_explain(const ExplainCli& cli) {
-    std::vector<sdscprov::Problem> problems;
-    std::vector<sdscprov::UpstreamMappings> mappings;
-    for (const auto& path : cli.mappings) {
-        auto read = sdscprov::read_upstream_mappings(path, cli.max_file_size);
-        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
-        if (read.mappings) {
-            mappings.push_back(std::move(*read.mappings));
-        }
-    }
-    std::vector<sdscprov::SpyreProvenance> sidecars;
-    for (const auto& path : cli.origins) {
-        auto read = sdscprov::read_spyre_provenance(path, cli.max_file_size);
-        problems.insert(problems.end(), read.problems.begin(), read.problems.end());
-        if (read.doc) {
-            sidecars.push_back(std::move(*read.doc));
-        }
-    }
-    if (any_error(problems)) {
-        messages::problems(problems);
+    const ExplainRunOptions options = run_options(cli);
+    auto printer = sdscprov::make_explain_printer(cli.format, std::cout, use_color(cli.color),
+                                                  options.source_text);
+    ExplainRunCallbacks callbacks;
+    callbacks.kernel = [&](const ExplainKernel& k) { printer->item(k); };
+    ExplainRunResult result = sdscprov::explain(options, callbacks);
+    if (result.stopped) {
+        messages::problems(result.problems);
+        messages::error("explain", *result.stopped);
         return exit_bad_input;
     }
-    auto roots = cli.roots.empty() ? sdscprov::default_cache_roots() : cli.roots;
-    sdscprov::ScanOptions scan;
-    scan.max_file_size = cli.max_file_size;
-    scan.fstat_before_read = false;
-    auto dirs =
-        sdscprov::resolve_explain_target(cli.target, roots, problems, cli.discover, sidecars, scan);
-    sdscprov::Scanner scanner(scan);
-    std::vector<std::string> given = cli.roots;
-    for (const auto* paths : {&cli.mappings, &cli.origins}) {
-        given.insert(given.end(), paths->begin(), paths->end());
-    }
-    given.push_back(cli.target);
-    const auto source_rule = source_text_options(cli.source_text, given);
-    sdscprov::SourceLines lines(source_rule);
-    std::vector<sdscprov::ExplainKernel> kernels;
-    bool bad_file = false;
-    for (const auto& dir : dirs) {
-        kernels.push_back(sdscprov::explain_kernel(dir, scanner, lines));
-        if (dir.kernel && !mappings.empty()) {
-            auto upstream = sdscprov::upstream_kernel(mappings, *dir.kernel);
-            kernels.back().pre_grad_nodes = std::move(upstream.pre_grad_nodes);
-            kernels.back().post_grad_nodes = std::move(upstream.post_grad_nodes);
-            sdscprov::explain_stack_traces(kernels.back(), upstream.stack_traces, lines);
-        }
-        for (const auto& op : kernels.back().ops) {
-            bad_file |= any_error(op.problems);
-        }
-    }
-    auto printer =
-        sdscprov::make_explain_printer(cli.format, std::cout, use_color(cli.color), source_rule);
-    for (const auto& k : kernels) {
-        printer->item(k);
-    }
-    printer->end({problems, lines.note()});
+    printer->end({result.problems, result.source_text});
     std::cout.flush();
-    messages::problems(problems);
-    // A kernel name of several compiles: say how to name one (as profile's kernel rows do).
-    bool by_name = cli.target.find('/') == std::string::npos &&
-                   cli.target.find('@') == std::string::npos &&
-                   ::access(cli.target.c_str(), F_OK) != 0;
-    if (by_name && dirs.size() > 1) {
-        std::cerr << "sdscprov explain: " << dirs.size() << " kernel directories are named '"
-                  << sdscprov::printable_text(cli.target)
-                  << "' (a cache keeps every compile): each is shown; KERNEL@DIRECTORY-NAME, as "
-                     "profile labels its kernel rows, names one\n";
+    // Every problem on standard error too, whatever the format: the targets' and the files'.
+    messages::problems(result.problems);
+    messages::problems(result.file_problems);
+    for (const auto& several : result.by_name) {
+        // A kernel name of several compiles: say how to name one (as profile's kernel rows do).
+        messages::note("explain", std::to_string(several.dirs) +
+                                      " kernel directories are named '" +
+                                      printable_text(several.target) +
+                                      "' (a cache keeps every compile): each is shown; "
+                                      "KERNEL@DIRECTORY-NAME, as profile labels its kernel rows, "
+                                      "names one");
     }
-    return dirs.empty() || bad_file || any_error(problems) ? exit_bad_input : exit_ok;
+    return result.failed ? exit_bad_input : exit_ok;
 }
 
 } // namespace sdscprov::cli

@@ -3,6 +3,7 @@
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/core/path.hpp"
 #include "sdscprov/handle/source_text.hpp"
+#include "sdscprov/join/bundle_dirs.hpp"
 #include "sdscprov/sidecars/derive.hpp"
 
 #include <algorithm>
@@ -31,89 +32,13 @@ bool is_provenance_key(std::string_view s) {
            });
 }
 
-// Whether the SDSC files of `dir` hold every id of `ids` (as some op's debug_handle_).
-bool holds_handles(const KernelDir& dir, const std::vector<std::string>& ids, Scanner& scanner) {
-    std::set<std::string> left(ids.begin(), ids.end());
-    for (const auto& file : dir.files) {
-        ScanResult scan = scanner.scan_file(file);
-        if (scan.handle) {
-            left.erase(scan.handle->id);
-        }
+std::string path_list(const std::vector<std::string>& paths) {
+    std::string list;
+    for (const auto& p : paths) {
+        list += (list.empty() ? "'" : ", '") + p + "'";
     }
-    return left.empty();
+    return list;
 }
-
-// The sidecar that has the bundle `key`, if any, and the kernel names of its directories: its
-// occurrences' compiler kernel names, else `kernel` (the label's).
-std::pair<const SpyreProvenance*, std::set<std::string>>
-bundle_kernels(const std::string& key, const std::string& kernel,
-               const std::vector<SpyreProvenance>& sidecars) {
-    std::pair<const SpyreProvenance*, std::set<std::string>> out{nullptr, {}};
-    for (const auto& d : sidecars) {
-        if (d.identities.count(key) != 0) {
-            out.first = &d;
-            for (const auto& [id, occurrence] : d.occurrences) {
-                if (occurrence.identity_key == key) {
-                    out.second.insert(occurrence.kernel_name);
-                }
-            }
-            break;
-        }
-    }
-    if (out.second.empty() && !kernel.empty()) {
-        out.second.insert(kernel);
-    }
-    return out;
-}
-
-// The directories of the bundle `key` (resolve_explain_target's KERNEL@KEY) among `named`, the
-// kernel directories of its kernel names.
-std::vector<KernelDir> key_directories(const std::string& key, const std::string& kernel,
-                                       std::vector<KernelDir> named, const SpyreProvenance* doc,
-                                       const ScanOptions& scan_options, const std::string& target,
-                                       std::vector<Problem>& problems) {
-    if (doc == nullptr) {
-        if (kernel.empty()) {
-            problems.push_back(make_problem(
-                target, {}, ProblemCode::bad_argument,
-                key + " is a provenance key: only torch-spyre's spyre_provenance.json (--origins) "
-                      "that has it says which kernel directory holds its bundle"));
-            return {};
-        }
-        if (named.size() > 1) {
-            std::string list;
-            for (const auto& d : named) {
-                list += (list.empty() ? "" : ", ") + d.path;
-            }
-            problems.push_back(make_problem(
-                target, {}, ProblemCode::bad_argument,
-                key +
-                    " is a provenance key: only torch-spyre's spyre_provenance.json (--origins) "
-                    "says which of the kernel directories named " +
-                    kernel + " holds its bundle: " + list));
-            return {};
-        }
-        return named;
-    }
-    const auto& ids = doc->identities.at(key).direct_handle_ids;
-    if (ids.empty()) {
-        return named;
-    }
-    Scanner scanner(scan_options);
-    std::vector<KernelDir> holding;
-    for (const auto& d : named) {
-        if (holds_handles(d, ids, scanner)) {
-            holding.push_back(d);
-        }
-    }
-    return holding.empty() ? named : holding;
-}
-
-} // namespace
-
-// ---- target resolution --------------------------------------------------------------------------
-
-namespace {
 
 // A TARGET that names a path: its kernel directories, with the files named only.
 std::vector<KernelDir> path_target(const std::string& target, const DiscoverOptions& options,
@@ -134,42 +59,9 @@ std::vector<KernelDir> path_target(const std::string& target, const DiscoverOpti
     return found;
 }
 
-// What a TARGET that is not a path names. A profile row's label: KERNEL@DIRECTORY-NAME or
-// KERNEL@KEY; a bare KEY with a sidecar; a kernel event's name (its bundle's key); else KERNEL.
-struct NamedTarget {
-    bool labelled = false; // KERNEL@...
-    std::string name;      // the kernel name, empty for a key alone
-    std::string tail;      // what follows the '@'
-    std::optional<std::string> key;
-};
-
-NamedTarget named_target(const std::string& target, const std::vector<SpyreProvenance>& sidecars) {
-    NamedTarget t;
-    auto at = target.find('@');
-    t.labelled = at != std::string::npos;
-    t.name = !t.labelled ? target : target.substr(0, at);
-    t.tail = !t.labelled ? "" : target.substr(at + 1);
-    if (t.labelled && is_provenance_key(t.tail)) {
-        t.key = t.tail;
-    } else if (!t.labelled && !sidecars.empty() && is_provenance_key(target)) {
-        t.key = target;
-        t.name.clear();
-    } else if (!t.labelled && target.starts_with("spyre_kernel_v1_") && target.size() > 33 &&
-               target[target.size() - 17] == '_' &&
-               is_provenance_key(std::string_view(target).substr(target.size() - 16))) {
-        t.key = target.substr(target.size() - 16); // a kernel event's name: its bundle's key
-        t.name.clear();
-    }
-    return t;
-}
-
 // Nothing under the roots answers to `target`: said with the nearest of the names `seen`.
 Problem not_found(const std::string& target, const std::vector<std::string>& search_roots,
                   const std::set<std::string>& seen) {
-    std::string roots;
-    for (const auto& r : search_roots) {
-        roots += (roots.empty() ? "'" : ", '") + r + "'";
-    }
     std::vector<std::string> names(seen.begin(), seen.end());
     auto near = nearest_names(target, names);
     std::string hint;
@@ -177,87 +69,241 @@ Problem not_found(const std::string& target, const std::vector<std::string>& sea
         hint += (hint.empty() ? "; the nearest names: " : ", ") + n;
     }
     return make_problem(target, {}, ProblemCode::bad_argument,
-                        "no kernel directory named '" + target + "' under " + roots + hint);
+                        "no kernel directory named '" + target + "' under " +
+                            path_list(search_roots) + hint);
 }
 
-} // namespace
-
-std::vector<KernelDir>
-resolve_explain_target(const std::string& target, const std::vector<std::string>& search_roots,
-                       std::vector<Problem>& problems, const DiscoverOptions& options,
-                       const std::vector<SpyreProvenance>& sidecars, const ScanOptions& scan) {
-    std::vector<KernelDir> found;
-    // "Nothing found" is said once, below, in explain's own words.
-    auto on_problem_but_empty = [&](Problem&& p) {
-        if (p.code != ProblemCode::no_sdsc_files) {
-            problems.push_back(std::move(p));
+// The sidecar that has the bundle `key`, if any.
+const SpyreProvenance* sidecar_of(const std::string& key,
+                                  const std::vector<SpyreProvenance>& sidecars) {
+    for (const auto& d : sidecars) {
+        if (d.identities.count(key) != 0) {
+            return &d;
         }
-    };
-    if (target.empty()) {
-        problems.push_back(
-            make_problem(target, {}, ProblemCode::bad_argument, "the explain target is empty"));
-        return found;
     }
-    struct stat st {};
-    if (::stat(target.c_str(), &st) == 0) {
-        return path_target(target, options, problems, on_problem_but_empty);
+    return nullptr;
+}
+
+// The directories of the bundle `key` of the sidecar `doc`, as profile pairs it.
+std::vector<KernelDir> sidecar_bundle(const std::string& key, const SpyreProvenance& doc,
+                                      ExplainCaches& caches, std::vector<Problem>& problems,
+                                      std::optional<ExplainBundle>* dirless) {
+    const auto& identity = doc.identities.at(key);
+    BundleDirQuery query;
+    query.handle_ids = identity.direct_handle_ids;
+    query.sidecar = true;
+    for (const auto& [id, occurrence] : doc.occurrences) {
+        if (occurrence.identity_key == key) {
+            query.sidecar_kernels.push_back(occurrence.kernel_name);
+        }
     }
-    int err = errno;
-    // Kernel names are identifiers: a TARGET with a '/' was meant as a path.
-    if (err != ENOENT || target.find('/') != std::string::npos) {
-        problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
-                                        "cannot access: " + errno_text(err)));
-        return found;
+    const std::vector<KernelDir>& all = caches.dirs(problems);
+    const HandleIndex& index = caches.index(problems);
+    BundleDirs where = resolve_bundle_dirs(query, index.dirs, index.holders(), index.named_dirs());
+    std::vector<KernelDir> found;
+    for (auto d : where.dirs) {
+        found.push_back(all[d]); // the index is of the same walk, in its order
     }
-    if (search_roots.empty()) {
-        problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
-                                        "no such file or directory, and no kernel cache to look "
-                                        "for a kernel named '" +
-                                            target + "' in"));
-        return found;
+    if (found.empty() && dirless != nullptr) {
+        ExplainBundle b;
+        b.key = key;
+        b.sidecar = doc.path;
+        b.aten_ops = identity.aten_ops;
+        b.looked_in = caches.roots();
+        dirless->emplace(std::move(b));
     }
-    const NamedTarget t = named_target(target, sidecars);
-    std::pair<const SpyreProvenance*, std::set<std::string>> bundle;
-    if (t.key) {
-        bundle = bundle_kernels(*t.key, t.name, sidecars);
+    return found;
+}
+
+// KERNEL@KEY without a sidecar that has KEY: KERNEL's one directory, else a problem.
+std::vector<KernelDir> key_without_sidecar(const std::string& target, const ExplainLabel& t,
+                                           ExplainCaches& caches, std::vector<Problem>& problems,
+                                           bool any_sidecar) {
+    const std::string& key = *t.key;
+    if (t.name.empty()) {
+        problems.push_back(make_problem(
+            target, {}, ProblemCode::bad_argument,
+            key + (any_sidecar ? " is in no sidecar given" : " is a provenance key") +
+                ": only torch-spyre's spyre_provenance.json (--origins) that has it says which "
+                "kernel directory holds its bundle"));
+        return {};
     }
-    std::vector<KernelDir> named; // KERNEL@KEY: the directories of its kernel names
-    std::set<std::string> seen;   // kernel and directory names (labels), for the suggestions
-    discover(
-        search_roots, options,
-        [&](KernelDir&& k) {
-            std::string dir(base_name(k.path));
-            if (t.labelled) {
-                seen.insert((k.kernel ? *k.kernel : dir) + "@" + dir); // as profile labels it
-            } else {
-                if (k.kernel) {
-                    seen.insert(*k.kernel);
-                }
-                seen.insert(dir);
-            }
-            if (!t.labelled && !t.key) {
-                if ((k.kernel && *k.kernel == target) || dir == target) {
-                    found.push_back(std::move(k));
-                }
-            } else if (t.labelled && dir == t.tail) {
-                found.push_back(std::move(k));
-            } else if (t.key && k.kernel && bundle.second.count(*k.kernel) != 0) {
-                named.push_back(std::move(k));
-            }
-        },
-        on_problem_but_empty);
-    if (found.empty() && t.key) {
+    std::vector<KernelDir> named;
+    for (const auto& k : caches.dirs(problems)) {
+        if (k.kernel && *k.kernel == t.name) {
+            named.push_back(k);
+        }
+    }
+    if (named.size() > 1) {
+        std::string list;
+        for (const auto& d : named) {
+            list += (list.empty() ? "" : ", ") + d.path;
+        }
+        problems.push_back(make_problem(
+            target, {}, ProblemCode::bad_argument,
+            key +
+                " is a provenance key: only torch-spyre's spyre_provenance.json (--origins) "
+                "says which of the kernel directories named " +
+                t.name + " holds its bundle: " + list));
+        return {};
+    }
+    return named;
+}
+
+bool named_by(const KernelDir& k, const std::string& name) {
+    return (k.kernel && *k.kernel == name) ||
+           std::find(k.other_kernels.begin(), k.other_kernels.end(), name) !=
+               k.other_kernels.end();
+}
+
+// A kernel name or a label: looked up in the caches.
+std::vector<KernelDir> named_target(const std::string& target,
+                                    const std::optional<ExplainLabel>& label,
+                                    ExplainCaches& caches, std::vector<Problem>& problems,
+                                    const std::vector<SpyreProvenance>& sidecars,
+                                    std::optional<ExplainBundle>* dirless) {
+    std::vector<KernelDir> found;
+    const bool labelled = label && !label->tail.empty();
+    for (const auto& k : caches.dirs(problems)) {
+        std::string_view dir = base_name(k.path);
+        if (labelled ? dir == label->tail : !label && (named_by(k, target) || dir == target)) {
+            found.push_back(k);
+        }
+    }
+    if (found.empty() && label && label->key) {
         std::size_t before = problems.size();
-        found =
-            key_directories(*t.key, t.name, std::move(named), bundle.first, scan, target, problems);
+        if (const auto* doc = sidecar_of(*label->key, sidecars)) {
+            found = sidecar_bundle(*label->key, *doc, caches, problems, dirless);
+            if (found.empty() && dirless != nullptr && *dirless) {
+                return found;
+            }
+        } else {
+            found = key_without_sidecar(target, *label, caches, problems, !sidecars.empty());
+        }
         if (!found.empty() || problems.size() != before) {
             return found;
         }
     }
     if (found.empty()) {
-        problems.push_back(not_found(target, search_roots, seen));
+        std::set<std::string> seen; // kernel and directory names (labels), for the suggestions
+        for (const auto& k : caches.dirs(problems)) {
+            std::string dir(base_name(k.path));
+            std::string kernel = k.kernel ? *k.kernel : dir;
+            if (labelled) {
+                seen.insert(kernel + "@" + dir); // as profile labels it
+            } else {
+                seen.insert(kernel);
+                seen.insert(dir);
+            }
+        }
+        problems.push_back(not_found(target, caches.roots(), seen));
     }
     return found;
+}
+
+} // namespace
+
+std::optional<ExplainLabel> explain_label(const std::string& target, bool with_sidecars) {
+    if (target.find('/') != std::string::npos) {
+        return std::nullopt;
+    }
+    ExplainLabel t;
+    auto at = target.find('@');
+    if (at != std::string::npos) {
+        t.name = target.substr(0, at);
+        t.tail = target.substr(at + 1);
+        if (is_provenance_key(t.tail)) {
+            t.key = t.tail;
+        }
+        return t;
+    }
+    if (with_sidecars && is_provenance_key(target)) {
+        t.key = target;
+        return t;
+    }
+    if (target.starts_with("spyre_kernel_v1_") && target.size() > 33 &&
+        target[target.size() - 17] == '_' &&
+        is_provenance_key(std::string_view(target).substr(target.size() - 16))) {
+        t.key = target.substr(target.size() - 16); // a kernel event's name: its bundle's key
+        return t;
+    }
+    return std::nullopt;
+}
+
+ExplainCaches::ExplainCaches(std::vector<std::string> roots, DiscoverOptions discover,
+                             ScanOptions scan)
+    : roots_(std::move(roots)), discover_(std::move(discover)), scan_(scan) {}
+
+const std::vector<KernelDir>& ExplainCaches::dirs(std::vector<Problem>& problems) {
+    if (!dirs_) {
+        dirs_.emplace();
+        discover(
+            roots_, discover_, [&](KernelDir&& k) { dirs_->push_back(std::move(k)); },
+            [&](Problem&& p) {
+                // "Nothing found" is said once, in explain's own words.
+                if (p.code != ProblemCode::no_sdsc_files) {
+                    problems.push_back(std::move(p));
+                }
+            });
+    }
+    return *dirs_;
+}
+
+const HandleIndex& ExplainCaches::index(std::vector<Problem>& problems) {
+    if (!index_) {
+        HandleIndexOptions options;
+        options.discover = discover_;
+        options.max_file_size = scan_.max_file_size;
+        auto read = index_kernel_dirs(dirs(problems), options);
+        index_.emplace(std::move(read.index)); // the files' problems are explain's to say
+    }
+    return *index_;
+}
+
+std::vector<KernelDir> resolve_explain_target(const std::string& target, ExplainCaches& caches,
+                                              std::vector<Problem>& problems,
+                                              const std::vector<SpyreProvenance>& sidecars,
+                                              std::optional<ExplainBundle>* dirless) {
+    if (target.empty()) {
+        problems.push_back(
+            make_problem(target, {}, ProblemCode::bad_argument, "the explain target is empty"));
+        return {};
+    }
+    const std::optional<ExplainLabel> label = explain_label(target, !sidecars.empty());
+    if (!label) {
+        struct stat st {};
+        if (::stat(target.c_str(), &st) == 0) {
+            auto on_problem = [&](Problem&& p) {
+                if (p.code != ProblemCode::no_sdsc_files) {
+                    problems.push_back(std::move(p));
+                }
+            };
+            return path_target(target, caches.discover_options(), problems, on_problem);
+        }
+        int err = errno;
+        // Kernel names are identifiers: a TARGET with a '/' was meant as a path.
+        if ((err != ENOENT && err != ENAMETOOLONG) || target.find('/') != std::string::npos) {
+            problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
+                                            "cannot access: " + errno_text(err)));
+            return {};
+        }
+    }
+    if (caches.roots().empty()) {
+        problems.push_back(make_problem(target, {}, ProblemCode::bad_argument,
+                                        "no such file or directory, and no kernel cache to look "
+                                        "for a kernel named '" +
+                                            target + "' in"));
+        return {};
+    }
+    return named_target(target, label, caches, problems, sidecars, dirless);
+}
+
+std::vector<KernelDir>
+resolve_explain_target(const std::string& target, const std::vector<std::string>& search_roots,
+                       std::vector<Problem>& problems, const DiscoverOptions& options,
+                       const std::vector<SpyreProvenance>& sidecars, const ScanOptions& scan) {
+    ExplainCaches caches(search_roots, options, scan);
+    return resolve_explain_target(target, caches, problems, sidecars);
 }
 
 std::vector<std::string> nearest_names(std::string_view target,

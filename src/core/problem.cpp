@@ -91,7 +91,7 @@ std::string_view to_string(Severity s) {
 namespace {
 
 // The code strings, in the enum's order.
-constexpr std::array<std::string_view, 52> code_names = {
+constexpr std::array<std::string_view, 54> code_names = {
     "io-error",                    // io_error
     "not-a-regular-file",          // not_regular_file
     "file-too-large",              // file_too_large
@@ -135,6 +135,8 @@ constexpr std::array<std::string_view, 52> code_names = {
     "no-handles",                  // no_handles
     "unknown-handle",              // unknown_handle
     "sources-disagree",            // sources_disagree
+    "bad-bundle-dir-prefix",       // bad_bundle_dir_prefix
+    "ambiguous-ideal",             // ambiguous_ideal
     "bad-duration",                // bad_duration
     "bad-cycles-ts",               // bad_cycles_ts
     "not-an-event",                // not_an_event
@@ -175,6 +177,8 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::no_handles:
     case ProblemCode::unknown_handle:
     case ProblemCode::sources_disagree:
+    case ProblemCode::bad_bundle_dir_prefix:
+    case ProblemCode::ambiguous_ideal:
     case ProblemCode::not_an_event:
     case ProblemCode::already_annotated:
     case ProblemCode::util_over_100:

@@ -78,13 +78,6 @@ void append_field(std::string& key, char state, std::string_view text) {
     key.append(text);
 }
 
-std::vector<std::uint32_t> intersection(const std::vector<std::uint32_t>& a,
-                                        const std::vector<std::uint32_t>& b) {
-    std::vector<std::uint32_t> out;
-    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-    return out;
-}
-
 // Source lines and ATen ops of a handle and, recursively, of the handles it is fused from.
 void collect(const DebugHandle& h, std::set<SourceLine>& lines, std::set<std::string>& ops) {
     if (h.source) {
@@ -102,10 +95,6 @@ UnpairedGroup group_of(ProblemCode reason, std::string_view name, std::string_vi
     return {reason, std::string(name), std::string(key)};
 }
 
-std::string plain(const std::string& s) {
-    return s;
-}
-
 } // namespace
 
 // What an event's name says: the name without its step (`base`, when the step parses), the key
@@ -118,7 +107,8 @@ struct Pairing::Names {
 };
 
 Pairing::Pairing(const PairingSources& sources, Aggregation& aggregation, DiagnosticLog& log)
-    : sources_(sources), aggregation_(aggregation), log_(log) {
+    : sources_(sources), aggregation_(aggregation), log_(log), holders_(sources.caches.holders()),
+      named_(sources.caches.named_dirs()) {
     for (const auto& doc : sources_.sidecars) {
         auto& by_identity = occurrences_.emplace_back();
         for (const auto& [id, occurrence] : doc.occurrences) {
@@ -134,6 +124,8 @@ const Variant& Pairing::variant(const TraceEvent& e, std::optional<Variant>& unc
     append_field(key_buf_, 'n', without_step(name).value_or(name));
     append_field(key_buf_, static_cast<char>('0' + static_cast<int>(e.provenance_key_state)),
                  e.provenance_key);
+    append_field(key_buf_, static_cast<char>('0' + static_cast<int>(e.dir_prefix_state)),
+                 e.dir_prefix);
     key_buf_.push_back(static_cast<char>('0' + static_cast<int>(e.debug_handles_state)));
     for (auto h : e.debug_handles) {
         append_field(key_buf_, 'h', h);
@@ -299,11 +291,52 @@ void Pairing::by_caches(Variant& v, const TraceEvent& e, const Names& n,
     v.bundle = paired_bundle(v, e, n, Resolution::caches, nullptr, 0, known);
 }
 
-// The bundle of a paired key (the first variant that pairs it makes it).
+// The event's args.sdsc_bundle_dir_prefix, when it is a string of 8 lowercase hex digits; a
+// diagnostic when it is there but not one.
+std::optional<std::string> Pairing::dir_prefix(Variant& v, const TraceEvent& e) {
+    auto hex = [](char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); };
+    if (e.dir_prefix_state == FieldState::ok && e.dir_prefix.size() == 8 &&
+        std::all_of(e.dir_prefix.begin(), e.dir_prefix.end(), hex)) {
+        return std::string(e.dir_prefix);
+    }
+    if (e.dir_prefix_state != FieldState::absent) {
+        v.diagnostics.push_back(log_.diagnose(
+            ProblemCode::bad_bundle_dir_prefix, e,
+            e.dir_prefix_state == FieldState::ok
+                ? "args.sdsc_bundle_dir_prefix '" + printable(e.dir_prefix) +
+                      "' is not 8 lowercase hex digits: ignored"
+                : std::string("args.sdsc_bundle_dir_prefix is not a string: ignored")));
+    }
+    return std::nullopt;
+}
+
+// The bundle of a paired key: one per key, and one per directory an event's
+// args.sdsc_bundle_dir_prefix names (the first variant that pairs it makes it).
 std::uint32_t Pairing::paired_bundle(Variant& v, const TraceEvent& e, const Names& n,
                                      Resolution how, const SpyreProvenance* doc,
                                      std::size_t doc_index, const std::vector<std::string>& ids) {
-    auto found = resolved_by_key_.find(n.key);
+    std::optional<std::string> prefix = dir_prefix(v, e);
+    BundleDirQuery query;
+    query.handle_ids = ids;
+    query.sidecar = doc != nullptr;
+    if (doc != nullptr) {
+        auto [first, last] = occurrences_[doc_index].equal_range(n.key);
+        for (auto it = first; it != last; ++it) {
+            query.sidecar_kernels.push_back(it->second->kernel_name);
+        }
+    }
+    query.dir_prefix = prefix;
+    BundleDirs where = resolve_bundle_dirs(query, sources_.caches.dirs, holders_, named_);
+    std::string identity = n.key;
+    if (where.by_prefix) {
+        identity += '\0' + sources_.caches.dirs[where.dirs.front()].path;
+    }
+    for (const auto& note : where.notes) {
+        if (note.code == ProblemCode::bad_bundle_dir_prefix) {
+            v.diagnostics.push_back(log_.diagnose(note.code, e, note.message));
+        }
+    }
+    auto found = resolved_by_key_.find(identity);
     if (found != resolved_by_key_.end()) {
         const auto& first = aggregation_.bundle(found->second).bundle;
         if (how == Resolution::caches && first.handle_ids != ids) {
@@ -339,81 +372,26 @@ std::uint32_t Pairing::paired_bundle(Variant& v, const TraceEvent& e, const Name
         !state.handles.empty() && b.lines.empty() &&
         std::all_of(state.handles.begin(), state.handles.end(),
                     [](const DebugHandle& h) { return is_sourceless_handle(h); });
-    kernel_dirs(state, e, doc, doc_index);
-    b.ideal = aggregation_.ideals().of_bundle(b.kernel_dirs);
+    kernel_dirs(state, e, doc, where);
+    ideal(state, e);
     label_frames(b);
     auto index = aggregation_.add_paired(std::move(state));
-    resolved_by_key_.emplace(n.key, index);
+    resolved_by_key_.emplace(std::move(identity), index);
     return index;
 }
 
-// The directories whose SDSC files hold the bundle's handles (`held`: the caches have one of
-// them): those holding all of them, else, spread over several, every one holding one.
-std::vector<std::uint32_t> Pairing::holding_dirs(const ProfileBundle& b, bool& held) const {
-    const HandleIndex& caches = sources_.caches;
-    std::vector<std::uint32_t> holding;
-    held = false;
-    for (const auto& id : b.handle_ids) {
-        if (const auto* cached = caches.find(id)) {
-            holding = held ? intersection(holding, cached->dirs) : cached->dirs;
-            held = true;
-        }
-    }
-    if (held && holding.empty()) {
-        std::set<std::uint32_t> all;
-        for (const auto& id : b.handle_ids) {
-            if (const auto* cached = caches.find(id)) {
-                all.insert(cached->dirs.begin(), cached->dirs.end());
-            }
-        }
-        holding.assign(all.begin(), all.end());
-    }
-    return holding;
-}
-
-// The directories of the kernels the sidecar names for the bundle, against those holding its
-// handles (the latter win when they differ); `names` gets the kernel names.
-std::vector<std::uint32_t> Pairing::sidecar_dirs(BundleState& state, const TraceEvent& e,
-                                                 std::size_t doc_index,
-                                                 const std::vector<std::uint32_t>& holding,
-                                                 bool held, std::set<std::string>& names) {
-    const ProfileBundle& b = state.bundle;
-    auto [first, last] = occurrences_[doc_index].equal_range(b.key);
-    std::set<std::uint32_t> named;
-    for (auto it = first; it != last; ++it) {
-        names.insert(it->second->kernel_name);
-        for (auto d : sources_.caches.dirs_named(it->second->kernel_name)) {
-            named.insert(d);
-        }
-    }
-    std::vector<std::uint32_t> by_name(named.begin(), named.end());
-    if (by_name.empty() || !held) {
-        return held ? holding : by_name;
-    }
-    std::vector<std::uint32_t> dirs = intersection(by_name, holding);
-    if (dirs.empty()) {
-        state.diagnostics.push_back(log_.diagnose(
-            ProblemCode::sources_disagree, e,
-            "the sidecar's kernel " + joined(names, plain, "") + " is in " + dir_list(by_name) +
-                ", whose SDSC files do not hold its handles " + id_list(b.handle_ids) + "; " +
-                dir_list(holding) + " do: those are used"));
-        dirs = holding;
-    }
-    return dirs;
-}
-
-// Kernel names and directories: the sidecar's occurrences name kernels, whose directories
-// the caches have; the caches' files say which directories hold the bundle's handles.
+// The bundle's kernel names and directories (resolve_bundle_dirs), and where the sidecar's
+// handles differ from the caches' files.
 void Pairing::kernel_dirs(BundleState& state, const TraceEvent& e, const SpyreProvenance* doc,
-                          std::size_t doc_index) {
+                          const BundleDirs& where) {
     ProfileBundle& b = state.bundle;
     const HandleIndex& caches = sources_.caches;
-    bool held = false;
-    std::vector<std::uint32_t> holding = holding_dirs(b, held);
-    std::vector<std::uint32_t> dirs;
-    std::set<std::string> names;
+    for (const auto& note : where.notes) {
+        if (note.code != ProblemCode::bad_bundle_dir_prefix) {
+            state.diagnostics.push_back(log_.diagnose(note.code, e, note.message));
+        }
+    }
     if (doc != nullptr) {
-        dirs = sidecar_dirs(state, e, doc_index, holding, held, names);
         for (std::size_t i = 0; i < b.handle_ids.size() && i < state.handles.size(); ++i) {
             const auto* cached = caches.find(b.handle_ids[i]);
             if (cached != nullptr && !(cached->handle == state.handles[i])) {
@@ -423,26 +401,30 @@ void Pairing::kernel_dirs(BundleState& state, const TraceEvent& e, const SpyrePr
                                       " and " + cached->file + ": the sidecar's is used"));
             }
         }
-    } else {
-        dirs = holding;
-        for (auto d : dirs) {
-            if (caches.dirs[d].kernel) {
-                names.insert(*caches.dirs[d].kernel);
-            }
-        }
     }
-    b.kernel_names.assign(names.begin(), names.end());
-    for (auto d : dirs) {
+    b.kernel_names = where.kernel_names;
+    for (auto d : where.dirs) {
         b.kernel_dirs.push_back(caches.dirs[d].path);
     }
 }
 
-std::string Pairing::dir_list(const std::vector<std::uint32_t>& dirs) const {
-    std::string s;
-    for (auto d : dirs) {
-        s += (s.empty() ? "" : ", ") + sources_.caches.dirs[d].path;
+// The bundle's ideal: the one its directories agree on; when they give different ones, none
+// (ambiguous-ideal, naming them).
+void Pairing::ideal(BundleState& state, const TraceEvent& e) {
+    ProfileBundle& b = state.bundle;
+    std::vector<std::string> differing;
+    b.ideal = aggregation_.ideals().of_bundle(b.kernel_dirs, &differing);
+    if (!differing.empty()) {
+        std::string list;
+        for (const auto& d : differing) {
+            list += (list.empty() ? "" : ", ") + d;
+        }
+        state.diagnostics.push_back(log_.diagnose(
+            ProblemCode::ambiguous_ideal, e,
+            "key " + b.key + " is in " + std::to_string(differing.size()) +
+                " kernel directories whose perf/ideal_cycles.json differ (" + list +
+                "): its ideal is unknown"));
     }
-    return s.empty() ? "no directory" : s;
 }
 
 } // namespace sdscprov

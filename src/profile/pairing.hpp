@@ -5,6 +5,7 @@
 
 #include "profile/aggregation.hpp"
 #include "profile/diagnostic_log.hpp"
+#include "sdscprov/join/bundle_dirs.hpp"
 #include "sdscprov/profile/profile.hpp"
 
 #include <cstddef>
@@ -49,18 +50,16 @@ private:
     std::uint32_t paired_bundle(Variant& v, const TraceEvent& e, const Names& n, Resolution how,
                                 const SpyreProvenance* doc, std::size_t doc_index,
                                 const std::vector<std::string>& ids);
-    std::vector<std::uint32_t> holding_dirs(const ProfileBundle& b, bool& held) const;
+    std::optional<std::string> dir_prefix(Variant& v, const TraceEvent& e);
     void kernel_dirs(BundleState& state, const TraceEvent& e, const SpyreProvenance* doc,
-                     std::size_t doc_index);
-    std::vector<std::uint32_t> sidecar_dirs(BundleState& state, const TraceEvent& e,
-                                            std::size_t doc_index,
-                                            const std::vector<std::uint32_t>& holding, bool held,
-                                            std::set<std::string>& names);
-    std::string dir_list(const std::vector<std::uint32_t>& dirs) const;
+                     const BundleDirs& where);
+    void ideal(BundleState& state, const TraceEvent& e);
 
     const PairingSources& sources_;
     Aggregation& aggregation_;
     DiagnosticLog& log_;
+    HandleHolders holders_;
+    NamedDirs named_;
     std::vector<std::multimap<std::string, const SpyreOccurrence*>> occurrences_; // per sidecar
     std::unordered_map<std::string, std::uint32_t> variant_of_;
     std::vector<Variant> variants_;

@@ -2,7 +2,7 @@
 
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/profile/annotate_trace.hpp"
-#include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/join/handle_index.hpp"
 #include "sdscprov/profile/ranks.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"

@@ -317,6 +317,10 @@ private:
                 if (!read_string(value, 4, ev_->provenance_key_state, ev_->provenance_key)) {
                     return false;
                 }
+            } else if (is(key, "sdsc_bundle_dir_prefix")) {
+                if (!read_string(value, 4, ev_->dir_prefix_state, ev_->dir_prefix)) {
+                    return false;
+                }
             } else if (is(key, "debug_handles")) {
                 rec_->handles_begin = static_cast<std::uint32_t>(b_->handles.size());
                 rec_->handles_count = 0;

@@ -90,13 +90,26 @@ KernelIdeals::KernelIdeals(UtilizationOptions options) : impl_(std::make_unique<
 
 KernelIdeals::~KernelIdeals() = default;
 
-std::optional<BundleIdeal> KernelIdeals::of_bundle(const std::vector<std::string>& kernel_dirs) {
+std::optional<BundleIdeal> KernelIdeals::of_bundle(const std::vector<std::string>& kernel_dirs,
+                                                   std::vector<std::string>* differing) {
     std::optional<BundleIdeal> ideal;
-    for (const auto& dir : kernel_dirs) {
-        const auto& kernel = impl_->of_dir(dir);
-        if (kernel) {
-            ideal = BundleIdeal{dir, *kernel, ideal_ns(kernel->cycles, impl_->options.core_mhz)};
-            break;
+    bool agree = true;
+    for (std::size_t i = 0; i < kernel_dirs.size(); ++i) {
+        const auto& kernel = impl_->of_dir(kernel_dirs[i]);
+        if (i == 0) {
+            if (kernel) {
+                ideal = BundleIdeal{kernel_dirs[i], *kernel,
+                                    ideal_ns(kernel->cycles, impl_->options.core_mhz)};
+            }
+        } else if (kernel.has_value() != ideal.has_value() ||
+                   (kernel && kernel->cycles != ideal->kernel.cycles)) {
+            agree = false;
+        }
+    }
+    if (!agree) {
+        ideal.reset();
+        if (differing != nullptr) {
+            *differing = kernel_dirs;
         }
     }
     ++(ideal ? impl_->summary.bundles_with_ideal : impl_->summary.bundles_without_ideal);

@@ -37,12 +37,17 @@ public:
     TextExplainer(std::ostream& out, bool color) : out_(out), color_(color) {}
 
     void kernel(const ExplainKernel& k) {
-        out_ << paint(bold, "kernel " + (k.kernel ? printable(*k.kernel) : std::string("?")))
-             << "  " << paint(dim, quote_path(k.dir)) << '\n';
-        std::size_t populated = static_cast<std::size_t>(std::count_if(
-            k.ops.begin(), k.ops.end(), [](const ExplainOp& op) { return op.handle.has_value(); }));
-        out_ << k.ops.size() << " SDSC file" << (k.ops.size() == 1 ? "" : "s") << ", " << populated
-             << " with a populated debug_handle_\n";
+        if (k.bundle) {
+            bundle(k, *k.bundle);
+        } else {
+            out_ << paint(bold, "kernel " + (k.kernel ? printable(*k.kernel) : std::string("?")))
+                 << "  " << paint(dim, quote_path(k.dir)) << '\n';
+            std::size_t populated = static_cast<std::size_t>(
+                std::count_if(k.ops.begin(), k.ops.end(),
+                              [](const ExplainOp& op) { return op.handle.has_value(); }));
+            out_ << k.ops.size() << " SDSC file" << (k.ops.size() == 1 ? "" : "s") << ", "
+                 << populated << " with a populated debug_handle_\n";
+        }
         if (!k.pre_grad_nodes.empty()) {
             out_ << "pre-grad nodes:  " << joined(k.pre_grad_nodes, ", ") << '\n';
         }
@@ -72,6 +77,22 @@ public:
     }
 
 private:
+    // A bundle in no kernel directory: what its sidecar says, and where directories were looked for.
+    void bundle(const ExplainKernel& k, const ExplainBundle& b) {
+        out_ << paint(bold, "kernel " + (k.kernel ? printable(*k.kernel) : std::string("?")))
+             << "  " << paint(dim, "bundle " + printable(b.key)) << '\n';
+        std::string roots;
+        for (const auto& r : b.looked_in) {
+            roots += (roots.empty() ? "" : ", ") + quote_path(r);
+        }
+        out_ << paint(yellow, "no kernel directory found") << " under "
+             << (roots.empty() ? std::string("no cache") : roots) << ": shown from "
+             << quote_path(b.sidecar) << ", " << k.ops.size() << " direct handle"
+             << (k.ops.size() == 1 ? "" : "s") << '\n';
+        out_ << "aten ops:        "
+             << (b.aten_ops.empty() ? std::string("none") : joined(b.aten_ops, ", ")) << '\n';
+    }
+
     std::string paint(const char* tone, const std::string& s) const {
         return color_ ? std::string(tone) + s + "\x1b[0m" : s;
     }
@@ -94,6 +115,11 @@ private:
     }
 
     void op_block(const ExplainKernel& k, const ExplainOp& op) {
+        if (k.bundle && op.handle) {
+            out_ << paint(bold, "handle " + printable(op.handle->id)) << '\n';
+            handle(*op.handle, op);
+            return;
+        }
         std::string head = quote_path(short_path(k, op.file));
         if (op.status != FileStatus::ok) {
             out_ << paint(bold, head) << "  " << paint(red, std::string(to_string(op.status)))
@@ -231,6 +257,8 @@ public:
         path(k.dir);
         key("kernel");
         optional_string(k.kernel);
+        key("bundle");
+        bundle(k.bundle);
         key("ops");
         w_.StartArray();
         for (const auto& op : k.ops) {
@@ -276,6 +304,27 @@ private:
             string(s);
         }
         w_.EndArray();
+    }
+
+    void bundle(const std::optional<ExplainBundle>& b) {
+        if (!b) {
+            w_.Null();
+            return;
+        }
+        w_.StartObject();
+        key("key");
+        string(b->key);
+        key("sidecar");
+        path(b->sidecar);
+        key("aten_ops");
+        strings(b->aten_ops);
+        key("looked_in");
+        w_.StartArray();
+        for (const auto& r : b->looked_in) {
+            path(r);
+        }
+        w_.EndArray();
+        w_.EndObject();
     }
 
     void op_object(const ExplainOp& op) {

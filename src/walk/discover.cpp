@@ -2,6 +2,7 @@
 
 #include "sdscprov/core/path.hpp"
 #include "sdscprov/walk/shard.hpp"
+#include "walk/kernel_names.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -401,6 +402,15 @@ private:
             }
         }
         collect(dir, entries, pending.outside_roots, kd);
+        bool cache_entry =
+            dir_name != "failed" && base_name(parent_dir(dir)) == "inductor-spyre-cache";
+        if (cache_entry && !kd.kernel &&
+            std::any_of(entries.begin(), entries.end(), [](const Entry& e) {
+                return e.name == kernel_name_list && e.kind == EntryKind::regular_file &&
+                       !e.is_symlink;
+            })) {
+            read_kernel_name_list(fd->get(), kd);
+        }
         // The oldest layout has no sdsc_<N> files beside execute/: only then is execute/ read.
         if (has_execute && kd.files.empty()) {
             collect_execute_files(dir, fd, pending.outside_roots, kd);
@@ -408,9 +418,7 @@ private:
         // A kernel directory (by its name, or by its place in the persistent kernel cache) holds
         // backend output in its subdirectories (execute/, spyreCodeDir/, ...), never other kernel
         // directories: they are not walked. execute/<kernel>/sdsc.json was collected above.
-        bool kernel_layout =
-            kd.kernel.has_value() ||
-            (dir_name != "failed" && base_name(parent_dir(dir)) == "inductor-spyre-cache");
+        bool kernel_layout = kd.kernel.has_value() || cache_entry;
         if (!kd.files.empty()) {
             std::sort(kd.files.begin(), kd.files.end(), by_index_then_name);
             ++kernels_;
@@ -708,25 +716,6 @@ std::optional<SdscName> match_sdsc_file_name(std::string_view name) {
         return std::nullopt;
     }
     return SdscName{FileNaming::indexed_opfunc, n, std::string(opfunc)};
-}
-
-std::optional<std::string> kernel_name_from_dir(std::string_view name) {
-    constexpr std::size_t random_len = 8;
-    if (name.size() > 9 && std::all_of(name.begin(), name.begin() + 8, is_lower_hex) &&
-        name[8] == '_' && name.substr(9).starts_with("sdsc_")) {
-        name.remove_prefix(9);
-    }
-    if (!name.starts_with("sdsc_") || name.size() < 5 + 1 + 1 + random_len) {
-        return std::nullopt;
-    }
-    std::string_view random = name.substr(name.size() - random_len);
-    std::string_view kernel = name.substr(0, name.size() - random_len - 1);
-    if (name[name.size() - random_len - 1] != '_' ||
-        !std::all_of(random.begin(), random.end(), is_ident) ||
-        !std::all_of(kernel.begin(), kernel.end(), is_ident) || kernel.size() <= 5) {
-        return std::nullopt;
-    }
-    return std::string(kernel);
 }
 
 namespace {

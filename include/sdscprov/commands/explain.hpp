@@ -8,6 +8,7 @@
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/handle/source_text.hpp"
+#include "sdscprov/join/handle_index.hpp"
 #include "sdscprov/sdsc/scan.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 #include "sdscprov/walk/discover.hpp"
@@ -47,9 +48,19 @@ struct ExplainTrace {
     std::optional<std::string> source_line_text;
 };
 
+// A bundle of a profile row that is in no kernel directory: what the sidecar that has its key
+// says of it. The kernel's ops are then its direct handles, as the sidecar holds them (no file).
+struct ExplainBundle {
+    std::string key;
+    std::string sidecar;                  // the spyre_provenance.json that has the key
+    std::vector<std::string> aten_ops;    // the identity's
+    std::vector<std::string> looked_in;   // the caches whose kernel directories were looked at
+};
+
 struct ExplainKernel {
-    std::string dir;                   // the kernel directory, as discovered
-    std::optional<std::string> kernel; // from the directory's name
+    std::string dir;                   // the kernel directory, as discovered (empty: `bundle`)
+    std::optional<std::string> kernel; // from the directory's name (or kernel_name.txt)
+    std::optional<ExplainBundle> bundle; // a bundle in no kernel directory
     std::vector<ExplainOp> ops;        // file order (by N, then by name)
     // The kernel's pre-grad and post-grad FX nodes, from upstream PyTorch's provenance tracking
     // mappings (kernel level only, `--mappings`); the printers show them only when filled.
@@ -60,28 +71,66 @@ struct ExplainKernel {
     std::vector<ExplainTrace> stack_traces;
 };
 
+// The kernel caches a run of explain looks in, walked once and their handles read once (only when
+// a target needs them), whatever the number of targets.
+class ExplainCaches {
+public:
+    ExplainCaches(std::vector<std::string> roots, DiscoverOptions discover, ScanOptions scan);
+    const std::vector<std::string>& roots() const { return roots_; }
+    // The kernel directories under the roots, in walk order; the walk's problems go to
+    // `problems` (the first time).
+    const std::vector<KernelDir>& dirs(std::vector<Problem>& problems);
+    // Their handles (handle_index.hpp), read the first time.
+    const HandleIndex& index(std::vector<Problem>& problems);
+    const DiscoverOptions& discover_options() const { return discover_; }
+    const ScanOptions& scan_options() const { return scan_; }
+
+private:
+    std::vector<std::string> roots_;
+    DiscoverOptions discover_;
+    ScanOptions scan_;
+    std::optional<std::vector<KernelDir>> dirs_;
+    std::optional<HandleIndex> index_;
+};
+
 // The kernel directories TARGET names, in discovery order:
 // - an existing file: its kernel directory with only that file (whatever the file's name);
 // - an existing directory: every kernel directory found below it (usually itself);
-// - otherwise, when TARGET has no '/', a kernel name: every kernel directory under `search_roots`
-//   whose kernel name, or whose directory name, is TARGET (a cache keeps every recompile, so a
-//   name can have several directories).
-// - otherwise, a row label of `sdscprov profile` (no '/'): KERNEL@DIRECTORY-NAME is the kernel
-//   directories of that name under `search_roots`; KERNEL@KEY (or a bare KEY), KEY a provenance
-//   key, is its bundle's directories, which only a sidecar of `sidecars` can say: those named by
-//   the key's occurrences (else KERNEL) whose SDSC files hold the key's direct handles (all of the
-//   named ones when none does). Without a sidecar, KERNEL@KEY is KERNEL's directory when KERNEL
-//   has one; several are a problem that lists them.
+// - otherwise, when TARGET has no '/', a kernel name: every kernel directory of the caches whose
+//   kernel name (its directory's name, or a name of its kernel_name.txt), or whose directory
+//   name, is TARGET (a cache keeps every recompile, so a name can have several directories).
+// - a row label of `sdscprov profile` (explain_label: never taken for a path):
+//   KERNEL@DIRECTORY-NAME is the kernel directories of that name; KERNEL@KEY (a bare KEY, a
+//   kernel event's name), KEY a provenance key, is its bundle's directories as profile pairs them
+//   (resolve_bundle_dirs), which only a sidecar of `sidecars` can say. A bundle of a sidecar in no
+//   directory sets `dirless` (when given) and gives none, without a problem. Without a sidecar,
+//   KERNEL@KEY is KERNEL's directory when KERNEL has one; several are a problem that lists them.
 // Nothing found is a `bad_argument` problem ("no kernel directory named 'X' under ROOTS") that
 // names the nearest kernel and directory names (for a label, KERNEL@DIRECTORY-NAME labels) by
-// edit distance, if any is near; walk problems
-// (missing roots, unreadable directories) are appended to `problems` too.
+// edit distance, if any is near; walk problems (missing roots, unreadable directories) are
+// appended to `problems` too.
+std::vector<KernelDir> resolve_explain_target(const std::string& target, ExplainCaches& caches,
+                                              std::vector<Problem>& problems,
+                                              const std::vector<SpyreProvenance>& sidecars = {},
+                                              std::optional<ExplainBundle>* dirless = nullptr);
+// The same with caches of their own (one target).
 std::vector<KernelDir> resolve_explain_target(const std::string& target,
                                               const std::vector<std::string>& search_roots,
                                               std::vector<Problem>& problems,
                                               const DiscoverOptions& options = {},
                                               const std::vector<SpyreProvenance>& sidecars = {},
                                               const ScanOptions& scan = {});
+
+// A target that names a bundle rather than a path or a kernel: a row label of `sdscprov profile`
+// KERNEL@TAIL (TAIL a directory name or a provenance key), a bare provenance key (only with a
+// sidecar), or a kernel event's name `spyre_kernel_v1_<summary>_<key>` (its key). Never a path,
+// whatever its length: nullopt for any other target.
+struct ExplainLabel {
+    std::string name;               // KERNEL, empty for a key alone
+    std::string tail;               // what follows the first '@'; empty without one
+    std::optional<std::string> key; // the provenance key it names, when it names one
+};
+std::optional<ExplainLabel> explain_label(const std::string& target, bool with_sidecars);
 
 // Up to `count` of `names` nearest to `target` by edit distance (insertions, deletions and
 // substitutions of bytes), nearest first, then by name; none farther than a third of the

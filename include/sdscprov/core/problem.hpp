@@ -94,6 +94,8 @@ enum class ProblemCode {
     no_handles,                 // no sidecar has the key and the event carries no debug_handles
     unknown_handle,             // a debug_handles id found in no SDSC file of the caches
     sources_disagree,           // the sidecar and the caches' files say different things
+    bad_bundle_dir_prefix,      // args.sdsc_bundle_dir_prefix names no directory of the bundle
+    ambiguous_ideal,            // the bundle's directories give different ideals: none is used
     bad_duration,               // dur missing, not a number, negative or absurd: not counted
     bad_cycles_ts,              // cycles_ts not five integers in [0, 2^32): stages not counted
     not_an_event,               // an element of traceEvents that is not an object

@@ -17,7 +17,7 @@
 #include "sdscprov/core/problem.hpp"
 #include "sdscprov/handle/debug_handle.hpp"
 #include "sdscprov/handle/source_text.hpp"
-#include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/join/handle_index.hpp"
 #include "sdscprov/profile/ranking.hpp"
 #include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/trace.hpp"

@@ -54,6 +54,9 @@ struct TraceEvent {
     bool args_empty = true;
     FieldState provenance_key_state = FieldState::absent; // args.provenance_key: a string
     std::string_view provenance_key;
+    // args.sdsc_bundle_dir_prefix: a string (the `<8 hex>` prefix of the bundle's directory).
+    FieldState dir_prefix_state = FieldState::absent;
+    std::string_view dir_prefix;
     // args.debug_handles: an array (ok) whose elements are all strings (else wrong_type).
     FieldState debug_handles_state = FieldState::absent;
     std::span<const std::string_view> debug_handles; // the string elements, in order

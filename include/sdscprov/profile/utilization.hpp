@@ -1,6 +1,6 @@
 // Utilization: device time set against the compiler's ideal (ideal.hpp, docs/profile.md). A
-// kernel event's ideal is its bundle's: the ideal of the first of the bundle's kernel
-// directories whose perf/ideal_cycles.json gives one, at the run's core clock. Per event,
+// kernel event's ideal is its bundle's: the ideal the perf/ideal_cycles.json of every one of the
+// bundle's kernel directories gives (none when they differ), at the run's core clock. Per event,
 // lost = max(0, dur - ideal); an event whose ideal exceeds its dur is counted (util-over-100).
 // Events of bundles without an ideal carry neither: utilization is over the events that have one,
 // and the report says how many those are (the coverage of the ideal).
@@ -82,9 +82,12 @@ public:
     KernelIdeals(const KernelIdeals&) = delete;
     KernelIdeals& operator=(const KernelIdeals&) = delete;
 
-    // The ideal of a bundle found in `kernel_dirs` (walk order): the first directory's that has
-    // one; counted in the summary as a bundle with or without an ideal.
-    std::optional<BundleIdeal> of_bundle(const std::vector<std::string>& kernel_dirs);
+    // The ideal of a bundle found in `kernel_dirs` (walk order): the one they all give (the
+    // first directory's). When they do not agree (one has none, or two differ), none: `differing`
+    // (when given) gets the directories, each a candidate. Counted in the summary as a bundle with
+    // or without an ideal.
+    std::optional<BundleIdeal> of_bundle(const std::vector<std::string>& kernel_dirs,
+                                         std::vector<std::string>* differing = nullptr);
 
     std::uint32_t core_mhz() const;
     // What was read; `time` is left for the caller to fill.

@@ -39,6 +39,17 @@ std::optional<SdscName> match_sdsc_file_name(std::string_view file_name);
 // starting with `sdsc_`; nullopt for other names (e.g. inductor-spyre-cache/<sha256 key>/).
 std::optional<std::string> kernel_name_from_dir(std::string_view dir_name);
 
+// The `<8 hex>` prefix of a kernel directory's name `<8 hex>_<kernel>_<8 random>` (the digest
+// torch-spyre puts there, and names in a kernel event's args.sdsc_bundle_dir_prefix); nullopt for
+// a name without one.
+std::optional<std::string_view> dir_prefix_of(std::string_view dir_name);
+
+// The kernel names of a persistent kernel cache entry's `kernel_name.txt` (the bytes given): one
+// per line, each once, in the order first written; lines that are not kernel names (letters,
+// digits and '_') are left out.
+std::vector<std::string> kernel_names_of_list(std::string_view bytes);
+inline constexpr std::string_view kernel_name_list = "kernel_name.txt";
+
 // A directory the walk opened, held open (read-only) for everything done in it later: its files
 // are opened, and the temporaries created, checked, renamed and synced, through this descriptor,
 // never by a path walked again from the top. Should the directory's name meanwhile lead
@@ -96,8 +107,12 @@ struct KernelDir {
     std::string path;                  // the directory, as reached from the argument
     KernelReach reach;                 // set by discover(); empty: opened by path
     HeldDirectory fd;                  // the directory opened by open_kernel_dir(), else null
-    std::optional<std::string> kernel; // from the directory's name
-    bool has_bundle = false;           // bundle.mlir beside the files
+    // From the directory's name; for an entry of the persistent kernel cache, whose name does not
+    // carry it, the first name of its kernel_name.txt when it has one.
+    std::optional<std::string> kernel;
+    // The other names of that kernel_name.txt (several kernels can hash to one entry).
+    std::vector<std::string> other_kernels;
+    bool has_bundle = false; // bundle.mlir beside the files
     std::vector<SdscFile> files;       // by N, then by name
     // sdscprov's own temporary files beside them (names as parse_temp_file_name() reads them): a
     // run that was killed leaves them; the writing commands remove those whose writer is gone.

@@ -2,7 +2,7 @@
 // index of a cache, and reports built from small traces whose sums are spelled out here; the
 // printers' formats.
 #include "../temp_dir.hpp"
-#include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/join/handle_index.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/report/profile_printers.hpp"

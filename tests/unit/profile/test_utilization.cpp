@@ -50,9 +50,10 @@ TEST_CASE("utilization: a bundle's category row") {
     CHECK(category_label(ideal, true) == no_category_label);
 }
 
-TEST_CASE("utilization: each directory's file read once, the first one with an ideal counts") {
+TEST_CASE("utilization: each directory's file read once, the ideal all of a bundle's give") {
     test::TempDir t("sdscprov-utilization");
     t.file("a/perf/ideal_cycles.json", R"([{"op_category": "TOTAL", "ideal_cycles": 2200}])");
+    t.file("a2/perf/ideal_cycles.json", R"([{"op_category": "TOTAL", "ideal_cycles": 2200}])");
     t.file("b/perf/ideal_cycles.json",
            R"([{"op_category": "matmul", "ideal_cycles": 1000, "cores": 8},
                {"op_category": "add", "ideal_cycles": 100}])");
@@ -63,29 +64,40 @@ TEST_CASE("utilization: each directory's file read once, the first one with an i
     UtilizationOptions options;
     options.core_mhz = 2000;
     KernelIdeals ideals(options);
-    auto first = ideals.of_bundle({dir("none"), dir("bad"), dir("b"), dir("a")});
+    auto first = ideals.of_bundle({dir("b")});
     REQUIRE(first);
-    CHECK(first->kernel_dir == dir("b")); // the first directory with an ideal; a is not read
+    CHECK(first->kernel_dir == dir("b"));
     CHECK(first->kernel.cycles == 1100);
     CHECK(first->kernel.rule == IdealRule::sum_of_entries);
     CHECK(first->kernel.category == "matmul");
     CHECK(first->ns == 550); // 1100 cycles at 2000 MHz
-    auto second = ideals.of_bundle({dir("a"), dir("b")});
-    REQUIRE(second);
+    std::vector<std::string> differing;
+    auto second = ideals.of_bundle({dir("a"), dir("a2")}, &differing);
+    REQUIRE(second); // two directories that agree
+    CHECK(differing.empty());
+    CHECK(second->kernel_dir == dir("a"));
     CHECK(second->ns == 1100);
     CHECK(second->kernel.rule == IdealRule::total_entry);
-    CHECK_FALSE(ideals.of_bundle({dir("bad"), dir("none")}));
+    // Two directories whose ideals differ, or one with an ideal and one without: none, and which.
+    CHECK_FALSE(ideals.of_bundle({dir("a"), dir("b")}, &differing));
+    CHECK(differing == std::vector<std::string>{dir("a"), dir("b")});
+    differing.clear();
+    CHECK_FALSE(ideals.of_bundle({dir("none"), dir("a2")}, &differing));
+    CHECK(differing == std::vector<std::string>{dir("none"), dir("a2")});
+    differing.clear();
+    CHECK_FALSE(ideals.of_bundle({dir("bad"), dir("none")}, &differing));
+    CHECK(differing.empty()); // neither has one: nothing differs
     CHECK_FALSE(ideals.of_bundle({}));
 
     IdealSummary s = ideals.summary();
     CHECK(s.core_mhz == 2000);
-    CHECK(s.dirs_read == 4); // each once, however many bundles asked
-    CHECK(s.dirs_by_total == 1);
+    CHECK(s.dirs_read == 5); // each once, however many bundles asked
+    CHECK(s.dirs_by_total == 2);
     CHECK(s.dirs_by_sum == 1);
     CHECK(s.dirs_malformed == 1);
     CHECK(s.dirs_absent == 1);
     CHECK(s.bundles_with_ideal == 2);
-    CHECK(s.bundles_without_ideal == 2);
+    CHECK(s.bundles_without_ideal == 4);
     CHECK(s.other_members == std::vector<std::string>{"cores"});
     auto problems = ideals.take_problems();
     REQUIRE(problems.size() == 1); // the bad file, warned once

@@ -1,10 +1,12 @@
 // The handles of kernel caches, by id: what profile pairs a trace event's `args.debug_handles`
-// with when there is no sidecar, and where it finds a bundle's kernel directory. Every
+// with when there is no sidecar, and where profile and explain find a bundle's kernel directories
+// (bundle_dirs.hpp). Every
 // `debug_handle_` member of every SDSC file counts, at any depth of the document (today it is
 // the op object's first member; other writers may nest it).
 #pragma once
 
 #include "sdscprov/handle/debug_handle.hpp"
+#include "sdscprov/join/bundle_dirs.hpp"
 #include "sdscprov/walk/discover.hpp"
 #include "sdscprov/core/problem.hpp"
 
@@ -16,11 +18,6 @@
 #include <vector>
 
 namespace sdscprov {
-
-struct IndexedKernelDir {
-    std::string path;
-    std::optional<std::string> kernel; // from the directory's name
-};
 
 struct IndexedHandle {
     DebugHandle handle;              // as the first file holding it has it
@@ -34,8 +31,13 @@ public:
     std::unordered_map<std::string, IndexedHandle> handles;
 
     const IndexedHandle* find(std::string_view id) const;
-    // The directories whose name carries `kernel`, in walk order.
-    std::vector<std::uint32_t> dirs_named(std::string_view kernel) const;
+    // Kernel name (of a directory's name or kernel_name.txt) -> its directories, in walk order.
+    std::unordered_map<std::string, std::vector<std::uint32_t>> by_kernel;
+
+    // The directories holding `id` (find's dirs), and those of a kernel name, for
+    // resolve_bundle_dirs.
+    HandleHolders holders() const;
+    NamedDirs named_dirs() const;
     bool empty() const { return dirs.empty(); }
 };
 
@@ -53,5 +55,9 @@ struct HandleIndexResult {
 // Walks `roots` and reads every SDSC file (files in parallel, results in walk order).
 HandleIndexResult index_handles(const std::vector<std::string>& roots,
                                 const HandleIndexOptions& options = {});
+// The same for kernel directories already discovered (in walk order), `walk_problems` first.
+HandleIndexResult index_kernel_dirs(const std::vector<KernelDir>& dirs,
+                                    const HandleIndexOptions& options = {},
+                                    std::vector<Problem> walk_problems = {});
 
 } // namespace sdscprov

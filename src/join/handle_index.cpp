@@ -1,4 +1,4 @@
-#include "sdscprov/profile/handle_index.hpp"
+#include "sdscprov/join/handle_index.hpp"
 
 #include "sdscprov/sdsc/scan.hpp"
 
@@ -15,14 +15,18 @@ const IndexedHandle* HandleIndex::find(std::string_view id) const {
     return it == handles.end() ? nullptr : &it->second;
 }
 
-std::vector<std::uint32_t> HandleIndex::dirs_named(std::string_view kernel) const {
-    std::vector<std::uint32_t> found;
-    for (std::uint32_t i = 0; i < dirs.size(); ++i) {
-        if (dirs[i].kernel && *dirs[i].kernel == kernel) {
-            found.push_back(i);
-        }
-    }
-    return found;
+NamedDirs HandleIndex::named_dirs() const {
+    return [this](std::string_view name) -> const std::vector<std::uint32_t>* {
+        auto it = by_kernel.find(std::string(name));
+        return it == by_kernel.end() ? nullptr : &it->second;
+    };
+}
+
+HandleHolders HandleIndex::holders() const {
+    return [this](std::string_view id) -> const std::vector<std::uint32_t>* {
+        const auto* found = find(id);
+        return found == nullptr ? nullptr : &found->dirs;
+    };
 }
 
 namespace {
@@ -110,13 +114,18 @@ DirResult read_dir(const KernelDir& dir, Scanner& scanner, simdjson::dom::parser
 
 HandleIndexResult index_handles(const std::vector<std::string>& roots,
                                 const HandleIndexOptions& options) {
-    HandleIndexResult result;
     std::vector<KernelDir> dirs;
     std::vector<Problem> walk_problems;
     discover(
         roots, options.discover, [&](KernelDir&& k) { dirs.push_back(std::move(k)); },
         [&](Problem&& p) { walk_problems.push_back(std::move(p)); });
+    return index_kernel_dirs(dirs, options, std::move(walk_problems));
+}
 
+HandleIndexResult index_kernel_dirs(const std::vector<KernelDir>& dirs,
+                                    const HandleIndexOptions& options,
+                                    std::vector<Problem> walk_problems) {
+    HandleIndexResult result;
     std::vector<DirResult> read(dirs.size());
     unsigned jobs =
         options.jobs != 0 ? options.jobs : std::max(1U, std::thread::hardware_concurrency());
@@ -144,7 +153,13 @@ HandleIndexResult index_handles(const std::vector<std::string>& roots,
     result.problems = std::move(walk_problems);
     HandleIndex& index = result.index;
     for (std::uint32_t d = 0; d < dirs.size(); ++d) {
-        index.dirs.push_back({dirs[d].path, dirs[d].kernel});
+        index.dirs.push_back({dirs[d].path, dirs[d].kernel, dirs[d].other_kernels});
+        if (dirs[d].kernel) {
+            index.by_kernel[*dirs[d].kernel].push_back(d);
+        }
+        for (const auto& other : dirs[d].other_kernels) {
+            index.by_kernel[other].push_back(d);
+        }
         for (auto& p : read[d].problems) {
             result.problems.push_back(std::move(p));
         }
