@@ -20,7 +20,8 @@ void add_check_options(CLI::App& check_command, CheckCli& options) {
         ->check(CLI::ExistingFile);
     add_common_options(
         *check, options.common,
-        {Format::text, Format::json, Format::sarif, Format::github, Format::junit, Format::html});
+        {Format::text, Format::json, Format::sarif, Format::github, Format::junit, Format::html,
+         Format::csv});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line.\n"
         "Example:\n  sdscprov check golden/kernels/\n"

@@ -73,11 +73,17 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_format_option(*cmd, o.format,
-                      {Format::text, Format::json, Format::folded, Format::html, Format::junit,
-                       Format::github, Format::sarif},
+                      {Format::text, Format::json, Format::folded, Format::html, Format::csv,
+                       Format::acelyzer_categories, Format::junit, Format::github, Format::sarif},
                       "text (ranked tables), json (docs/profile.md), folded (flame graph stacks), "
-                      "html (a self-contained page); with --fail-over also junit, github, sarif "
-                      "(the gate's findings)");
+                      "html (a self-contained page), csv (one ranking: --by; several: --out-dir), "
+                      "acelyzer-categories (aiu-trace-analyzer's _categories.csv); with "
+                      "--fail-over also junit, github, sarif (the gate's findings)");
+    cmd->add_option("--out-dir", o.out_dir,
+                    "With --format csv: write each ranking (those --by names, else all) to "
+                    "DIR/<ranking>.csv (line.csv, aten.csv, ...) instead of standard output; DIR "
+                    "is made when absent")
+        ->type_name("DIR");
     add_decimal_option(*cmd, "--top", o.top, WholeRange{}, "Rows per table in text (0: all)");
     add_by_option(*cmd, o.by);
     add_decimal_option(
