@@ -69,9 +69,9 @@ public:
     Record& number(double v) {
         next();
         char buf[32];
-        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+        auto [last, ec] = std::to_chars(buf, buf + sizeof buf, v);
         if (ec == std::errc() && v == v && v - v == 0) {
-            out_.append(buf, end);
+            out_.append(buf, last);
         }
         return *this;
     }

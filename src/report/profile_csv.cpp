@@ -31,16 +31,6 @@ bool is_placeholder(const std::string& label) {
     return label.size() > 1 && label.front() == '[' && label.back() == ']';
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) {
-        if (c >= 'A' && c <= 'Z') {
-            c = static_cast<char>(c - 'A' + 'a');
-        }
-    }
-    return out;
-}
-
 // The columns a row's kind adds after its label.
 std::vector<std::string> kind_columns(const RankingSpec& spec) {
     switch (spec.kind) {
