@@ -24,7 +24,7 @@ void add_by_option(CLI::App& cmd, RankingChoice& by) {
                std::string unknown; // refused by IsMember before this runs
                choose_by(given, table, by, unknown);
            },
-           "Only these tables in text (" + tables +
+           "Only these tables in text and csv (" + tables +
                "), ranked by time (default) or lost (against the ideal); comma-separated or "
                "given again")
         ->delimiter(',')
@@ -123,6 +123,7 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                 "  sdscprov profile trace.json.gz $TORCHINDUCTOR_CACHE_DIR --format folded | "
                 "flamegraph.pl > flame.svg\n"
                 "  sdscprov profile rank0.json rank1.json rank2.json rank3.json cache/\n"
+                "  sdscprov profile trace.json cache/ --format csv --out-dir tables/\n"
                 "Exit status: 0 done, 2 bad input (the trace, a sidecar or a cache; errors such "
                 "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
 }
