@@ -152,14 +152,15 @@ std::string render_ranking_csv(const ProfileReport& r, const RankingSpec& spec) 
 }
 
 std::string render_comparison_csv(const ProfileComparison& c, const RankingSpec& spec) {
+    // The JSON report's members of a compared row, in its order, then the fractions.
     std::vector<std::string> names{"label"};
     if (spec.kind == RowKind::line) {
-        for (const char* n : {"file", "line", "text", "moved_from_file", "moved_from_line"}) {
+        for (const char* n : {"file", "line", "text", "moved_from.file", "moved_from.line"}) {
             names.emplace_back(n);
         }
     }
-    for (const char* n : {"status", "base_ns", "new_ns", "change_ns", "change", "base_share",
-                          "new_share", "base_events", "new_events"}) {
+    for (const char* n : {"status", "base_ns", "new_ns", "base_events", "new_events", "change_ns",
+                          "change", "base_share", "new_share"}) {
         names.emplace_back(n);
     }
     std::string out;
@@ -180,14 +181,18 @@ std::string render_comparison_csv(const ProfileComparison& c, const RankingSpec&
                 rec.none().none();
             }
         }
-        rec.text(row.is_new() ? "new" : row.is_gone() ? "gone" : "both");
-        rec.number(row.base_ns()).number(row.new_ns()).number(row.change_ns());
+        // The JSON report's status words.
+        rec.text(row.is_new()                ? "new"
+                 : row.is_gone()             ? "gone"
+                 : row.change_ns() == 0      ? "same"
+                                             : "changed");
+        rec.number(row.base_ns()).number(row.new_ns());
+        rec.number(row.base ? row.base->events : 0).number(row.now ? row.now->events : 0);
+        rec.number(row.change_ns());
         const auto change = row.change_percent();
         rec.optional(change ? std::optional<double>(*change / 100.0) : std::nullopt);
         rec.optional(fraction(row.base_ns(), c.base_run.ns));
-        rec.optional(fraction(row.new_ns(), c.new_run.ns));
-        rec.number(row.base ? row.base->events : 0).number(row.now ? row.now->events : 0);
-        rec.end();
+        rec.optional(fraction(row.new_ns(), c.new_run.ns)).end();
     }
     return out;
 }

@@ -20,7 +20,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import SKIP, TempDir, generate, main, run  # noqa: E402
-from test_utilization import NO_CATEGORY, NO_IDEAL, Generated  # noqa: E402
+from test_baseline import Runs  # noqa: E402
+from test_utilization import Generated  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'scripts'))
@@ -239,22 +240,49 @@ def test_hostile_names_round_trip():
 
 def test_comparison_rows():
     with TempDir() as tmp:
-        g = Generated(os.path.join(tmp, 'run'))
-        base = os.path.join(tmp, 'base.json')
-        shutil.copy(g.trace, base)
-        for word in ('line', 'kernel'):
-            cmp = json.loads(profile(g, '--baseline', base, '--format', 'json', '--by', word))
-            text = profile(g, '--baseline', base, '--format', 'csv', '--by', word)
-            rows = rows_csv(text)
-            key = 'by_' + word
-            assert len(rows) == len(cmp[key]) > 0, (word, len(rows))
-            for row in rows:
-                # The same trace as base and new: every row in both, unchanged.
-                assert row['status'] == 'both' and row['base_ns'] == row['new_ns'], row
-                assert row['change_ns'] == '0' and float(row['change']) == 0.0, row
+        # Two runs of one compile: rows slowed, sped up, new and gone (scripts/gen_trace.py).
+        runs = Runs(tmp)
+        args = ['profile', '--baseline', runs.base_trace, runs.new_trace, '--origins',
+                runs.sidecar]
         out_dir = os.path.join(tmp, 'cmp')
-        profile(g, '--baseline', base, '--format', 'csv', '--out-dir', out_dir)
-        assert len(os.listdir(out_dir)) >= 4
+        run(*args, '--format', 'csv', '--out-dir', out_dir, check_rc=0)
+        cmp = json.loads(run(*args, '--format', 'json', check_rc=0)[1])
+        base_ns, new_ns = cmp['base']['compared_ns'], cmp['new']['compared_ns']
+        statuses = set()
+        for key in ranking_keys(cmp):
+            word = key[3:]
+            text = run(*args, '--format', 'csv', '--by', word, check_rc=0)[1]
+            with open(os.path.join(out_dir, word + '.csv'), newline='') as f:
+                assert f.read() == text, word
+            want = []
+            for row in cmp[key]:
+                flat = flatten({k: v for k, v in row.items() if k != 'moved_from'})
+                if 'moved_from' in row:
+                    moved = row['moved_from'] or {}
+                    flat['moved_from.file'] = moved.get('file')
+                    flat['moved_from.line'] = moved.get('line')
+                if word == 'line':  # a "[...]" row has none of them in JSON: empty cells
+                    for column in ('file', 'line', 'text', 'moved_from.file', 'moved_from.line'):
+                        flat.setdefault(column, None)
+                pct = flat.pop('change_percent')
+                flat['change'] = ('percent', pct)
+                flat['base_share'] = flat['base_ns'] / base_ns
+                flat['new_share'] = flat['new_ns'] / new_ns
+                statuses.add(row['status'])
+                want.append(flat)
+            got = rows_csv(text)
+            assert len(got) == len(want) > 0, (word, len(got), len(want))
+            for g, w in zip(got, want):
+                assert set(g) == set(w), (word, sorted(set(g) ^ set(w)))
+                for column, value in w.items():
+                    if column == 'change':  # unrounded, against the JSON's rounded percent
+                        if value[1] is None:
+                            assert g[column] == '', (word, g)
+                        else:
+                            assert abs(float(g[column]) * 100 - value[1]) <= 0.005 + 1e-9, g
+                        continue
+                    assert same(g[column], value, False), (word, column, g[column], value)
+        assert {'same', 'changed', 'new', 'gone'} <= statuses, statuses
 
 
 def acelyzer_expected(g, mhz):
