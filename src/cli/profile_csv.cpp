@@ -41,7 +41,15 @@ bool write_out_dir(const ProfileCommand& c, const ProfileRunResult& r) {
                          r.report ? render_ranking_csv(*r.report, *spec)
                                   : render_comparison_csv(*r.comparison, *spec)});
     }
-    const auto problems = write_output_files(c.out_dir, files);
+    // No output replaces an input (a trace named line.csv in DIR).
+    std::vector<std::string> inputs = c.run.inputs;
+    inputs.insert(inputs.end(), c.run.origins.begin(), c.run.origins.end());
+    if (c.run.baseline) {
+        inputs.push_back(c.run.baseline->trace);
+        inputs.insert(inputs.end(), c.run.baseline->origins.begin(),
+                      c.run.baseline->origins.end());
+    }
+    const auto problems = write_output_files(c.out_dir, files, inputs);
     messages::problems(problems);
     return problems.empty();
 }

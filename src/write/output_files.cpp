@@ -46,8 +46,20 @@ std::optional<Problem> directory_of(const std::string& dir) {
     return std::nullopt;
 }
 
+// Whether the file `st` describes is one of `inputs`.
+bool is_input(const struct stat& st, const std::vector<std::string>& inputs) {
+    for (const auto& input : inputs) {
+        struct stat in {};
+        if (::stat(input.c_str(), &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // A temporary holding `bytes` beside `path`, or the problem that stopped it.
 std::optional<PendingReplace> written_temp(const std::string& path, const std::string& bytes,
+                                           const std::vector<std::string>& inputs,
                                            std::vector<Problem>& problems) {
     struct stat st {};
     const bool exists = ::lstat(path.c_str(), &st) == 0;
@@ -59,6 +71,11 @@ std::optional<PendingReplace> written_temp(const std::string& path, const std::s
     if (exists && !S_ISREG(st.st_mode)) {
         problems.push_back(make_problem(path, {}, ProblemCode::bad_argument,
                                         "exists and is not a regular file"));
+        return std::nullopt;
+    }
+    if (exists && is_input(st, inputs)) {
+        problems.push_back(make_problem(path, {}, ProblemCode::bad_argument,
+                                        "is an input of this run, never replaced"));
         return std::nullopt;
     }
     Problem problem;
@@ -82,7 +99,8 @@ std::optional<PendingReplace> written_temp(const std::string& path, const std::s
 } // namespace
 
 std::vector<Problem> write_output_files(const std::string& dir,
-                                        const std::vector<OutputFile>& files) {
+                                        const std::vector<OutputFile>& files,
+                                        const std::vector<std::string>& inputs) {
     std::vector<Problem> problems;
     if (auto refused = directory_of(dir)) {
         problems.push_back(std::move(*refused));
@@ -91,7 +109,7 @@ std::vector<Problem> write_output_files(const std::string& dir,
     std::vector<PendingReplace> temps;
     for (const auto& f : files) {
         const std::string path = dir + (dir.ends_with('/') ? "" : "/") + f.name;
-        if (auto temp = written_temp(path, f.bytes, problems)) {
+        if (auto temp = written_temp(path, f.bytes, inputs, problems)) {
             temps.push_back(std::move(*temp));
         }
     }

@@ -403,6 +403,14 @@ def test_out_dir_refusals_and_misuse():
         profile(g, '--format', 'csv', '--out-dir', out_dir)
         assert open(old).read().startswith('label,file,line,')
         assert os.stat(old).st_mode & 0o777 == 0o640
+        # An input where a file goes (a trace named kernel.csv): refused, the trace kept.
+        named = os.path.join(out_dir, 'kernel.csv')
+        shutil.copy(g.trace, named)
+        before = open(named, 'rb').read()
+        rc, _, err = run('profile', named, g.cache, '--format', 'csv', '--out-dir', out_dir)
+        assert rc == 2 and 'input of this run' in err, err
+        assert open(named, 'rb').read() == before
+        os.remove(named)
         # DIR a file: refused.
         rc, _, err = run('profile', g.trace, g.cache, '--format', 'csv', '--out-dir', victim)
         assert rc == 2 and 'not a directory' in err, err

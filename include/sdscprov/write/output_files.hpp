@@ -18,10 +18,12 @@ struct OutputFile {
 };
 
 // Writes `files` into `dir` (made when it does not exist; its parent must). A name that is a
-// symbolic link or not a regular file is refused, never replaced; an existing file keeps its
-// mode, owner and attributes (give_metadata_of). Empty on success, else the problems (write-failed
-// or bad-argument, at the path concerned), and then no file was renamed into place unless the
+// symbolic link, not a regular file, or one of the files `inputs` names (the run's inputs: a
+// trace named like an output is never replaced) is refused; an existing file keeps its mode,
+// owner and attributes (give_metadata_of). Empty on success, else the problems (write-failed or
+// bad-argument, at the path concerned), and then no file was renamed into place unless the
 // failure was in a rename itself.
-std::vector<Problem> write_output_files(const std::string& dir, const std::vector<OutputFile>& files);
+std::vector<Problem> write_output_files(const std::string& dir, const std::vector<OutputFile>& files,
+                                        const std::vector<std::string>& inputs = {});
 
 } // namespace sdscprov
