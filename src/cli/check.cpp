@@ -31,7 +31,8 @@ void add_check_options(CLI::App& check_command, CheckCli& options) {
         ->type_name("PCT");
     add_common_options(
         *check, options.common,
-        {Format::text, Format::json, Format::sarif, Format::github, Format::junit, Format::html});
+        {Format::text, Format::json, Format::sarif, Format::github, Format::junit, Format::html,
+         Format::csv});
     check->footer(
         "Findings go to standard output as path:line:col: message [rule], one per line (on a "
         "terminal the first 40, --all every one); the summary goes to standard error.\n"

@@ -12,7 +12,7 @@ namespace sdscprov::cli {
 
 namespace {
 
-constexpr std::array<std::pair<Format, std::string_view>, 8> format_names{{
+constexpr std::array<std::pair<Format, std::string_view>, 10> format_names{{
     {Format::text, "text"},
     {Format::json, "json"},
     {Format::markdown, "markdown"},
@@ -21,6 +21,8 @@ constexpr std::array<std::pair<Format, std::string_view>, 8> format_names{{
     {Format::github, "github"},
     {Format::junit, "junit"},
     {Format::folded, "folded"},
+    {Format::csv, "csv"},
+    {Format::acelyzer_categories, "acelyzer-categories"},
 }};
 
 bool decimal_digits(std::string_view s) {

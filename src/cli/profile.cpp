@@ -94,7 +94,9 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
     bool failed = false;
     if (r.report) {
         // The annotated copy on standard output takes the report's place there.
-        if (!c.quiet && !r.annotated_to_stdout) {
+        if (!c.out_dir.empty()) {
+            failed |= !write_out_dir(c, r);
+        } else if (!c.quiet && !r.annotated_to_stdout) {
             failed |= !print_to_stdout([&](std::ostream& out) {
                 make_profile_printer(c.format, out, c.report)->end(*r.report);
             });
@@ -104,7 +106,9 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
         return failed ? exit_bad_input : exit_ok;
     }
     const ProfileComparison& comparison = *r.comparison;
-    if (!c.quiet) {
+    if (!c.out_dir.empty()) {
+        failed |= !write_out_dir(c, r);
+    } else if (!c.quiet) {
         ComparisonPrinterOptions options = c.comparison;
         options.trace = r.trace;
         failed |= !print_to_stdout([&](std::ostream& out) {
@@ -148,6 +152,11 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
         given.push_back(o.baseline);
     }
     c.run.source_text = source_text_options(o.source_text, given);
+    if (auto error = csv_misuse(o)) {
+        misuse = *error;
+        return std::nullopt;
+    }
+    c.out_dir = o.out_dir;
     if (!o.baseline.empty() || o.fail_over || is_ci_format(o.format) ||
         !o.baseline_origins.empty() || !o.baseline_caches.empty()) {
         if (auto error = baseline_misuse(o)) {

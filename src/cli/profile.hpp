@@ -28,6 +28,7 @@ struct ProfileCli {
     FoldedValue value = FoldedValue::time; // --value of the folded stacks
     bool stages = false;
     std::string annotate_trace;
+    std::string out_dir; // --out-dir: one CSV file per ranking there, instead of standard output
     ColorMode color = ColorMode::automatic;
     bool quiet = false;
     unsigned jobs = 0;
@@ -50,6 +51,7 @@ struct ProfileCommand {
     ProfilePrinterOptions report;        // one trace or several
     ComparisonPrinterOptions comparison; // --baseline
     bool quiet = false;
+    std::string out_dir; // --out-dir with --format csv
 };
 
 void add_profile_options(CLI::App& profile, ProfileCli& options);
@@ -57,5 +59,12 @@ void add_profile_options(CLI::App& profile, ProfileCli& options);
 // (--fail-over without --baseline, a CI format without --fail-over, ...).
 std::optional<ProfileCommand> profile_command(const ProfileCli& options, std::string& misuse);
 int run_profile(const ProfileCli& options);
+
+// The CSV formats (profile_csv.cpp): a usage error of --format csv, acelyzer-categories and
+// --out-dir, or nullopt.
+std::optional<std::string> csv_misuse(const ProfileCli& options);
+// --out-dir: the rankings chosen (all without --by), of the report or of the comparison, each in
+// its file; false, with the problems said, when they could not be written.
+bool write_out_dir(const ProfileCommand& command, const ProfileRunResult& result);
 
 } // namespace sdscprov::cli

@@ -25,7 +25,7 @@ void add_by_option(CLI::App& cmd, RankingChoice& by) {
                std::string unknown; // refused by IsMember before this runs
                choose_by(given, table, by, unknown);
            },
-           "Only these tables in text (" + tables +
+           "Only these tables in text and csv (" + tables +
                "), ranked by time (default) or lost (against the ideal); comma-separated or "
                "given again")
         ->delimiter(',')
@@ -73,11 +73,17 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
         ->allow_extra_args(false)
         ->check(CLI::ExistingFile);
     add_format_option(*cmd, o.format,
-                      {Format::text, Format::json, Format::folded, Format::html, Format::junit,
-                       Format::github, Format::sarif},
+                      {Format::text, Format::json, Format::folded, Format::html, Format::csv,
+                       Format::acelyzer_categories, Format::junit, Format::github, Format::sarif},
                       "text (ranked tables), json (docs/profile.md), folded (flame graph stacks), "
-                      "html (a self-contained page); with --fail-over also junit, github, sarif "
-                      "(the gate's findings)");
+                      "html (a self-contained page), csv (one ranking: --by; several: --out-dir), "
+                      "acelyzer-categories (aiu-trace-analyzer's _categories.csv); with "
+                      "--fail-over also junit, github, sarif (the gate's findings)");
+    cmd->add_option("--out-dir", o.out_dir,
+                    "With --format csv: write each ranking (those --by names, else all) to "
+                    "DIR/<ranking>.csv (line.csv, aten.csv, ...) instead of standard output; DIR "
+                    "is made when absent")
+        ->type_name("DIR");
     add_decimal_option(*cmd, "--top", o.top, WholeRange{}, "Rows per table in text (0: all)");
     add_by_option(*cmd, o.by);
     add_decimal_option(
@@ -117,6 +123,7 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                 "  sdscprov profile trace.json.gz $TORCHINDUCTOR_CACHE_DIR --format folded | "
                 "flamegraph.pl > flame.svg\n"
                 "  sdscprov profile rank0.json rank1.json rank2.json rank3.json cache/\n"
+                "  sdscprov profile trace.json cache/ --format csv --out-dir tables/\n"
                 "Exit status: 0 done, 2 bad input (the trace, a sidecar or a cache; errors such "
                 "as carrier-conflict), a usage error or an unwritable output, 3 internal error.");
 }

@@ -7,9 +7,11 @@
 namespace sdscprov::cli {
 
 void add_scan_options(CLI::App& scan, CommonOptions& options) {
-    add_common_options(scan, options);
+    add_common_options(scan, options,
+                       {Format::text, Format::json, Format::markdown, Format::html, Format::csv});
     scan.footer("Example:\n  sdscprov scan ${TORCHINDUCTOR_CACHE_DIR:-/tmp/torchinductor_$USER}\n"
-                "  sdscprov scan --format json -j 2 cache/ > report.json");
+                "  sdscprov scan --format json -j 2 cache/ > report.json\n"
+                "  sdscprov scan --format csv cache/ > kernels.csv");
 }
 
 int run_scan(const CommonOptions& o) {

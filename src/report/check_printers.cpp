@@ -1,11 +1,13 @@
 #include "sdscprov/report/check_printers.hpp"
 
 #include "report/ci_encoding.hpp"
+#include "report/csv_cells.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/core/path.hpp"
 #include "walk/shard_json.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -451,6 +453,38 @@ private:
     std::unique_ptr<ReportPrinter> page_;
 };
 
+// csv: the header, then each kernel's findings as it comes (path, line, col, rule, message: the
+// JSON report's members), in flat memory.
+class CheckCsv final : public CheckPrinterBase {
+public:
+    CheckCsv(std::ostream& out, std::ostream& diagnostics)
+        : CheckPrinterBase(diagnostics), out_(out) {
+        std::string head;
+        csv::header(head, std::array<std::string_view, 5>{"path", "line", "col", "rule", "message"});
+        out_ << head;
+    }
+    void item(const CheckItem& k) override {
+        std::string rows;
+        for (const Finding& f : k.checked.findings) {
+            csv::Record rec(rows);
+            rec.text(f.path);
+            for (std::size_t v : {f.pos.line, f.pos.col}) {
+                if (v == 0) {
+                    rec.none();
+                } else {
+                    rec.number(static_cast<std::uint64_t>(v));
+                }
+            }
+            rec.text(to_string(f.rule)).text(f.message).end();
+        }
+        out_ << rows;
+    }
+    void end(const CheckEnd&) override { out_.flush(); }
+
+private:
+    std::ostream& out_;
+};
+
 // json, sarif, github and junit: the kernels' checks kept, the document written at the end.
 class CheckDocument final : public CheckPrinterBase {
 public:
@@ -508,6 +542,8 @@ std::unique_ptr<Printer<CheckItem, CheckEnd>> make_check_printer(ReportFormat fo
     case ReportFormat::html:
         return std::make_unique<CheckPage>(out, diagnostics, options.report,
                                            options.report.check);
+    case ReportFormat::csv:
+        return std::make_unique<CheckCsv>(out, diagnostics);
     case ReportFormat::json:
     case ReportFormat::sarif:
     case ReportFormat::github:

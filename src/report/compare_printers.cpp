@@ -7,6 +7,7 @@
 #include "report/profile_format.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/html.hpp"
+#include "sdscprov/report/csv_printers.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -389,6 +390,8 @@ std::string render_comparison(ReportFormat format, const ComparisonPrinterOption
         return render_comparison_json(run.comparison);
     case ReportFormat::folded:
         return render_comparison_folded(run.comparison);
+    case ReportFormat::csv:
+        return render_comparison_csv(run.comparison, compared_ranking(options.by));
     case ReportFormat::html:
         return render_comparison_html(run.comparison, options.source_text);
     case ReportFormat::junit:

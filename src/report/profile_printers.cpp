@@ -6,6 +6,7 @@
 #include "report/profile_format.hpp"
 #include "report/utilization_printers.hpp"
 #include "sdscprov/handle/source_text.hpp"
+#include "sdscprov/report/csv_printers.hpp"
 #include "sdscprov/report/html.hpp"
 #include "sdscprov/report/rank_printers.hpp"
 
@@ -546,6 +547,15 @@ std::string render_profile(ReportFormat format, const ProfilePrinterOptions& opt
         return render_profile_json(report);
     case ReportFormat::folded:
         return render_profile_folded(report, options.value);
+    case ReportFormat::csv:
+        // One ranking: the first chosen, else the report's first (--out-dir writes several).
+        if (!options.by.tables.empty()) {
+            return render_ranking_csv(report, *options.by.tables.front());
+        }
+        return report.rankings.empty() ? std::string()
+                                       : render_ranking_csv(report, *report.rankings.front().spec);
+    case ReportFormat::acelyzer_categories:
+        return render_acelyzer_categories(report);
     case ReportFormat::html:
         return ranks ? render_ranks_html(report, options.source_text)
                      : render_profile_html(report, options.source_text);

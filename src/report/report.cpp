@@ -2,6 +2,7 @@
 
 #include "report/html_model.hpp"
 #include "report/printer_parts.hpp"
+#include "sdscprov/report/csv_printers.hpp"
 
 namespace sdscprov {
 
@@ -30,11 +31,14 @@ std::unique_ptr<ReportPrinter> make_printer(ReportFormat format, std::ostream& o
         return report_parts::make_markdown_printer(out, std::move(options));
     case ReportFormat::html:
         return make_html_printer(out, std::move(options));
+    case ReportFormat::csv:
+        return make_csv_printer(out);
     case ReportFormat::text:
     case ReportFormat::sarif: // check's and profile's formats: scan's report is text there
     case ReportFormat::github:
     case ReportFormat::junit:
     case ReportFormat::folded:
+    case ReportFormat::acelyzer_categories:
         break;
     }
     return report_parts::make_text_printer(out, std::move(options));

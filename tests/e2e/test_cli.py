@@ -115,7 +115,7 @@ def test_the_man_page_is_laid_out_as_git_s_and_ripgrep_s():
         assert named in page, named
     scan = texts["SDSCPROV SCAN"]
     assert scan.startswith(".B sdscprov scan [OPTIONS] PATH...\n"), scan[:80]
-    assert "FORMAT is one of text, json, markdown, html (default: text)" in scan, scan
+    assert "FORMAT is one of text, json, markdown, html, csv (default: text)" in scan, scan
     for code in "0123":
         assert f".TP\n\\fB{code}\\fR\n" in texts["EXIT STATUS"], code
     # Every variable the code reads is described.
@@ -177,7 +177,7 @@ def test_zsh_and_fish_completions_beside_bash():
         assert [c.split(":")[0] for c in commands] == COMMANDS[:6] + ["profile", "completion"], commands
         assert "annotate:Write debug_handle_ into SuperDSC files from the compile's origins map" in commands
         specs = zsh_complete(zsh_script, "sdscprov", "check", "--format", "s").split("ARGS\n", 1)[1].splitlines()
-        assert "--format[Report format]:FORMAT:(text json sarif github junit html)" in specs, specs
+        assert "--format[Report format]:FORMAT:(text json sarif github junit html csv)" in specs, specs
         assert "*:paths:_files" in specs, specs
         for name in ("-j", "--jobs"):  # {-j,--jobs}: one spec each, each excluding the other
             assert f"(-j --jobs){name}[Worker threads (default: all cores)]:N: " in specs, specs

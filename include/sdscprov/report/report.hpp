@@ -21,9 +21,20 @@ Coverage coverage(std::uint64_t count, std::uint64_t total);
 std::string_view to_string(Coverage c); // "all", "some", "none" (the JSON report's names)
 
 // Every command's formats; each command takes the ones its --format lists (scan: text, json,
-// markdown, html; check: text, json, sarif, github, junit, html; explain: text, json, html;
-// profile: text, json, folded, html). html: report/html.hpp.
-enum class ReportFormat { text, json, markdown, html, sarif, github, junit, folded };
+// markdown, html, csv; check: text, json, sarif, github, junit, html, csv; explain: text, json,
+// html; profile: text, json, folded, html, csv, acelyzer-categories). html: report/html.hpp.
+enum class ReportFormat {
+    text,
+    json,
+    markdown,
+    html,
+    sarif,
+    github,
+    junit,
+    folded,
+    csv,                 // report/csv_printers.hpp
+    acelyzer_categories, // profile: aiu-trace-analyzer's category table (csv_printers.hpp)
+};
 
 // The command whose kernel report is printed: what the rows mean (the state found, or the state
 // after a write) and the name the JSON report and the page carry.

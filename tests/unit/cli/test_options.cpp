@@ -48,7 +48,9 @@ TEST_CASE("options: every format name stands for its own format and back") {
     for (const Named& named : {Named{"text", Format::text}, Named{"json", Format::json},
                                Named{"markdown", Format::markdown}, Named{"html", Format::html},
                                Named{"sarif", Format::sarif}, Named{"github", Format::github},
-                               Named{"junit", Format::junit}, Named{"folded", Format::folded}}) {
+                               Named{"junit", Format::junit}, Named{"folded", Format::folded},
+                               Named{"csv", Format::csv},
+                               Named{"acelyzer-categories", Format::acelyzer_categories}}) {
         const std::string_view name = named.name;
         const Format format = named.format;
         CAPTURE(name);
@@ -98,12 +100,12 @@ TEST_CASE("options: without the options, the defaults") {
 TEST_CASE("options: a format or shard outside the accepted is refused with the reason") {
     CommonOptions o;
     CHECK(parse("scan", add_scan_options, o, {"--format", "sarif", "cache"}) ==
-          "--format: sarif not in {text,json,markdown,html}");
+          "--format: sarif not in {text,json,markdown,html,csv}");
     CHECK(parse("scan", add_scan_options, o, {"--shard", "4/3", "cache"}) ==
           "--shard: '4/3': I must be from 1 to 3 (shards are numbered from 1)");
     CheckCli check;
     CHECK(parse("check", add_check_options, check, {"--format", "markdown", "cache"}) ==
-          "--format: markdown not in {text,json,sarif,github,junit,html}");
+          "--format: markdown not in {text,json,sarif,github,junit,html,csv}");
 }
 
 TEST_CASE("options: each command's formats map to their own values") {

@@ -1,10 +1,12 @@
 // A ranking is data (profile/ranking.hpp): a view of its own made from one row builder and one row
 // of the table, with nothing else written for it, is built over a report's bundles and shown by
-// `--by` in text and in JSON as the built-in rankings are.
+// `--by` in text, in JSON and in CSV as the built-in rankings are.
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/ranking.hpp"
+#include "sdscprov/report/csv_printers.hpp"
 #include "sdscprov/report/profile_printers.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <set>
 #include <simdjson.h>
@@ -43,7 +45,7 @@ ProfileBundle bundle(std::string key, std::vector<SourceLine> lines, std::uint64
 
 } // namespace
 
-TEST_CASE("ranking table: a new view from a row builder and a table row, in text, JSON and --by") {
+TEST_CASE("ranking table: a new view from a row builder and a table row, in text, JSON, CSV and --by") {
     std::vector<RankingSpec> table(builtin_rankings().begin(), builtin_rankings().end());
     table.push_back({.word = "file",
                      .json_key = "by_file",
@@ -120,4 +122,13 @@ TEST_CASE("ranking table: a new view from a row builder and a table row, in text
     REQUIRE_FALSE(rows.at(0)["device_ns"].get(ns));
     CHECK(ns == 900);
     CHECK(rows.at(2)["file"].is_null()); // a "[...]" row names nothing
+
+    // CSV: its rows, the name column named by its member (empty for a "[...]" row), its file.
+    const std::string csv = render_ranking_csv(report, table.back());
+    CHECK(csv.starts_with("label,file,device_ns,share,events,stages.DMI.ticks,"));
+    CHECK(csv.find("\n/m/a.py,/m/a.py,900,0.9,4,") != std::string::npos);
+    CHECK(csv.find("\n/m/b.py,/m/b.py,700,0.7,2,") != std::string::npos);
+    CHECK(csv.find("\n[no source],,100,0.1,2,") != std::string::npos);
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);
+    CHECK(ranking_csv_name(table.back()) == "file.csv");
 }
