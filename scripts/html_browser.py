@@ -227,3 +227,46 @@ class Browser:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with open(path, 'wb') as f:
             f.write(base64.b64decode(data))
+
+
+# The source-line cells of a profile page's ranking in view: each one's full label (its tooltip),
+# the tail shown whole, and whether that tail is on screen uncovered (inside its row, its list's
+# visible box and the window, the topmost element at its corners).
+_LINE_CELLS = r"""(() => {
+  const list = document.getElementById('rank-list');
+  list.scrollIntoView({ block: 'start' });
+  const box = list.getBoundingClientRect(), right = box.left + list.clientWidth;
+  const inside = (r, o) => r.left >= o.left - 0.5 && r.right <= o.right + 0.5;
+  return [...list.querySelectorAll('.vspace > .row')].filter((row) => {
+    const r = row.getBoundingClientRect();
+    return r.top >= box.top && r.bottom <= box.top + list.clientHeight && r.bottom <= innerHeight;
+  }).map((row) => {
+    const label = row.querySelector('.label'), tail = label && label.querySelector('.tail');
+    if (!tail) return null;
+    const t = tail.getBoundingClientRect(), y = t.top + t.height / 2;
+    const top = (x) => { const e = document.elementFromPoint(x, y); return !!e && tail.contains(e); };
+    return [label.title, tail.textContent, label.textContent,
+            inside(t, row.getBoundingClientRect()) && inside(t, label.getBoundingClientRect()) &&
+            t.left >= box.left && t.right <= right + 0.5 && t.right <= innerWidth && t.width > 0 &&
+            top(t.left + 1) && top(t.right - 1)];
+  }).filter((x) => x);
+})()"""
+
+
+def line_cells(browser):
+    """[full label, tail text, text in the document, tail whole on screen] of each source-line
+    cell of the ranking in view (a label ending in `name.py:N`)."""
+    import re
+    return [c for c in browser.eval(_LINE_CELLS) if re.search(r'[^/]+\.py:\d+$', c[0])]
+
+
+def check_line_cells(browser, page, least=3):
+    """Every source-line cell in view shows its file's name and line (`name.py:N`) whole on
+    screen, the full path in its tooltip and in the document (what a copy takes)."""
+    cells = line_cells(browser)
+    assert len(cells) >= least, f'{page}: {len(cells)} source-line cells in view: {cells}'
+    for full, tail, text, on_screen in cells:
+        assert text == full, (page, text, full)
+        assert tail == full.rsplit('/', 1)[-1], f'{page}: {full!r} shows {tail!r} as its file and line'
+        assert on_screen, f'{page}: {tail!r} of {full!r} is not whole on screen at {browser.size}'
+    return cells

@@ -2,7 +2,6 @@
 // (--by into a RankingChoice, --format into a Format, ...); profile.cpp makes the run of them.
 #include "common.hpp"
 #include "profile.hpp"
-
 #include "sdscprov/profile/ideal.hpp"
 #include "sdscprov/sidecars/sidecar.hpp"
 
@@ -11,7 +10,7 @@ namespace sdscprov::cli {
 namespace {
 
 // --by, its words turned into the rankings and their order as they are parsed: each ranking's
-// word (tables, in the order given) and time, lost (the order; the last one given counts).
+// word (tables, in the order given) and time, lost, spread (the order; the last one given counts).
 void add_by_option(CLI::App& cmd, RankingChoice& by) {
     const RankingTable table = builtin_rankings();
     std::vector<std::string> words = by_words(table);
@@ -26,8 +25,9 @@ void add_by_option(CLI::App& cmd, RankingChoice& by) {
                choose_by(given, table, by, unknown);
            },
            "Only these tables in text and csv (" + tables +
-               "), ranked by time (default) or lost (against the ideal); comma-separated or "
-               "given again")
+               "), ranked by time (default), lost (against the ideal) or spread (several "
+               "traces: the slowest rank's time over the fastest's); comma-separated or given "
+               "again")
         ->delimiter(',')
         ->check(CLI::IsMember(words));
 }

@@ -101,8 +101,8 @@ const std::array<RankingSpec, 4> builtin{{
      .keys = category_keys},
 }};
 
-constexpr std::array<std::pair<std::string_view, ProfileOrder>, 2> orders{
-    {{"time", ProfileOrder::time}, {"lost", ProfileOrder::lost}}};
+constexpr std::array<std::pair<std::string_view, ProfileOrder>, 3> orders{
+    {{"time", ProfileOrder::time}, {"lost", ProfileOrder::lost}, {"spread", ProfileOrder::spread}}};
 
 void add_to_row(ProfileRow& row, const RowKey& key, const ProfileBundle& b, std::uint32_t index) {
     if (row.bundles.empty()) {

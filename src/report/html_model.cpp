@@ -61,6 +61,7 @@ struct HtmlModel::Buffers {
     std::string verdict = "null";
     std::string profile = "null";
     std::string compare; // profile --baseline only: the member is left out when empty
+    std::string ranks;   // several traces only: the member is left out when empty
     JsonArray rankings;
     std::size_t kernel_count = 0;
     std::size_t op_count = 0;
@@ -385,7 +386,30 @@ void HtmlModel::ranking(std::string_view id, std::string_view title, std::string
         w.EndArray();
     }
     w.EndArray();
+    if (!b_->ranks.empty()) {
+        json_out::key(w, "rank_ns");
+        w.StartArray();
+        for (const auto& r : rows) {
+            w.StartArray();
+            for (auto ns : r.rank_ns) {
+                w.Uint64(ns);
+            }
+            w.EndArray();
+        }
+        w.EndArray();
+    }
     w.EndObject();
+}
+
+void HtmlModel::ranks(const std::vector<std::int64_t>& numbers) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    w.StartArray();
+    for (auto n : numbers) {
+        w.Int64(n);
+    }
+    w.EndArray();
+    b_->ranks.assign(buffer.GetString(), buffer.GetSize());
 }
 
 void HtmlModel::line_time(const std::string& file, std::int64_t line, std::uint64_t ns) {
@@ -553,6 +577,9 @@ std::string HtmlModel::json() {
     member("profile", b_->profile);
     if (!b_->compare.empty()) {
         member("compare", b_->compare);
+    }
+    if (!b_->ranks.empty()) {
+        member("ranks", b_->ranks);
     }
     member("rankings", b_->rankings.close());
     out += '}';

@@ -102,6 +102,9 @@ public:
     // With `ideal`, each row also gives its ideal, lost and measured-with-an-ideal time.
     void ranking(std::string_view id, std::string_view title, std::string_view what,
                  std::string_view note, const std::vector<ProfileRow>& rows, bool ideal = false);
+    // Profile of several traces: the ranks' numbers, in the order of each row's rank_ns (the
+    // rankings given after it carry each row's time in each rank: the page's per-rank columns).
+    void ranks(const std::vector<std::int64_t>& numbers);
     // Profile: the device time of a source line (the heat), and the time it lost against the
     // ideal (the other heat; the page offers the switch once a line has one).
     void line_time(const std::string& file, std::int64_t line, std::uint64_t ns);

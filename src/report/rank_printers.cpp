@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace sdscprov {
@@ -16,13 +17,53 @@ namespace {
 
 using namespace profile_format;
 
-std::string ratio_text(const std::optional<double>& ratio) {
-    if (!ratio) {
+// A spread (longest / shortest) with the digits it takes to differ from 1 when the times differ:
+// two decimals, up to six ("1.004x" for a rank 4.4 ms slower in a second, never "1.00x").
+std::string ratio_text(const RankSpread& s) {
+    if (!s.ratio) {
         return "-";
     }
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2fx", *ratio);
-    return buf;
+    for (int digits = 2;; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*f", digits, *s.ratio);
+        if (s.lead_ns() == 0 || digits == 6 || std::strtod(buf, nullptr) != 1.0) {
+            break;
+        }
+    }
+    return std::string(buf) + "x";
+}
+
+// The slowest rank against the fastest: the gap in time and the spread.
+std::string slowest_text(const ProfileReport& r, const RankSpread& s) {
+    return "rank " + std::to_string(r.ranks[s.slowest].rank) + " (" +
+           printable(r.ranks[s.slowest].trace) + "), " + milliseconds(s.max_ns) +
+           " ms of device time, " + milliseconds(s.lead_ns()) + " ms more than the fastest (rank " +
+           std::to_string(r.ranks[s.fastest].rank) + ", " + milliseconds(s.min_ns) +
+           " ms): " + ratio_text(s) + " its time";
+}
+
+// A row's spread as a sort key: a rank without the row counts as infinitely faster.
+double spread_key(const RankSpread& s) {
+    return s.ratio ? *s.ratio : (s.lead_ns() > 0 ? std::numeric_limits<double>::infinity() : 1.0);
+}
+
+// The row of the largest spread among those every rank ran (then the largest lead); nullptr when
+// no such row has a lead.
+const ProfileRow* widest_row(const std::vector<ProfileRow>& rows) {
+    const ProfileRow* best = nullptr;
+    RankSpread best_s;
+    for (const auto& row : rows) {
+        RankSpread s = rank_spread(row.rank_ns);
+        if (!s.ratio || s.lead_ns() == 0) {
+            continue;
+        }
+        if (!best || *s.ratio > *best_s.ratio ||
+            (*s.ratio == *best_s.ratio && s.lead_ns() > best_s.lead_ns())) {
+            best = &row;
+            best_s = s;
+        }
+    }
+    return best;
 }
 
 class RankTextPrinter {
@@ -66,12 +107,21 @@ private:
                                      width_, false)) +
                 "\n";
         RankSpread s = rank_spread(rank_totals(r_));
-        out_ += paint("\x1b[1m", "slowest: " + rank_name(s.slowest) + " (" +
-                                     printable(r_.ranks[s.slowest].trace) + "), " +
-                                     milliseconds(s.max_ns) + " ms of device time, " +
-                                     ratio_text(s.ratio) + " the fastest (" + rank_name(s.fastest) +
-                                     ", " + milliseconds(s.min_ns) + " ms)") +
-                "\n";
+        out_ += paint("\x1b[1m", "slowest: " + slowest_text(r_, s)) + "\n";
+        for (const RankingSpec* spec : rankings_shown(o_, r_)) {
+            const Ranking* ranking = r_.ranking(*spec);
+            const ProfileRow* row = ranking != nullptr ? widest_row(ranking->rows) : nullptr;
+            if (row == nullptr) {
+                continue;
+            }
+            RankSpread w = rank_spread(row->rank_ns);
+            std::string said = "largest spread by " + std::string(spec->column) + ": " +
+                               ratio_text(w) + ", " + rank_name(w.slowest) + " " +
+                               milliseconds(w.max_ns) + " ms, " + rank_name(w.fastest) + " " +
+                               milliseconds(w.min_ns) + " ms: ";
+            std::size_t room = width_ > said.size() + 12 ? width_ - said.size() : 12;
+            out_ += said + fit(printable(row->label), room, spec->kind == RowKind::line) + "\n";
+        }
         out_ += "kernel events: " + thousands(c.kernel_events) + " of " +
                 thousands(c.trace_events) + " trace events, " + milliseconds(c.kernel_ns) +
                 " ms of device time over all ranks\n";
@@ -125,7 +175,7 @@ private:
             pad_left(s.lead_ns() == 0 ? std::string("-") : std::to_string(r_.ranks[s.slowest].rank),
                      9) +
             pad_left(milliseconds(s.max_ns), 12) + pad_left(milliseconds(s.min_ns), 12) +
-            pad_left(ratio_text(s.ratio), 9);
+            pad_left(ratio_text(s), 9);
         if (columns_) {
             for (auto ns : row.rank_ns) {
                 line += pad_left(milliseconds(ns), 12);
@@ -141,9 +191,12 @@ private:
         const Ranking* ranking = r_.ranking(spec);
         const std::vector<ProfileRow>& rows = ranking != nullptr ? ranking->rows : none;
         const bool lines = spec.kind == RowKind::line;
-        out_ += paint("\x1b[1m",
-                      fit(title + " by the slowest rank's lead (max - min)", width_, false)) +
-                '\n';
+        const bool by_spread = o_.order == ProfileOrder::spread;
+        out_ +=
+            paint("\x1b[1m", fit(title + (by_spread ? " by spread (max / min)"
+                                                    : " by the slowest rank's lead (max - min)"),
+                                 width_, false)) +
+            '\n';
         out_ +=
             paint("\x1b[2m", fit("(sum: every rank; slowest: the rank of the longest time, - when "
                                  "every rank took as long; spread: longest / shortest)",
@@ -158,12 +211,19 @@ private:
         out_ += paint("\x1b[2m", h + what) + '\n';
         std::vector<std::size_t> order(rows.size());
         std::vector<std::uint64_t> lead(rows.size());
+        std::vector<double> spread(rows.size());
         for (std::size_t i = 0; i < order.size(); ++i) {
             order[i] = i;
-            lead[i] = rank_spread(rows[i].rank_ns).lead_ns();
+            RankSpread s = rank_spread(rows[i].rank_ns);
+            lead[i] = s.lead_ns();
+            spread[i] = spread_key(s);
         }
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::size_t a, std::size_t b) { return lead[a] > lead[b]; });
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            if (by_spread && spread[a] != spread[b]) {
+                return spread[a] > spread[b];
+            }
+            return lead[a] > lead[b];
+        });
         std::size_t shown = o_.top == 0 ? rows.size() : std::min(o_.top, rows.size());
         for (std::size_t i = 0; i < shown; ++i) {
             const auto& row = rows[order[i]];
@@ -216,23 +276,38 @@ std::string render_ranks_html(const ProfileReport& report, const SourceTextOptio
     }
     HtmlModel model("profile", "sdscprov profile", source_text);
     RankSpread total = rank_spread(rank_totals(report));
-    std::string slowest = rank_words(report, total.slowest) + ", " + milliseconds(total.max_ns) +
-                          " ms of device time, " + ratio_text(total.ratio) + " the fastest (" +
-                          rank_words(report, total.fastest) + ", " + milliseconds(total.min_ns) +
-                          " ms)";
+    std::string slowest = slowest_text(report, total);
     if (const ProfileRow* line = straggler_line(report)) {
         RankSpread s = rank_spread(line->rank_ns);
         model.verdict("note", "straggler line: " + printable(line->label) + ": " +
                                   rank_words(report, s.slowest) + " took " +
-                                  milliseconds(s.max_ns) + " ms, " + ratio_text(s.ratio) +
+                                  milliseconds(s.max_ns) + " ms, " + ratio_text(s) +
                                   " the fastest (" + rank_words(report, s.fastest) + ", " +
                                   milliseconds(s.min_ns) + " ms)");
     } else {
         model.verdict("note", "no straggler line: no source line of 1% of the device time or "
                               "more took longer on one rank than on another");
     }
+    std::vector<std::int64_t> numbers;
+    for (const auto& k : report.ranks) {
+        numbers.push_back(k.rank);
+    }
+    model.ranks(numbers);
     model.summary("traces", std::to_string(report.ranks.size()));
     model.summary("slowest rank", slowest);
+    for (const auto& ranking : report.rankings) {
+        if (ranking.spec->needs_ideal && !report.ideal.any()) {
+            continue; // not on the page
+        }
+        if (const ProfileRow* row = widest_row(ranking.rows)) {
+            RankSpread w = rank_spread(row->rank_ns);
+            model.summary("largest spread by " + std::string(ranking.spec->column),
+                          printable(row->label) + ": " + ratio_text(w) + ", " +
+                              rank_words(report, w.slowest) + " " + milliseconds(w.max_ns) +
+                              " ms, " + rank_words(report, w.fastest) + " " +
+                              milliseconds(w.min_ns) + " ms");
+        }
+    }
     return profile_page(model, report);
 }
 

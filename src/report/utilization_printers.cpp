@@ -6,7 +6,10 @@
 #include "sdscprov/report/profile_printers.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <numeric>
+#include <optional>
 
 namespace sdscprov::utilization_printers {
 
@@ -34,6 +37,33 @@ std::string paint(bool color, const char* tone, const std::string& s) {
 bool has_columns(const ProfileReport& r) {
     return r.ideal.any();
 }
+
+namespace {
+
+// When most kernels with an ideal ran faster than it (utilization over 100 %), the clock is
+// likely wrong: the whole MHz at which the median kernel's utilization is 100 % (utilization
+// scales as 1 / MHz), with that median. nullopt otherwise.
+std::optional<std::pair<std::uint64_t, double>> clock_suggestion(const ProfileReport& r) {
+    std::vector<double> utils;
+    std::size_t over = 0;
+    for (const auto& b : r.bundles) {
+        const IdealTime& t = b.time.ideal;
+        if (t.known() && t.measured_ns > 0) {
+            utils.push_back(static_cast<double>(t.ideal_ns) / static_cast<double>(t.measured_ns));
+            over += utils.back() > 1.0 ? 1 : 0;
+        }
+    }
+    if (utils.empty() || over * 2 <= utils.size()) {
+        return std::nullopt;
+    }
+    std::sort(utils.begin(), utils.end());
+    std::size_t n = utils.size();
+    double median = n % 2 == 1 ? utils[n / 2] : (utils[n / 2 - 1] + utils[n / 2]) / 2;
+    auto mhz = static_cast<std::uint64_t>(std::llround(r.ideal.core_mhz * median));
+    return std::make_pair(mhz, median);
+}
+
+} // namespace
 
 std::string header_lines(const ProfileReport& r, std::size_t width) {
     const IdealSummary& s = r.ideal;
@@ -71,6 +101,15 @@ std::string header_lines(const ProfileReport& r, std::size_t width) {
         }
         out += fit(line, width, false) + "\n";
     }
+    if (auto clock = clock_suggestion(r)) {
+        char median[32];
+        std::snprintf(median, sizeof median, "%.0f%%", clock->second * 100.0);
+        out += fit("  most kernels ran faster than their ideal at " +
+                       std::to_string(r.ideal.core_mhz) + " MHz (median utilization " + median +
+                       "): --core-mhz " + std::to_string(clock->first) + " makes the median 100%",
+                   width, false) +
+               "\n";
+    }
     return out;
 }
 
@@ -89,8 +128,8 @@ std::string columns(const DeviceTime& t) {
 
 std::string category_table(const ProfileReport& r, const RankingSpec& spec, std::size_t top,
                            std::size_t width, bool by_lost, bool color) {
-    std::string title = std::string(spec.name) +
-                        (by_lost ? " by time lost against the ideal" : " by device time");
+    std::string title =
+        std::string(spec.name) + (by_lost ? " by time lost against the ideal" : " by device time");
     std::string out = paint(color, "\x1b[1m", fit(title, width, false)) + '\n';
     out += paint(color, "\x1b[2m",
                  fit("(a kernel's category is that of its largest entry in " +

@@ -3,7 +3,8 @@ scan, annotate, check, explain and profile. Chromium is driven over the DevTools
 (scripts/html_browser.py); every page must load with no console error or exception and no
 request other than its own file, show the kernels and source lines the files on disk name, worst
 first, and answer clicks, the filter and the sort. Every page is also looked at in a small window
-(800x600): one column, names shortened in the middle with their tail whole. Screenshots of every
+(800x600): one column, names shortened in the middle with their tail whole; a profile page's
+source-line cells in view show `name.py:N` whole at 1400x1000 and 800x600. Screenshots of every
 page at 1400x1000 and 800x600 go to <build>/screenshots/.
 
 Expectations come from the SDSC files on disk, from the generators' own totals and from the
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import BIN, ROOT, SCRIPTS, TESTDATA, TempDir, copy_tree, main, run  # noqa: E402
 
 sys.path.insert(0, SCRIPTS)
-from html_browser import Browser  # noqa: E402
+from html_browser import Browser, check_line_cells  # noqa: E402
 
 SHOTS = os.path.join(os.path.dirname(os.path.abspath(BIN)), 'screenshots')
 SIZES = ((1400, 1000), (800, 600))
@@ -202,7 +203,11 @@ def check_small_window(b, page):
     assert names, f'{page}: no names in view'
     for text, tooltip, tail, past, width, cut in names:
         assert tooltip == text, (page, text, tooltip)
-        assert text.endswith(tail) and len(tail) >= min(12, len(text) // 2), (page, text, tail)
+        # A source line's tail is its file's name and line (its directories give way); any
+        # other name keeps a tail of 12 characters or half of it.
+        line = re.search(r'/([^/]+\.py:\d+)$', text)
+        assert text.endswith(tail) and (tail == line.group(1) if line else len(tail) >= min(12, len(text) // 2)), \
+            (page, text, tail)
         assert past <= 0.5 and (not tail or width > 0), f'{page}: the tail of {text!r} is cut off'
     return sum(1 for n in names if n[5])
 
@@ -217,9 +222,13 @@ def check_copy(b, selector):
 
 
 def shoot(b, page, checks=None):
-    """Screenshots at both sizes, the small one after the 800x600 checks; back to 1400x1000."""
+    """Screenshots at both sizes, the small one after the 800x600 checks; back to 1400x1000. A
+    profile page's source-line cells in view show their file's name and line whole at both."""
     for width, height in SIZES:
         b.resize(width, height)
+        if b.eval("document.body.classList.contains('profile') && !document.getElementById('rank-pane').hidden"):
+            check_line_cells(b, f'{page} at {width}x{height}')
+            b.eval('scrollTo(0, 0)')
         if width == 800:
             check_small_window(b, page)
             if checks:

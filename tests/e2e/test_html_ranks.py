@@ -1,8 +1,9 @@
 """End-to-end test of the HTML page of `sdscprov profile T1 T2 T3 --format html`: three ranks of
 one generated model (scripts/gen_trace.py --rank), rank 1's bundle 19 slowed to 160 %. The page,
 opened in chromium, names the straggler line and the slowest rank under its title, above the fold
-at 1400x1000 and 800x600, with the figures of the JSON report of the same traces. Screenshots go
-to <build>/screenshots/.
+at 1400x1000 and 800x600, with the figures of the JSON report of the same traces; its ranking has
+a column per rank, and every source-line cell in view shows its file's name and line whole.
+Screenshots go to <build>/screenshots/.
 """
 import json
 import os
@@ -13,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e import BIN, SCRIPTS, TempDir, main, run  # noqa: E402
 
 sys.path.insert(0, SCRIPTS)
-from html_browser import Browser  # noqa: E402
+from html_browser import Browser, check_line_cells  # noqa: E402
 
 SHOTS = os.path.join(os.path.dirname(os.path.abspath(BIN)), 'screenshots')
 SIZES = ((1400, 1000), (800, 600))
@@ -28,6 +29,15 @@ def generate(out, *args):
 def ms(ns):
     us = (ns + 500) // 1000
     return f'{us // 1000:,}.{us % 1000:03d}'
+
+
+def ratio(longest, shortest):
+    """max / min with two decimals, more (up to six) until it differs from 1 when the times do."""
+    for digits in range(2, 7):
+        text = f'{longest / shortest:.{digits}f}'
+        if longest == shortest or float(text) != 1.0:
+            break
+    return text + 'x'
 
 
 def straggler(report):
@@ -58,11 +68,13 @@ def test_rank_page_names_the_straggler():
         ranks = [t['rank'] for t in report['traces']]
         assert ranks[slow] == 1, (row['label'], ns)
         want = (f"straggler line: {row['label']}: rank {ranks[slow]} took {ms(max(ns))} ms, "
-                f"{max(ns) / min(ns):.2f}x the fastest (rank {ranks[fast]}, {ms(min(ns))} ms)")
+                f"{ratio(max(ns), min(ns))} the fastest (rank {ranks[fast]}, {ms(min(ns))} ms)")
         totals = [t['kernel_ns'] for t in report['traces']]
-        slowest = (f"rank {ranks[totals.index(max(totals))]}, {ms(max(totals))} ms of device time, "
-                   f"{max(totals) / min(totals):.2f}x the fastest "
-                   f"(rank {ranks[totals.index(min(totals))]}, {ms(min(totals))} ms)")
+        slow_t = totals.index(max(totals))
+        slowest = (f"rank {ranks[slow_t]} ({traces[slow_t]}), {ms(max(totals))} ms of device time, "
+                   f"{ms(max(totals) - min(totals))} ms more than the fastest "
+                   f"(rank {ranks[totals.index(min(totals))]}, {ms(min(totals))} ms): "
+                   f"{ratio(max(totals), min(totals))} its time")
         p = subprocess.run([BIN, *args, '--format', 'html'], capture_output=True, timeout=300)
         assert p.returncode == 0, p.stderr.decode(errors='replace')
         path = os.path.join(tmp, 'ranks.html')
@@ -79,6 +91,18 @@ def test_rank_page_names_the_straggler():
             summary = b.eval("document.getElementById('summary').textContent")
             assert slowest in summary, (slowest, summary)
             b.screenshot(os.path.join(SHOTS, f'profile-ranks-{width}x{height}.png'))
+            # Each rank's column: its device time in every row in view, in the ranks' order.
+            head = b.eval("[...document.querySelectorAll('#rank-head .c-rank')].map((e) => e.textContent)")
+            assert head == [f'rank {r}' for r in ranks], (width, head)
+            by_label = {r['label']: r['rank_ns'] for r in report['by_line']}
+            shown = b.eval("[...document.querySelectorAll('#rank-list .rank-row')].map((e) => "
+                           "[e.querySelector('.label').title, [...e.querySelectorAll('.c-rank')].map((c) => c.textContent)])")
+            assert len(shown) >= 5, shown
+            for label, cells in shown:
+                assert cells == [f'{ms(v)} ms' for v in by_label[label]], (width, label, cells, by_label[label])
+            # Every source-line cell in view shows its file and line whole.
+            check_line_cells(b, f'ranks at {width}x{height}')
+            b.eval('scrollTo(0, 0)')
 
 
 if __name__ == '__main__':

@@ -228,6 +228,24 @@ def test_core_mhz():
         _, text, _ = run('profile', g.trace, g.cache, '--origins', g.sidecar, '--core-mhz', '733',
                          check_rc=0)
         assert 'ideal (core clock 733 MHz)' in text, text[:2000]
+        # Most kernels over 100 %: the clock that makes the median kernel's utilization 100 %
+        # (utilization scales as 1 / MHz), said in the header; not said otherwise.
+        for mhz in (1, 733, 1000000):
+            kernels = [u for u in g.compute('both', mhz)['tables']['by_kernel'].values()
+                       if u['events'] and u['measured_ns']]
+            utils = sorted(u['ideal_ns'] / u['measured_ns'] for u in kernels)
+            n = len(utils)
+            median = utils[n // 2] if n % 2 else (utils[n // 2 - 1] + utils[n // 2]) / 2
+            _, text, _ = run('profile', g.trace, g.cache, '--origins', g.sidecar, '--core-mhz', str(mhz),
+                             check_rc=0)
+            said = [line for line in text.splitlines() if 'makes the median 100%' in line]
+            if sum(u > 1 for u in utils) * 2 > n:
+                want = (f'  most kernels ran faster than their ideal at {mhz} MHz (median utilization '
+                        f'{median * 100:.0f}%): --core-mhz {int(mhz * median + 0.5)} makes the median 100%')
+                assert said == [want], (mhz, said, want)
+            else:
+                assert said == [], (mhz, said)
+        assert not said, 'no clock without a suggestion was tried'
         _, text, _ = run('profile', g.trace, '--origins', g.sidecar, check_rc=0)
         assert 'ideal (core clock 1100 MHz): no paired kernel directory' in text, text[:2000]
         for bad in ('0', '1.5', '-3', 'fast', '1000001'):

@@ -36,12 +36,12 @@ struct RankingSpec {
     std::string_view json_key;  // "by_line": the member of the JSON reports holding its rows
     std::string_view json_name; // the row's member naming it: "line", "aten_op", "bundle", ...
     RowKind kind = RowKind::name;
-    std::string_view name;          // the text tables': "Source lines" (by device time, ...)
-    std::string_view change_title;  // the comparison's: "By model source line"
-    std::string_view page_title;    // the page's: "Source lines"
-    std::string_view column;        // the label column's heading in text: "source line"
-    std::string_view page_column;   // and on the page
-    std::string_view plural;        // "lines": "(12 more lines; --top 0 shows all)"
+    std::string_view name;         // the text tables': "Source lines" (by device time, ...)
+    std::string_view change_title; // the comparison's: "By model source line"
+    std::string_view page_title;   // the page's: "Source lines"
+    std::string_view column;       // the label column's heading in text: "source line"
+    std::string_view page_column;  // and on the page
+    std::string_view plural;       // "lines": "(12 more lines; --top 0 shows all)"
     // Under the title: why the rows can add up to more than the whole (`adds_up` false), or what
     // a row is. `shares_whole`: the note ends with " 100%" in one run, " the total" compared.
     std::string_view note;
@@ -65,8 +65,9 @@ RankingTable builtin_rankings();
 const RankingSpec& ranking_spec(ProfileRanking r);
 
 // What the rankings are ordered by in text: device time, or the time lost against the ideal
-// (ties, rows without an ideal among them, by device time).
-enum class ProfileOrder { time, lost };
+// (ties, rows without an ideal among them, by device time), or (several traces) the spread, the
+// longest rank's time over the shortest's (one trace: by device time).
+enum class ProfileOrder { time, lost, spread };
 
 // What --by chose: the rankings, in the order given (none: the default set), and their order.
 struct RankingChoice {

@@ -61,10 +61,10 @@
   // what tells kernels apart: the key, the directory's suffix). The text stays whole in the
   // document (a copy takes all of it) and in the tooltip. The cell never gets narrower than its
   // tail and a few characters of its head.
-  function nameEl(name, cls, tail) {
+  function nameEl(name, cls, tail, whole) {
     const text = shown(name);
     const e = el('span', 'mid' + (cls ? ' ' + cls : ''));
-    const chars = [...text], n = Math.min(tail || 24, Math.floor(chars.length / 2));
+    const chars = [...text], n = whole ? Math.min(tail, chars.length) : Math.min(tail || 24, Math.floor(chars.length / 2));
     const head = el('span', 'head', chars.slice(0, chars.length - n).join(''));
     head.style.maxWidth = 'calc(100% - ' + n + 'ch)';
     e.append(head, el('span', 'tail', chars.slice(chars.length - n).join('')));
@@ -72,6 +72,13 @@
     e.title = text;
     return e;
   }
+
+  // A source line's label ("/dir/sub/file.py:LINE"): its directories give way first, the file's
+  // name and the line stay whole at every width (the tail is all after the last '/').
+  const lineTail = (label) => [...shown(label)].length - [...shown(label.slice(0, label.lastIndexOf('/') + 1))].length;
+  const lineEl = (label, cls) => nameEl(label, cls, lineTail(label), true);
+  // The least width of such a label in ch: its tail and a few characters of its head.
+  const lineMinCh = (label) => Math.min([...shown(label)].length, lineTail(label) + 4);
 
   const ROW = 20;
   // A list of `count` rows of ROW pixels that holds only the rows in view. Arrow keys, Page Up and
@@ -135,6 +142,7 @@
   const C = D.compare;
   if (C) document.body.classList.add('compare');
   if (profile) document.body.classList.add('profile');
+  if (D.ranks) document.body.classList.add('ranks');
   setText('title', title);
   setText('tool', tool);
   if (D.verdict) {
@@ -402,8 +410,9 @@
   const rankList = VList($('rank-list'), (i) => {
     const r = rowAt(i);
     const e = el('div', 'row rank-row' + (rankSel === i ? ' sel' : ''));
+    const label = r[4] >= 0 ? lineEl(r[0], 'grow label') : nameEl(r[0], 'grow label');
     if (R[rankTab].cmp) {
-      e.append(...changeCells(r), nameEl(r[0], 'grow label'));
+      e.append(...changeCells(r), label);
       if (r[6]) e.append(el('span', 'shrink dim', r[6].trim()));
       e.addEventListener('click', () => activateRank(i));
       return e;
@@ -411,36 +420,84 @@
     const bar = el('span', 'bar small'), t = el('i', 'b-time');
     t.style.width = (T.ns ? Math.min(100, 100 * r[1] / T.ns) : 0) + '%';
     bar.append(t);
-    e.append(el('span', 'num c-time', dur(r[1])), el('span', 'num c-share', share(r[1], T.ns)), bar,
-      el('span', 'num c-ev dim', thousands(r[2])));
+    e.append(el('span', 'num c-time', dur(r[1])), el('span', 'num c-share', share(r[1], T.ns)));
+    if (rankCols.bar) e.append(bar);
+    if (rankCols.events) e.append(el('span', 'num c-ev dim', thousands(r[2])));
+    // Several ranks: each one's time, the longest marked.
+    if (rankCols.ranks) {
+      const ns = R[rankTab].rank_ns[rankBy ? rankBy[i] : i], most = Math.max(...ns);
+      for (const v of ns) e.append(el('span', 'num c-rank' + (v === most && Math.min(...ns) < most ? ' grew' : ''), dur(v)));
+    }
     // Against the ideal: its ideal, utilization (over the events that have one) and lost time.
     if (R[rankTab].ideal) {
       const known = r[9] !== null;
       e.append(el('span', 'num c-time', known ? dur(r[7]) : '-'), el('span', 'num c-share', known ? share(r[7], r[9]) : '-'),
         el('span', 'num c-time', known ? dur(r[8]) : '-'));
     }
-    e.append(nameEl(r[0], 'grow label'));
+    e.append(label);
     if (r[6]) e.append(el('span', 'shrink dim', r[6].trim()));
     e.addEventListener('click', () => activateRank(i));
     return e;
   }, (i) => activateRank(i));
-  function showRanking(t) {
+  // Which of a ranking's columns fit beside its labels' least width (a source line's file name
+  // and line whole): the bar gives way first, then the events, then the per-rank times.
+  let rankCols = { bar: true, events: true, ranks: false };
+  let chPx = 0;
+  function fitColumns(t) {
+    if (!chPx) {
+      const probe = el('span', 'mid', '0000000000');
+      probe.style.position = 'absolute';
+      probe.style.visibility = 'hidden';
+      document.body.append(probe);
+      chPx = probe.getBoundingClientRect().width / 10 || 7.5;
+      probe.remove();
+    }
+    const rk = R[t], GAP = 8;
+    let least = 0;
+    for (const r of rk.rows) least = Math.max(least, r[4] >= 0 ? lineMinCh(r[0]) : Math.min([...shown(r[0])].length, 28));
+    const box = $('rank-list');
+    let room = box.clientWidth - 8 - Math.min(least, 60) * chPx - (3 * chPx + GAP) - GAP;
+    room -= rk.cmp ? 5 * (76 + GAP) : (88 + 52 + 2 * GAP) + (rk.ideal ? 88 + 52 + 88 + 3 * GAP : 0);
+    const perRank = rk.rank_ns ? D.ranks.length * (80 + GAP) : 0;
+    rankCols = { bar: false, events: false, ranks: false };
+    if (rk.cmp) return;
+    for (const [name, px] of [['ranks', perRank], ['events', 64 + GAP], ['bar', 60 + GAP]]) {
+      if (!px || room < px) continue;
+      rankCols[name] = true;
+      room -= px;
+    }
+  }
+  function showRanking(t, keep) {
     rankTab = t;
-    rankSel = -1;
+    if (!keep) rankSel = -1;
     [...$('rank-tabs').children].forEach((b, i) => b.setAttribute('aria-selected', String(i === t)));
     $('rank-note').textContent = R[t].note ? '(' + R[t].note + ')' : 'each event counts once';
     if (R[t].cmp) {
       $('rank-head').replaceChildren(el('span', 'num c-time', 'base'), el('span', 'num c-time', 'new'), el('span', 'num c-time', 'change'),
         el('span', 'num c-pct', '%'), el('span', 'bar small'));
     } else {
-      $('rank-head').replaceChildren(el('span', 'num c-time', 'time'), el('span', 'num c-share', 'share'), el('span', 'bar small'),
-        el('span', 'num c-ev', 'events'));
+      fitColumns(t);
+      $('rank-head').replaceChildren(el('span', 'num c-time', 'time'), el('span', 'num c-share', 'share'));
+      if (rankCols.bar) $('rank-head').append(el('span', 'bar small'));
+      if (rankCols.events) $('rank-head').append(el('span', 'num c-ev', 'events'));
+      if (rankCols.ranks) for (const n of D.ranks) $('rank-head').append(el('span', 'num c-rank', 'rank ' + n));
+      if (R[t].rank_ns && !rankCols.ranks) {
+        $('rank-note').textContent += ' \u00b7 each rank\'s column shows in a wider window';
+      }
     }
     if (R[t].ideal) $('rank-head').append(el('span', 'num c-time', 'ideal'), el('span', 'num c-share', 'util'), el('span', 'num c-time', 'lost'));
     $('rank-head').append(el('span', 'grow', R[t].what));
-    rankList.top();
+    if (!keep) rankList.top();
     orderRanking();
     rankList.set(R[t].rows.length);
+  }
+  // A window of another width: the columns that fit again.
+  if (profile && R.length) {
+    let width = 0;
+    new ResizeObserver(() => {
+      const w = $('rank-list').clientWidth;
+      if (w && w !== width) { width = w; showRanking(rankTab, true); }
+    }).observe($('rank-list'));
   }
   // A ranking's row: its kernels listed, its line shown in the model, a kernel of its own shown.
   function activateRank(i) {
