@@ -66,7 +66,7 @@ TimelineLog scenario(std::vector<Ev>& keep) {
     keep = {
         {"ProfilerStep#2", "user_annotation", "100", "150", "", "", "9", "", "", ""},
         {"ProfilerStep#1", "user_annotation", "0", "100", "", "", "9", "", "", ""},
-        launch("5", "1"), launch("37", "2"), launch("35", "2"), launch("20", "3"),
+        launch("5", "1"), launch("35", "2"), launch("37", "2"), launch("20", "3"),
         launch("95", "4"), launch("99", "5"), launch("101", "6"), launch("150", "7"),
         launch("290", "8"),
     };
