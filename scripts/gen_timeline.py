@@ -33,6 +33,19 @@ def merged(intervals):
     return out
 
 
+def overlap(a, b):
+    """The length of the overlap of two lists of sorted, disjoint intervals."""
+    total, j = 0, 0
+    for start, end in a:
+        while j < len(b) and b[j][1] <= start:
+            j += 1
+        k = j
+        while k < len(b) and b[k][0] < end:
+            total += min(end, b[k][1]) - max(start, b[k][0])
+            k += 1
+    return total
+
+
 def idle_zero():
     return {'gaps': 0, 'idle_ns': 0, 'host_wait_ns': 0, 'launch_latency_ns': 0,
             'unattributed_ns': 0}
@@ -193,8 +206,7 @@ class HostLanes:
             kernel_u, transfer_u = merged(kernel_ivs), merged(transfer_ivs)
             s['kernel_busy_ns'] += sum(e - b for b, e in kernel_u)
             # the transfers' union less its overlap with the kernels' (both disjoint)
-            s['transfer_ns'] += sum(e - b for b, e in transfer_u) - sum(
-                max(0, min(te, ke) - max(tb, kb)) for tb, te in transfer_u for kb, ke in kernel_u)
+            s['transfer_ns'] += sum(e - b for b, e in transfer_u) - overlap(transfer_u, kernel_u)
         for s in steps:
             d = s.pop('delays')
             s['launch'] = {'launched': len(d), 'skewed': s.pop('skewed'), 'total_ns': sum(d),

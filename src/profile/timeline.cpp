@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <charconv>
 #include <compare>
+#include <deque>
 #include <iterator>
 #include <numeric>
 #include <tuple>
@@ -133,13 +134,14 @@ struct Pending {
     bool transfer;
 };
 
-// The heap's order: the earliest start on top.
-bool later(const Pending& a, const Pending& b) {
-    return std::tie(a.start, a.end, a.seq) > std::tie(b.start, b.end, b.seq);
+// The window's order: by start (then end, then arrival).
+bool before(const Pending& a, const Pending& b) {
+    return std::tie(a.start, a.end, a.seq) < std::tie(b.start, b.end, b.seq);
 }
 
 struct Device {
-    std::vector<Pending> window; // a heap by later()
+    // Sorted by before(): activities come nearly in start order, so most go to the back.
+    std::deque<Pending> window;
     bool started = false;        // an activity left the window
     std::uint64_t prev_end = 0;  // the latest end of those that left
     std::uint64_t last_start = 0;
@@ -154,6 +156,9 @@ struct TimelineLog::Impl {
     std::uint64_t seq = 0;
     std::unordered_map<std::string, std::uint32_t> device_ids;
     std::vector<Device> devices;
+    std::string name_buf;  // the device's name of the activity being added
+    std::string last_name; // the device last looked up, and its index
+    std::uint32_t last_device = 0;
     std::unordered_map<std::uint64_t, std::uint64_t> launches; // correlation -> earliest start
     std::uint64_t launch_events = 0;
     std::map<Span, StepAcc> steps;
@@ -279,9 +284,8 @@ struct TimelineLog::Impl {
 
     void pop(std::uint32_t device) {
         auto& w = devices[device].window;
-        std::pop_heap(w.begin(), w.end(), later);
-        Pending p = w.back();
-        w.pop_back();
+        Pending p = w.front();
+        w.pop_front();
         leave(device, p);
     }
 
@@ -390,17 +394,24 @@ void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
         return;
     }
     Impl& m = *impl_;
-    // "d" and args.device, else "p" and the pid
-    std::string name;
+    // "d" and args.device, else "p" and the pid; the last one looked up is kept (events of one
+    // device come in runs).
+    std::string& name = m.name_buf;
+    name.clear();
     if (e.device_state == FieldState::ok) {
         name.append(1, 'd').append(e.device);
     } else if (e.pid_state == FieldState::ok) {
         name.append(1, 'p').append(e.pid);
     }
-    auto [dev, added] = m.device_ids.emplace(std::move(name), m.devices.size());
-    if (added) {
-        m.devices.emplace_back();
+    if (m.devices.empty() || name != m.last_name) {
+        auto [it, added] = m.device_ids.emplace(name, m.devices.size());
+        if (added) {
+            m.devices.emplace_back();
+        }
+        m.last_name = name;
+        m.last_device = it->second;
     }
+    const std::uint32_t dev = m.last_device;
     m.ensure(slot);
     const bool transfer = kind == ActivityKind::transfer;
     Pending p{*start,
@@ -417,11 +428,15 @@ void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
     ++m.sum.activities;
     m.first_start = std::min(m.first_start, p.start);
     m.last_end = std::max(m.last_end, p.end);
-    auto& w = m.devices[dev->second].window;
-    w.push_back(p);
-    std::push_heap(w.begin(), w.end(), later);
+    auto& w = m.devices[dev].window;
+    // Its place, found from the back: a few steps for an activity that came a little late.
+    auto at = w.end();
+    while (at != w.begin() && before(p, *std::prev(at))) {
+        --at;
+    }
+    w.insert(at, p);
     if (w.size() > m.window) {
-        m.pop(dev->second);
+        m.pop(dev);
     }
 }
 
