@@ -35,20 +35,20 @@ std::string step_cell(const std::string& name, std::size_t width) {
 }
 
 std::string step_head(std::size_t name_width) {
-    return step_cell("step", name_width) + pad_left("wall (ms)", 11) + pad_left("kernel", 10) +
-           pad_left("transfer", 10) + pad_left("idle", 10) + pad_left("host wait", 10) +
-           pad_left("latency", 10) + pad_left("unattr.", 10) + pad_left("launches", 9) +
+    return step_cell("step", name_width) + pad_left("wall (ms)", 11) + pad_left("kernel", 9) +
+           pad_left("transfer", 9) + pad_left("idle", 9) + pad_left("wait", 9) +
+           pad_left("latency", 9) + pad_left("unattr.", 9) + pad_left("launches", 9) +
            pad_left("GB/s", 8);
 }
 
 std::string step_line(const StepTimeline& s, std::size_t name_width) {
     std::string line = step_cell(s.name, name_width) + pad_left(milliseconds(s.wall_ns), 11) +
-                       pad_left(milliseconds(s.kernel_busy_ns), 10) +
-                       pad_left(milliseconds(s.transfer_ns), 10) +
-                       pad_left(milliseconds(s.idle.ns), 10) +
-                       pad_left(milliseconds(s.idle.host_wait_ns), 10) +
-                       pad_left(milliseconds(s.idle.launch_latency_ns), 10) +
-                       pad_left(milliseconds(s.idle.unattributed_ns), 10) +
+                       pad_left(milliseconds(s.kernel_busy_ns), 9) +
+                       pad_left(milliseconds(s.transfer_ns), 9) +
+                       pad_left(milliseconds(s.idle.ns), 9) +
+                       pad_left(milliseconds(s.idle.host_wait_ns), 9) +
+                       pad_left(milliseconds(s.idle.launch_latency_ns), 9) +
+                       pad_left(milliseconds(s.idle.unattributed_ns), 9) +
                        pad_left(thousands(s.launch.launched), 9) +
                        pad_left(gb_per_s(s.transfer_bytes, s.transfer_active_ns), 8);
     return line + '\n';
@@ -80,7 +80,8 @@ std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t wi
         out += step_line(t.steps[i], name_width);
     }
     if (shown < t.steps.size()) {
-        out += "  (" + thousands(t.steps.size() - shown) + " more steps; --top 0 shows all)\n";
+        out += "  (" + plural(t.steps.size() - shown, "more step", "more steps") +
+               "; --top 0 shows all)\n";
     }
     if (t.step_spans && t.outside_activities > 0) {
         out += "  " + plural(t.outside_activities, "device activity", "device activities") +
