@@ -5,6 +5,7 @@ must give for it: test data for profile's tests, and the large trace of its benc
     gen_trace.py OUT_DIR [--files N] [--seed S] [--iterations I | --target-bytes B | --steps N]
                  [--gzip] [--copies N] [--rank N] [--scale INDEX=PERCENT ...]
                  [--ideal-cycles SHARE [--ideal-total SHARE] [--ideal-malformed SHARE]]
+                 [--host-lanes [--devices N] [--submitted consistent|inconsistent]]
     gen_trace.py OUT_DIR --demo CACHE     # testdata/demo/trace.json, from the annotated demo
     gen_trace.py OUT_DIR --join-cases     # the join of events with their kernel directories
 
@@ -25,6 +26,9 @@ Writes, deterministically for the same arguments:
   OUT_DIR/cache_manifest.json    with --ideal-cycles SHARE [--ideal-total S] [--ideal-malformed S]:
                                  the cache's manifest (gen_cache.py), whose kernel_dirs say what
                                  each perf/ideal_cycles.json gives
+With --host-lanes, the host lanes of scripts/gen_timeline.py are written too, and expected.json
+gains "timeline" (devices, steps slowest first, idle split, launch and queue delays) and
+"timeline_rows" (each row's idle and launch delays, the sidecar pairing).
 With --copies N, N kernel directories are copied byte for byte under another name: one bundle
 found in two directories. Kernel names repeat across directories as in a cache that kept several
 compiles (each its own bundle: its own row).
@@ -54,6 +58,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_cache  # noqa: E402  (the cache generator beside this script)
+import gen_timeline  # noqa: E402  (the host lanes, --host-lanes)
 
 PREFIX = 'spyre_kernel_v1_'
 LARGEST_STEP = '#18446744073709551615'
@@ -406,10 +411,11 @@ def event_text(fields, args=None):
 
 
 def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=None,
-                rank=None):
+                rank=None, lanes=None):
     """With in_steps (an Expected): every iteration but the first is a profiler step, its
     `ProfilerStep#N` span written after its device events, and in_steps adds up the kernel events
-    that start in one."""
+    that start in one. With lanes (gen_timeline.HostLanes): the host lanes too, and what lanes
+    adds up of them."""
     pid, host = 1, 4242
     t = 1732000000000000          # nanoseconds: about 1.7e15 us, like Kineto's epoch timestamps
     start = t
@@ -453,9 +459,15 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=
         host_events, device_events = [], []
         iteration_start, last_start = t, t
         stepped = in_steps is not None and iteration > 0
-        for b in bundles:
+        for index, b in enumerate(bundles):
             for _ in range(b['weight']):
                 launch = t
+                device = lanes.device_of(index) if lanes else None
+                if lanes:
+                    when = lanes.launch_time(device, t)
+                    if when is not None:
+                        host_events.extend(lanes.runtime_events(when, correlation, host, us,
+                                                                event_text))
                 host_events.append(event_text(
                     [('ph', '"X"'), ('cat', '"user_annotation"'),
                      ('name', '"launch_jobplan:%s"' % b['kernel']), ('pid', host),
@@ -477,16 +489,28 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=
                         [('ph', '"s"'), ('id', correlation), ('pid', host), ('tid', host),
                          ('ts', us(launch)), ('cat', '"ac2g"'), ('name', '"ac2g"')]))
                 if rng.random() < 0.2:
+                    # drawn in the order the arguments were before there were host lanes
+                    copy_tid = rng.choice([100, 200])
+                    copy_ns, copy_bytes = rng.randint(500, 40000), rng.randint(1, 1 << 24)
+                    copy_args = [('correlation', correlation), ('bytes', copy_bytes)]
+                    if lanes:
+                        copy_args.append(('device', device))
+                        lanes.activity(device, launch + 100, launch + 100 + copy_ns, True,
+                                       None, correlation, copy_bytes)
                     device_events.append(event_text(
                         [('ph', '"X"'), ('cat', '"gpu_memcpy"'),
                          ('name', '"Memcpy HtoD (Host -> Device)"'), ('pid', pid),
-                         ('tid', rng.choice([100, 200])), ('ts', us(launch + 100)),
-                         ('dur', us(rng.randint(500, 40000)))],
-                        [('correlation', correlation), ('bytes', rng.randint(1, 1 << 24))]))
+                         ('tid', copy_tid), ('ts', us(launch + 100)),
+                         ('dur', us(copy_ns))], copy_args))
                 if rng.random() < 0.05:
-                    device_events.append(event_text(
-                        [('ph', '"X"'), ('cat', '"gpu_memset"'), ('name', '"Memset (Device)"'),
-                         ('pid', pid), ('tid', 400), ('ts', us(launch + 50)), ('dur', '1.000')]))
+                    fields = [('ph', '"X"'), ('cat', '"gpu_memset"'), ('name', '"Memset (Device)"'),
+                              ('pid', pid), ('tid', 400), ('ts', us(launch + 50)),
+                              ('dur', '1.000')]
+                    if lanes:
+                        lanes.activity(device, launch + 50, launch + 1050, True, None, None)
+                        device_events.append(event_text(fields, [('device', device)]))
+                    else:
+                        device_events.append(event_text(fields))
                 for step in b['steps']:
                     ns = max(1, int(rng.expovariate(1.0 / b['mean_ns'])))
                     # --scale: the same random draws, this bundle's durations scaled (or dropped)
@@ -497,6 +521,8 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=
                               ('ts', us(t)), ('dur', text)]
                     cyc, stages, failed = cycles(rng)
                     args = [('correlation', correlation), ('stream', 0)]
+                    if lanes and b['carrier'] != 'none' and b.get('scale') != 0:
+                        args += [('device', device)] + lanes.queue_args(t)
                     with_handles = False
                     if b['carrier'] == 'full':
                         args += [('provenance_key', '"%s"' % b['key']),
@@ -515,6 +541,10 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=
                     else:
                         device_events.append(event_text(fields, args))
                     if b.get('scale') != 0:
+                        if lanes:
+                            with_args = b['carrier'] != 'none'
+                            lanes.activity(device if with_args else 'p%d' % pid, t, t + ns, False,
+                                           b['key'], correlation if with_args else None)
                         expected.kernel_event(b, ns, stages, failed, with_handles)
                         last_start = t
                         if stepped:
@@ -530,10 +560,18 @@ def write_trace(out, bundles, rng, iterations, target_bytes, expected, in_steps=
                 for e in window:
                     if e is not None:
                         emit(e)
+        if lanes:
+            phase = 'prefill' if iteration == 0 else 'decode'
+            emit(event_text([('ph', '"X"'), ('cat', '"user_annotation"'),
+                             ('name', '"%s"' % phase), ('pid', host), ('tid', host),
+                             ('ts', us(iteration_start - 500)),
+                             ('dur', us(t - iteration_start + 500))], [('External id', 0)]))
         if stepped:
             # The host's step ends 1 us after its last kernel started (or when the next step
             # begins): that kernel runs on past it, and still belongs to the step.
             end = min(last_start + 1000, t)
+            if lanes:
+                lanes.spans.append((iteration_start, end, iteration))
             emit(event_text([('ph', '"X"'), ('cat', '"user_annotation"'),
                              ('name', '"ProfilerStep#%d"' % iteration), ('pid', host),
                              ('tid', host), ('ts', us(iteration_start)),
@@ -729,9 +767,21 @@ def main(argv=None):
     p.add_argument('--join-cases', action='store_true',
                    help="write only the join's cases (a small cache, sidecar and trace whose "
                         'events name their kernel directories or not; see join_cases)')
+    p.add_argument('--host-lanes', action='store_true',
+                   help='write the host lanes (scripts/gen_timeline.py): runtime launch events, '
+                        'args.device, record_function spans; expected.json "timeline" and '
+                        '"timeline_rows" (the sidecar pairing) say what profile must give')
+    p.add_argument('--devices', type=int, default=1, metavar='N',
+                   help='with --host-lanes: the kernels of the bundles on N devices')
+    p.add_argument('--submitted', choices=['consistent', 'inconsistent'],
+                   help="with --host-lanes: kernels' args.queued and args.submitted on the "
+                        "trace's clock, or half of them on another")
     a = p.parse_args(argv)
     if a.join_cases:
         return join_cases(a.out_dir, a.seed)
+    if (a.devices != 1 or a.submitted) and not a.host_lanes:
+        print('gen_trace: --devices and --submitted go with --host-lanes', file=sys.stderr)
+        return 2
     if a.demo:
         return demo_trace(a.demo, a.out_dir)
     iterations = a.iterations if a.iterations is not None or a.target_bytes else 3
@@ -773,7 +823,10 @@ def main(argv=None):
     else:
         out = open(path, 'w', encoding='ascii', buffering=1 << 20)
     with out:
-        done = write_trace(out, bundles, rng, iterations, target, expected, in_steps, a.rank)
+        lanes = gen_timeline.HostLanes(random.Random('host-lanes:%d' % a.seed), a.devices,
+                                       a.submitted) if a.host_lanes else None
+        done = write_trace(out, bundles, rng, iterations, target, expected, in_steps, a.rank,
+                           lanes)
     result = {'trace': name, 'iterations': done, 'trace_events': expected.trace_events,
               'bundles': len(bundles), 'copies': copies,
               'bundle_dirs': {b['key']: b['dir'] for b in bundles}}
@@ -783,6 +836,12 @@ def main(argv=None):
         result['steps'] = {'spans': a.steps}
         for pairing in ('sidecar', 'caches', 'both'):
             result['steps'][pairing] = in_steps.result(pairing)
+    if lanes:
+        timeline = lanes.expected()
+        result['timeline_rows'] = gen_timeline.rows(timeline, bundles,
+                                                    result['sidecar']['kernel_rows'])
+        del timeline['keys']
+        result['timeline'] = timeline
     with open(os.path.join(a.out_dir, 'expected.json'), 'w') as f:
         json.dump(result, f, indent=1, sort_keys=True)
         f.write('\n')

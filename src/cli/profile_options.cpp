@@ -93,8 +93,13 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
     add_choice_option(*cmd, "--value", o.value,
                       Choices<FoldedValue>{{"time", FoldedValue::time},
                                            {"ideal", FoldedValue::ideal},
-                                           {"lost", FoldedValue::lost}},
-                      "The folded stacks' value: device, ideal or lost time against the ideal (ns)")
+                                           {"lost", FoldedValue::lost},
+                                           {"idle", FoldedValue::idle},
+                                           {"host-wait", FoldedValue::host_wait},
+                                           {"launch", FoldedValue::launch}},
+                      "The folded stacks' value: device, ideal or lost time against the ideal, "
+                      "the idle gaps before the events, their host-wait part, or the launch "
+                      "delays (ns)")
         ->type_name("QUANTITY");
     cmd->add_flag("--stages", o.stages,
                   "Show the DMI / PREP / CMPT / DMO breakdown (device counter ticks) in text");

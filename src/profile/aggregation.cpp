@@ -99,6 +99,7 @@ std::uint32_t Aggregation::evict_least(ProblemCode reason) {
     if (step_log_) {
         step_log_->moved(slot, other);
     }
+    timeline_.moved(slot, other);
     ++overflow_names_;
     evicted_names_.add(*least.bundle.reason, least.bundle.event_name);
     unresolved_by_name_.erase({*least.bundle.reason, least.bundle.event_name});
@@ -196,6 +197,7 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
     if (step_log_) {
         step_log_->kernel(slot, e, t.ns);
     }
+    timeline_.activity(e, ActivityKind::kernel, slot);
     if (ranked) {
         unresolved_ranking_.insert(rank(bundle, slot));
     }
@@ -230,6 +232,9 @@ void Aggregation::take_bundles(ProfileReport& r) {
         in_steps = step_log_->attribute(bundles_.size());
         r.steps = in_steps->summary;
     }
+    TimelineLog::Result timeline = timeline_.finish(bundles_.size());
+    r.timeline = std::move(timeline.summary);
+    delays_.clear();
     std::map<std::string, DebugHandle> handles;
     for (auto i : order) {
         // A group that no event reached (only its variant's diagnostics) is left out.
@@ -240,6 +245,9 @@ void Aggregation::take_bundles(ProfileReport& r) {
             bundles_[i].bundle.step_ns = in_steps->ns[i];
             bundles_[i].bundle.step_events = in_steps->events[i];
         }
+        bundles_[i].bundle.idle = timeline.idle[i];
+        bundles_[i].bundle.launch = timeline.launch[i];
+        delays_.push_back(std::move(timeline.delays[i]));
         for (auto& h : bundles_[i].handles) {
             handles.emplace(h.id, h);
         }
@@ -270,6 +278,23 @@ void Aggregation::rankings(ProfileReport& r) const {
     // The texts of source line rows are read later, under the source-text rule
     // (read_line_texts).
     build_rankings(r, builtin_rankings(), {});
+    row_medians(r);
+}
+
+// Each row's median launch delay, over the events of its bundles.
+void Aggregation::row_medians(ProfileReport& r) const {
+    std::vector<std::uint64_t> values;
+    for (auto& ranking : r.rankings) {
+        for (auto& row : ranking.rows) {
+            values.clear();
+            for (auto b : row.bundles) {
+                if (b < delays_.size()) {
+                    values.insert(values.end(), delays_[b].begin(), delays_[b].end());
+                }
+            }
+            row.launch.median_ns = median_of(values);
+        }
+    }
 }
 
 ProfileReport Aggregation::finish(const TraceReadResult& read, const std::string& trace,

@@ -80,6 +80,11 @@ public:
         if (step_log_) {
             step_log_->event(e);
         }
+        timeline_.event(e);
+    }
+    // A device activity that is not one of the bundles' kernel events (timeline.hpp).
+    void device_activity(const TraceEvent& e, ActivityKind kind) {
+        timeline_.activity(e, kind, TimelineLog::no_slot);
     }
     // One kernel event of the bundle at `slot` (`unpaired`: of an unresolved group): its time,
     // stages and ideal added, what its values ran into diagnosed.
@@ -98,6 +103,7 @@ private:
     void ideal_event(DeviceTime& t, std::uint32_t slot, const TraceEvent& e);
     void take_bundles(ProfileReport& r);
     void rankings(ProfileReport& r) const;
+    void row_medians(ProfileReport& r) const;
 
     KernelIdeals ideals_;
     DiagnosticLog& log_;
@@ -117,6 +123,9 @@ private:
     StageTotals stages_;
     IdealTime coverage_ideal_;
     std::unique_ptr<StepLog> step_log_; // record_steps()
+    TimelineLog timeline_;
+    // Per slot, each launch delay of its events: for the rows' medians (finish()).
+    std::vector<std::vector<std::uint64_t>> delays_;
 };
 
 } // namespace sdscprov

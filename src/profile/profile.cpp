@@ -35,9 +35,20 @@ struct ProfileBuilder::Impl {
             return; // only complete events carry device time
         }
         aggregation.complete_event(e);
+        if (!kernel_event(e)) {
+            // Not one of the bundles' kernel events: still a device activity of the timeline when
+            // its cat says so.
+            if (auto kind = activity_kind(e)) {
+                aggregation.device_activity(e, *kind);
+            }
+        }
+    }
+
+    // A kernel event's pairing and time; false when it is not one.
+    bool kernel_event(const TraceEvent& e) {
         bool kernel_name = e.name_state == FieldState::ok && e.name.starts_with("spyre_kernel");
         if (!kernel_name && e.provenance_key_state == FieldState::absent) {
-            return;
+            return false;
         }
         std::optional<Variant> uncached;
         const Variant& v = pairing.variant(e, uncached);
@@ -45,7 +56,7 @@ struct ProfileBuilder::Impl {
             log.count(d);
         }
         if (!v.kernel) {
-            return;
+            return false;
         }
         const std::uint32_t slot = v.group ? aggregation.unresolved_bundle(*v.group) : v.bundle;
         const BundleState& bundle = aggregation.add_event(slot, v.group.has_value(), e);
@@ -57,6 +68,7 @@ struct ProfileBuilder::Impl {
                 last_annotated = &bundle.bundle;
             }
         }
+        return true;
     }
 
     ProfileReport finish(const TraceReadResult& read) {

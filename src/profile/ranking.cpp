@@ -1,5 +1,7 @@
 #include "sdscprov/profile/ranking.hpp"
 
+#include "profile/saturating.hpp"
+
 #include "profile/aggregation.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/utilization.hpp"
@@ -101,8 +103,9 @@ const std::array<RankingSpec, 4> builtin{{
      .keys = category_keys},
 }};
 
-constexpr std::array<std::pair<std::string_view, ProfileOrder>, 3> orders{
-    {{"time", ProfileOrder::time}, {"lost", ProfileOrder::lost}, {"spread", ProfileOrder::spread}}};
+constexpr std::array<std::pair<std::string_view, ProfileOrder>, 4> orders{
+    {{"time", ProfileOrder::time}, {"lost", ProfileOrder::lost}, {"spread", ProfileOrder::spread},
+     {"idle", ProfileOrder::idle}}};
 
 void add_to_row(ProfileRow& row, const RowKey& key, const ProfileBundle& b, std::uint32_t index) {
     if (row.bundles.empty()) {
@@ -112,6 +115,10 @@ void add_to_row(ProfileRow& row, const RowKey& key, const ProfileBundle& b, std:
         }
     }
     row.time.add(b.time);
+    row.idle.add(b.idle);
+    row.launch.launched += b.launch.launched;
+    row.launch.skewed += b.launch.skewed;
+    row.launch.total_ns = saturating_add(row.launch.total_ns, b.launch.total_ns);
     row.bundles.push_back(index);
 }
 

@@ -275,6 +275,10 @@ private:
                 if (!read_string(value, 3, ev_->cat_state, ev_->cat)) {
                     return false;
                 }
+            } else if (is(key, "pid")) {
+                if (!read_pid(value)) {
+                    return false;
+                }
             } else if (is(key, "args")) {
                 od::json_type t{};
                 if (value.type().get(t)) {
@@ -331,6 +335,10 @@ private:
                 if (!read_cycles(value)) {
                     return false;
                 }
+            } else if (FieldState* state = timeline_arg(key)) {
+                if (!read_number(value, *state, timeline_text(state))) {
+                    return false;
+                }
             } else {
                 ev_->has_sdscprov_arg |= is(key, "sdscprov");
                 if (validate(value, 4)) {
@@ -339,6 +347,46 @@ private:
             }
         }
         return true;
+    }
+
+    // The state of a number of args the timeline reads, nullptr for another key.
+    FieldState* timeline_arg(std::string_view key) {
+        if (is(key, "correlation")) {
+            return &ev_->correlation_state;
+        }
+        if (is(key, "device")) {
+            return &ev_->device_state;
+        }
+        if (is(key, "queued")) {
+            return &ev_->queued_state;
+        }
+        if (is(key, "submitted")) {
+            return &ev_->submitted_state;
+        }
+        if (is(key, "bytes")) {
+            return &ev_->bytes_state;
+        }
+        return nullptr;
+    }
+
+    std::string_view& timeline_text(const FieldState* state) {
+        return state == &ev_->correlation_state ? ev_->correlation
+               : state == &ev_->device_state    ? ev_->device
+               : state == &ev_->queued_state    ? ev_->queued
+               : state == &ev_->submitted_state ? ev_->submitted
+                                                : ev_->bytes;
+    }
+
+    // pid: a number's JSON text, or a string's value.
+    bool read_pid(od::value v) {
+        od::json_type t{};
+        if (v.type().get(t)) {
+            return false;
+        }
+        if (t == od::json_type::string) {
+            return read_string(v, 3, ev_->pid_state, ev_->pid);
+        }
+        return read_number(v, ev_->pid_state, ev_->pid);
     }
 
     // An array member of args: each element to `element(value, type)`; wrong_type (and

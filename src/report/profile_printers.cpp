@@ -4,6 +4,7 @@
 #include "handle/source_text_json.hpp"
 #include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
+#include "report/timeline_printers.hpp"
 #include "report/utilization_printers.hpp"
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/report/csv_printers.hpp"
@@ -26,10 +27,14 @@ using namespace profile_format;
 class TextPrinter {
 public:
     TextPrinter(const ProfileReport& r, const ProfileTextOptions& o)
-        : r_(r), o_(o), width_(o.shorten ? o.width : std::numeric_limits<std::size_t>::max() / 4) {}
+        : r_(r), o_(o), width_(o.shorten ? o.width : std::numeric_limits<std::size_t>::max() / 4),
+          timeline_(timeline_printers::shown(r, o.order == ProfileOrder::idle)) {}
 
     std::string render() {
         header();
+        if (timeline_) {
+            out_ += timeline_printers::text(r_, o_.top, width_, o_.color);
+        }
         const auto shown = rankings_shown(o_, r_);
         bool line_texts = false; // a table that shows source line texts
         for (const RankingSpec* spec : shown) {
@@ -132,6 +137,9 @@ private:
     // The column heads of a ranking: time, share, events, the utilization and stage columns.
     std::string table_head(bool ideal) const {
         std::string head = pad_left("time (ms)", 13) + pad_left("%", 7) + pad_left("events", 10);
+        if (timeline_) {
+            head += timeline_printers::columns_head();
+        }
         if (ideal) {
             head += utilization_printers::columns_head();
         }
@@ -157,6 +165,9 @@ private:
         std::string line = pad_left(milliseconds(row.time.ns), 13) +
                            pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
                            pad_left(thousands(row.time.events), 10);
+        if (timeline_) {
+            line += timeline_printers::columns(row.idle, row.launch);
+        }
         if (shape.ideal) {
             line += utilization_printers::columns(row.time);
         }
@@ -199,7 +210,9 @@ private:
             std::string(spec.note) + (spec.shares_whole ? " 100%" : "");
         const std::string heading =
             std::string(spec.name) +
-            (o_.order == ProfileOrder::lost ? " by time lost against the ideal" : " by device time");
+            (o_.order == ProfileOrder::lost   ? " by time lost against the ideal"
+             : o_.order == ProfileOrder::idle ? " by idle time before their activities"
+                                              : " by device time");
         out_ += paint("\x1b[1m", fit(heading, width_, false)) + '\n';
         if (!note.empty()) {
             out_ += paint("\x1b[2m", fit("(" + note + ")", width_, false)) + '\n';
@@ -220,6 +233,10 @@ private:
         if (o_.order == ProfileOrder::lost) {
             std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
                 return rows[a].time.ideal.lost_ns > rows[b].time.ideal.lost_ns;
+            });
+        } else if (o_.order == ProfileOrder::idle) {
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return rows[a].idle.ns > rows[b].idle.ns;
             });
         }
         for (std::size_t i = 0; i < shown; ++i) {
@@ -244,6 +261,7 @@ private:
     const ProfileReport& r_;
     const ProfileTextOptions& o_;
     std::size_t width_; // what labels and paths are shortened to fit
+    bool timeline_;     // the step table and the rows' idle columns (timeline_printers)
     std::string out_;
 };
 
@@ -325,7 +343,7 @@ bool is_placeholder(const std::string& label) {
 }
 
 void rows_json(Writer& w, const RankingSpec& spec, const std::vector<ProfileRow>& rows,
-               const std::vector<ProfileBundle>& bundles) {
+               const std::vector<ProfileBundle>& bundles, bool timeline) {
     json_out::key(w, spec.json_key);
     w.StartArray();
     for (const auto& row : rows) {
@@ -368,6 +386,9 @@ void rows_json(Writer& w, const RankingSpec& spec, const std::vector<ProfileRow>
             json_out::strings(w, b.kernel_dirs);
         }
         time_json(w, row.time);
+        if (timeline) {
+            timeline_printers::row_json(w, row.idle, row.launch);
+        }
         rank_ns_json(w, row.rank_ns);
         json_out::key(w, "bundles");
         w.StartArray();
@@ -396,7 +417,7 @@ void coverage_json(Writer& w, const ProfileCoverage& c) {
     w.EndObject();
 }
 
-void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles) {
+void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles, bool timeline) {
     json_out::key(w, "bundles");
     w.StartArray();
     for (const auto& b : bundles) {
@@ -435,6 +456,9 @@ void bundles_json(Writer& w, const std::vector<ProfileBundle>& bundles) {
         json_out::strings(w, b.aten_ops);
         json_out::member(w, "compiler_generated", b.compiler_generated);
         time_json(w, b.time);
+        if (timeline) {
+            timeline_printers::row_json(w, b.idle, b.launch);
+        }
         rank_ns_json(w, b.rank_ns);
         utilization_printers::bundle_json(w, b);
         json_out::member(w, "folded", folded_stack(b));
@@ -483,7 +507,8 @@ std::string render_profile_text(const ProfileReport& report, const ProfileTextOp
     return TextPrinter(report, options).render();
 }
 
-std::string render_profile_json(const ProfileReport& r) {
+std::string render_profile_json(const ProfileReport& r, bool timeline_asked) {
+    const bool timeline = timeline_printers::shown(r, timeline_asked);
     rapidjson::StringBuffer buffer;
     Writer w(buffer);
     w.SetIndent(' ', 2);
@@ -500,12 +525,15 @@ std::string render_profile_json(const ProfileReport& r) {
     json_out::key(w, "stages");
     stages_json(w, r.stages);
     utilization_printers::summary_json(w, r);
-
-    for (const auto& ranking : r.rankings) {
-        rows_json(w, *ranking.spec, ranking.rows, r.bundles);
+    if (timeline) {
+        timeline_printers::timeline_json(w, r.timeline);
     }
 
-    bundles_json(w, r.bundles);
+    for (const auto& ranking : r.rankings) {
+        rows_json(w, *ranking.spec, ranking.rows, r.bundles, timeline);
+    }
+
+    bundles_json(w, r.bundles, timeline);
     findings_json(w, r);
     json_out::source_text_member(w, r.source_text);
     w.EndObject();
@@ -513,17 +541,38 @@ std::string render_profile_json(const ProfileReport& r) {
     return {buffer.GetString(), buffer.GetSize()};
 }
 
+std::uint64_t folded_value(FoldedValue value, const DeviceTime& time, const IdleTime& idle,
+                           const LaunchDelays& launch) {
+    switch (value) {
+    case FoldedValue::ideal:
+        return time.ideal.ideal_ns;
+    case FoldedValue::lost:
+        return time.ideal.lost_ns;
+    case FoldedValue::idle:
+        return idle.ns;
+    case FoldedValue::host_wait:
+        return idle.host_wait_ns;
+    case FoldedValue::launch:
+        return launch.total_ns;
+    default:
+        return time.ns;
+    }
+}
+
 std::string render_profile_folded(const ProfileReport& r, FoldedValue value) {
     std::map<std::string, std::uint64_t> stacks;
-    for (const auto& b : r.bundles) {
-        const std::uint64_t v = value == FoldedValue::ideal  ? b.time.ideal.ideal_ns
-                                : value == FoldedValue::lost ? b.time.ideal.lost_ns
-                                                             : b.time.ns;
+    auto add = [&stacks](const std::string& stack, std::uint64_t v) {
         if (v > 0) {
-            auto& ns = stacks[folded_stack(b)];
+            auto& ns = stacks[stack];
             ns = ns > ~std::uint64_t{0} - v ? ~std::uint64_t{0} : ns + v;
         }
+    };
+    for (const auto& b : r.bundles) {
+        add(folded_stack(b), folded_value(value, b.time, b.idle, b.launch));
     }
+    // The gaps before transfers are charged to a stack of their own.
+    add("[transfers];[transfers];[transfers]",
+        folded_value(value, DeviceTime{}, r.timeline.transfers_idle, LaunchDelays{}));
     std::string out;
     for (const auto& [stack, ns] : stacks) {
         out += stack + " " + std::to_string(ns) + "\n";
@@ -544,7 +593,7 @@ std::string render_profile(ReportFormat format, const ProfilePrinterOptions& opt
     const bool ranks = !report.ranks.empty();
     switch (format) {
     case ReportFormat::json:
-        return render_profile_json(report);
+        return render_profile_json(report, options.by.order == ProfileOrder::idle);
     case ReportFormat::folded:
         return render_profile_folded(report, options.value);
     case ReportFormat::csv:

@@ -20,6 +20,7 @@
 #include "sdscprov/join/handle_index.hpp"
 #include "sdscprov/profile/ranking.hpp"
 #include "sdscprov/profile/steps.hpp"
+#include "sdscprov/profile/timeline.hpp"
 #include "sdscprov/profile/trace.hpp"
 #include "sdscprov/profile/utilization.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
@@ -108,6 +109,9 @@ struct ProfileBundle {
     // Paired, with handles, and every one of them a compiler-generated op's (a source-less
     // handle, compiler_generated.hpp): its time is compiler-generated, not of an unknown source.
     bool compiler_generated = false;
+    // The gaps before its events and their launch delays (timeline.hpp).
+    IdleTime idle;
+    LaunchDelays launch;
     std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
     // The frames of its folded stack: source lines joined by '+' (or "[compiler-generated]",
     // "[no source]", "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
@@ -130,6 +134,8 @@ struct ProfileRow {
     std::optional<SourceLine> line;  // by line, unless a "[...]" row
     std::optional<std::string> text; // the source line's text, when read (read_line_texts)
     DeviceTime time;
+    IdleTime idle;       // its bundles' (each counting fully, as their time does)
+    LaunchDelays launch; // likewise; the median over its bundles' events (one trace only)
     std::vector<std::uint32_t> bundles; // indexes into ProfileReport::bundles
     std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
 };
@@ -190,6 +196,7 @@ struct ProfileReport {
     ProfileCoverage coverage;
     StageTotals stages;
     StepSummary steps; // with ProfileBuilder::record_steps() only
+    TimelineSummary timeline; // of one trace (timeline.hpp)
     // Sorted by device time (then events, key, event name), largest first; the rankings too
     // (then label).
     std::vector<ProfileBundle> bundles;

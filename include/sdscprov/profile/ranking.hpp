@@ -64,10 +64,11 @@ enum class ProfileRanking : std::uint8_t { line, aten, kernel, category };
 RankingTable builtin_rankings();
 const RankingSpec& ranking_spec(ProfileRanking r);
 
-// What the rankings are ordered by in text: device time, or the time lost against the ideal
-// (ties, rows without an ideal among them, by device time), or (several traces) the spread, the
-// longest rank's time over the shortest's (one trace: by device time).
-enum class ProfileOrder { time, lost, spread };
+// What the rankings are ordered by in text: device time, the time lost against the ideal (ties,
+// rows without an ideal among them, by device time), (several traces) the spread, the longest
+// rank's time over the shortest's (one trace: by device time), or the idle time before their
+// activities (timeline.hpp).
+enum class ProfileOrder { time, lost, spread, idle };
 
 // What --by chose: the rankings, in the order given (none: the default set), and their order.
 struct RankingChoice {
@@ -75,7 +76,7 @@ struct RankingChoice {
     ProfileOrder order = ProfileOrder::time;
 };
 
-// --by's words ("line", "lost", ...: each ranking's word, and "time" and "lost") in order;
+// --by's words ("line", "lost", ...: each ranking's word, and "time", "lost", "idle") in order;
 // false, with the first unknown word in `unknown`, when one is none of them.
 bool choose_by(const std::vector<std::string>& words, RankingTable table, RankingChoice& by,
                std::string& unknown);

@@ -47,6 +47,9 @@ struct TraceEvent {
     std::string_view ts; // likewise
     FieldState cat_state = FieldState::absent;
     std::string_view cat;
+    // pid: a number (its JSON text) or a string (its value): ok either way.
+    FieldState pid_state = FieldState::absent;
+    std::string_view pid;
 
     // args: an object (ok), with the offset of its '{' and whether it has no members.
     FieldState args_state = FieldState::absent;
@@ -67,6 +70,19 @@ struct TraceEvent {
     bool cycles_ts_counters = true;
     std::array<std::uint32_t, 5> cycles_ts{};
     bool has_sdscprov_arg = false; // args.sdscprov (a trace annotated before)
+    // The timeline's args (timeline.hpp), each a number's JSON text when ok: args.correlation (a
+    // runtime event and the device work it launched), args.device, args.queued and
+    // args.submitted (the runtime's own clock, ns), args.bytes (of a transfer).
+    FieldState correlation_state = FieldState::absent;
+    std::string_view correlation;
+    FieldState device_state = FieldState::absent;
+    std::string_view device;
+    FieldState queued_state = FieldState::absent;
+    std::string_view queued;
+    FieldState submitted_state = FieldState::absent;
+    std::string_view submitted;
+    FieldState bytes_state = FieldState::absent;
+    std::string_view bytes;
 };
 
 // Receives the trace as it is read.

@@ -41,8 +41,10 @@ std::vector<const RankingSpec*> rankings_shown(const ProfileTextOptions& options
 void choose_rankings(ProfileTextOptions& options, const RankingChoice& by,
                      const ProfileReport& report);
 
-// {"sdscprov_profile": 1, ...}: every row of every ranking, every bundle, handle and diagnostic.
-std::string render_profile_json(const ProfileReport& report);
+// {"sdscprov_profile": 1, ...}: every row of every ranking, every bundle, handle and diagnostic;
+// the timeline (its "timeline" member, the rows' and bundles' "idle" and "launch") when the trace
+// has runtime launch events or `timeline` asks for it (--by idle).
+std::string render_profile_json(const ProfileReport& report, bool timeline = false);
 
 // One line per stack, `ROOT;ATEN;KERNEL VALUE`: the bundle's source lines joined by '+' (or
 // [no source], [unresolved]), its ATen ops joined by '+' (or [no aten op], [unresolved]), its
@@ -50,8 +52,12 @@ std::string render_profile_json(const ProfileReport& report);
 // nanoseconds, summed over the bundles with that stack. Stacks of 0 ns are left out. In a frame,
 // ';' becomes ',' and control characters '?' (they would break the format).
 // `value` picks the number: the device time, the ideal or the time lost against it (of the events
-// with an ideal; docs/profile.md).
-enum class FoldedValue { time, ideal, lost };
+// with an ideal), the idle gaps before the bundle's events, their host-wait part, or the launch
+// delays summed (docs/profile.md); the idle values have a stack [transfers];[transfers];[transfers]
+// for the gaps before transfers.
+enum class FoldedValue { time, ideal, lost, idle, host_wait, launch };
+std::uint64_t folded_value(FoldedValue value, const DeviceTime& time, const IdleTime& idle,
+                           const LaunchDelays& launch);
 std::string render_profile_folded(const ProfileReport& report,
                                   FoldedValue value = FoldedValue::time);
 

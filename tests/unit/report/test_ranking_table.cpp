@@ -91,7 +91,9 @@ TEST_CASE("ranking table: a new view from a row builder and a table row, in text
     CHECK(by.order == ProfileOrder::lost);
     CHECK_FALSE(choose_by({"module"}, table, by, unknown));
     CHECK(unknown == "module");
-    CHECK(by_words(table).size() == table.size() + 3); // time, lost, spread
+    CHECK(by_words(table).size() == table.size() + 4); // and time, lost, spread, idle
+    REQUIRE(choose_by({"idle"}, table, by, unknown));
+    CHECK(by.order == ProfileOrder::idle);
 
     // Text: its table, titled and headed from its row, alone when --by names it alone.
     ProfileTextOptions text;

@@ -1,0 +1,142 @@
+// The time between kernels: where each device worked, where it waited, and for what. From a
+// trace's device activities (complete events of cat "kernel", "gpu_memcpy", "gpu_memset", and
+// every kernel event profile pairs), the host's runtime events that launched them (a complete
+// event of a "*runtime*" cat with args.correlation) and the profiler's step spans. docs/profile.md
+// states the rules; in short:
+//  - a device is args.device, else the event's pid;
+//  - on each device, activities in start order: the gap before activity A is the time from the
+//    latest end of the activities before it to A's start (0 when they overlap, none before the
+//    device's first activity); it is charged to A (its bundle; a gap before a transfer to
+//    "[transfers]");
+//  - host wait: the part of the gap before A's launch started, min(gap, max(0, launch start -
+//    previous end)); the rest is launch latency; without a launch event the gap is unattributed;
+//  - launch delay: A's start minus its launch's start (negative: clock skew, counted, taken as 0);
+//    a runtime event given twice for one correlation: the earliest start counts;
+//  - queue delay of a kernel: its start minus args.submitted, only when every kernel's queued and
+//    submitted are consistent with its ts (0 < queued <= submitted <= start), else not given;
+//  - steps: a device activity belongs to the ProfilerStep# span that contains its launch's start,
+//    else its own start; with no step span the whole trace is one step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sdscprov {
+
+struct TraceEvent;
+
+// Idle time: the gaps before a set of device activities, split by what the device waited for.
+struct IdleTime {
+    std::uint64_t gaps = 0; // gaps longer than 0
+    std::uint64_t ns = 0;   // host_wait_ns + launch_latency_ns + unattributed_ns
+    std::uint64_t host_wait_ns = 0;
+    std::uint64_t launch_latency_ns = 0;
+    std::uint64_t unattributed_ns = 0;
+    void add(const IdleTime& other);
+    bool operator==(const IdleTime&) const = default;
+};
+
+// The launch delays of a set of device activities.
+struct LaunchDelays {
+    std::uint64_t launched = 0; // activities with a launch event
+    std::uint64_t skewed = 0;   // of those, starting before their launch (clock skew: taken as 0)
+    std::uint64_t total_ns = 0;
+    std::uint64_t median_ns = 0; // of the launched ones (median_of)
+    bool operator==(const LaunchDelays&) const = default;
+};
+
+// One step (or the whole trace, without step spans).
+struct StepTimeline {
+    std::string name;           // "ProfilerStep#3", or "(whole trace)"
+    std::uint64_t start_ns = 0; // the span's start (the first activity's, for the whole trace)
+    std::uint64_t wall_ns = 0;  // the span's length (first start to last end, for the whole trace)
+    std::uint64_t kernels = 0;
+    std::uint64_t transfers = 0;
+    std::uint64_t kernel_busy_ns = 0; // the union of its kernels' intervals, summed over devices
+    std::uint64_t transfer_ns = 0;    // the union of its transfers' not overlapping its kernels
+    std::uint64_t transfer_bytes = 0; // args.bytes of its transfers
+    std::uint64_t transfer_active_ns = 0; // its transfers' durations summed (for the bandwidth)
+    IdleTime idle;
+    LaunchDelays launch;
+};
+
+// Kernel queue delay: its start minus args.submitted.
+struct QueueDelay {
+    std::uint64_t kernels = 0;      // kernels with both queued and submitted not 0
+    std::uint64_t inconsistent = 0; // of those, not 0 < queued <= submitted <= start
+    bool consistent() const { return kernels > 0 && inconsistent == 0; }
+    std::uint64_t total_ns = 0;  // when consistent
+    std::uint64_t median_ns = 0; // when consistent
+};
+
+struct TimelineSummary {
+    std::uint64_t devices = 0;
+    std::uint64_t activities = 0;    // device activities with a usable ts and dur
+    std::uint64_t launch_events = 0; // runtime events with args.correlation
+    bool step_spans = false;         // false: the whole trace is one step
+    std::vector<StepTimeline> steps; // slowest (longest wall) first, then by start
+    std::uint64_t outside_activities = 0; // with step spans: activities in no step
+    IdleTime outside_idle;                // and their gaps
+    std::uint64_t step_min_ns = 0, step_median_ns = 0, step_max_ns = 0; // of steps' wall
+    IdleTime idle;              // every gap
+    IdleTime transfers_idle;    // of it, the gaps before transfers ("[transfers]")
+    IdleTime unbundled_idle;    // the gaps before kernels profile pairs with no bundle
+    std::uint64_t out_of_order = 0; // activities that came after their window (TimelineLog)
+    LaunchDelays launch;
+    QueueDelay queue;
+    bool shown() const { return launch_events > 0; } // the trace has host lanes
+};
+
+// The median of `values` (reordered): the middle one, or the mean of the two middle ones rounded
+// down; 0 for none.
+std::uint64_t median_of(std::vector<std::uint64_t>& values);
+
+// What a complete event is to the timeline, by its cat: a device activity's kind, else nullopt.
+enum class ActivityKind : std::uint8_t { kernel, transfer };
+std::optional<ActivityKind> activity_kind(const TraceEvent& e);
+
+// The timeline of a trace as it is read, folded per device as the events stream: memory is bounded
+// by the devices (a window of `window` activities each, in start order), the bundles and the step
+// spans, not by the trace's events; besides, each runtime launch event's correlation and start
+// are kept, and each launched activity's delay (for the medians), for traces that have them.
+// Exact when (as torch.profiler writes them) each device's activities come at most `window`
+// activities out of their start order, and a step span or a launch event comes before the
+// activities it holds or launched leave the window: an activity that comes later than that is
+// counted (TimelineSummary::out_of_order), its gap taken as 0.
+class TimelineLog {
+public:
+    static constexpr std::uint32_t no_slot = ~std::uint32_t{0};
+    static constexpr std::size_t default_window = std::size_t{1} << 13;
+
+    explicit TimelineLog(std::size_t window = default_window);
+    ~TimelineLog();
+    TimelineLog(TimelineLog&&) noexcept;
+    TimelineLog& operator=(TimelineLog&&) noexcept;
+
+    // A complete event: a runtime launch or a step span is kept, anything else ignored.
+    void event(const TraceEvent& e);
+    // A device activity; `slot`: the profile builder's bundle of a kernel, else no_slot.
+    void activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot);
+    // The activities of slot `from` so far belong to `to` (an unpaired group that left the table
+    // for the overflow group, which never moves).
+    void moved(std::uint32_t from, std::uint32_t to);
+
+    struct Result {
+        TimelineSummary summary;
+        std::vector<IdleTime> idle;       // per slot
+        std::vector<LaunchDelays> launch; // per slot
+        std::vector<std::vector<std::uint64_t>> delays; // per slot: each launch delay (for rows)
+    };
+    // Once the whole trace was read.
+    Result finish(std::size_t slots);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sdscprov

@@ -1,0 +1,486 @@
+#include "sdscprov/profile/timeline.hpp"
+
+#include "profile/saturating.hpp"
+#include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/steps.hpp"
+#include "sdscprov/profile/trace.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <charconv>
+#include <compare>
+#include <deque>
+#include <iterator>
+#include <numeric>
+#include <tuple>
+
+namespace sdscprov {
+
+namespace {
+
+// A whole number's JSON text ("12"), else nullopt ("1.5", "-3", "1e3").
+std::optional<std::uint64_t> whole_number(FieldState state, std::string_view text) {
+    std::uint64_t v = 0;
+    if (state != FieldState::ok || text.empty()) {
+        return std::nullopt;
+    }
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<std::uint64_t> start_of(const TraceEvent& e) {
+    return e.ts_state == FieldState::ok ? microseconds_to_ns(e.ts) : std::nullopt;
+}
+
+bool is_runtime(const TraceEvent& e) {
+    return e.cat_state == FieldState::ok &&
+           (e.cat.find("runtime") != std::string_view::npos || e.cat == "cuda_driver");
+}
+
+// A union of intervals given in start order (one given out of it widens the last one).
+struct Union {
+    std::uint64_t closed = 0; // of the intervals before the open one
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    bool open = false;
+
+    void add(std::uint64_t s, std::uint64_t e) {
+        if (open && s <= end) {
+            start = std::min(start, s);
+            end = std::max(end, e);
+            return;
+        }
+        if (open) {
+            closed += end - start;
+        }
+        start = s;
+        end = e;
+        open = true;
+    }
+    std::uint64_t length() const { return closed + (open ? end - start : 0); }
+};
+
+} // namespace
+
+void IdleTime::add(const IdleTime& other) {
+    gaps += other.gaps;
+    ns = saturating_add(ns, other.ns);
+    host_wait_ns = saturating_add(host_wait_ns, other.host_wait_ns);
+    launch_latency_ns = saturating_add(launch_latency_ns, other.launch_latency_ns);
+    unattributed_ns = saturating_add(unattributed_ns, other.unattributed_ns);
+}
+
+std::uint64_t median_of(std::vector<std::uint64_t>& values) {
+    if (values.empty()) {
+        return 0;
+    }
+    auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), mid, values.end());
+    std::uint64_t upper = *mid;
+    if (values.size() % 2 == 1) {
+        return upper;
+    }
+    std::uint64_t lower = *std::max_element(values.begin(), mid);
+    return lower + (upper - lower) / 2;
+}
+
+std::optional<ActivityKind> activity_kind(const TraceEvent& e) {
+    if (e.cat_state != FieldState::ok) {
+        return std::nullopt;
+    }
+    if (e.cat == "kernel") {
+        return ActivityKind::kernel;
+    }
+    if (e.cat == "gpu_memcpy" || e.cat == "gpu_memset") {
+        return ActivityKind::transfer;
+    }
+    return std::nullopt;
+}
+
+// ---- the log ------------------------------------------------------------------------------------
+
+namespace {
+
+struct Span {
+    std::uint64_t start;
+    std::uint64_t end;
+    std::uint64_t number; // N of ProfilerStep#N
+    auto operator<=>(const Span&) const = default;
+};
+
+// What a step (or the activities in no step) adds up as its activities leave their window.
+struct StepAcc {
+    StepTimeline fig;
+    // Per device: the union of its kernels' intervals, and of its kernels' and transfers'.
+    std::unordered_map<std::uint32_t, std::pair<Union, Union>> unions;
+    std::vector<std::uint64_t> delays;
+    std::uint64_t activities = 0;
+};
+
+// An activity waiting in its device's window.
+struct Pending {
+    std::uint64_t start;
+    std::uint64_t end;
+    std::uint64_t correlation;
+    std::uint64_t bytes;
+    std::uint64_t seq; // arrival order, for ties
+    std::uint32_t slot;
+    std::uint32_t epoch; // of its slot when it came (moved())
+    bool transfer;
+};
+
+// The window's order: by start (then end, then arrival).
+bool before(const Pending& a, const Pending& b) {
+    return std::tie(a.start, a.end, a.seq) < std::tie(b.start, b.end, b.seq);
+}
+
+struct Device {
+    // Sorted by before(): activities come nearly in start order, so most go to the back.
+    std::deque<Pending> window;
+    bool started = false;        // an activity left the window
+    std::uint64_t prev_end = 0;  // the latest end of those that left
+    std::uint64_t last_start = 0;
+};
+
+constexpr std::uint64_t no_correlation = ~std::uint64_t{0};
+
+} // namespace
+
+struct TimelineLog::Impl {
+    std::size_t window;
+    std::uint64_t seq = 0;
+    std::unordered_map<std::string, std::uint32_t> device_ids;
+    std::vector<Device> devices;
+    std::string name_buf;  // the device's name of the activity being added
+    std::string last_name; // the device last looked up, and its index
+    std::uint32_t last_device = 0;
+    std::unordered_map<std::uint64_t, std::uint64_t> launches; // correlation -> earliest start
+    std::uint64_t launch_events = 0;
+    std::map<Span, StepAcc> steps;
+    StepAcc outside; // the activities in no step (all of them, without step spans)
+    std::uint64_t first_start = ~std::uint64_t{0};
+    std::uint64_t last_end = 0;
+    // Per slot.
+    std::vector<IdleTime> slot_idle;
+    std::vector<LaunchDelays> slot_launch;
+    std::vector<std::vector<std::uint64_t>> slot_delays;
+    std::vector<std::uint32_t> epoch;
+    std::vector<std::uint32_t> moved_to;
+    TimelineSummary sum;
+    std::vector<std::uint64_t> all_delays;
+    std::vector<std::uint64_t> queue_delays;
+
+    explicit Impl(std::size_t w) : window(w == 0 ? 1 : w) {}
+
+    void ensure(std::uint32_t slot) {
+        if (slot != no_slot && slot >= epoch.size()) {
+            slot_idle.resize(slot + 1);
+            slot_launch.resize(slot + 1);
+            slot_delays.resize(slot + 1);
+            epoch.resize(slot + 1, 0);
+            moved_to.resize(slot + 1, no_slot);
+        }
+    }
+
+    StepAcc& step_at(std::uint64_t t) {
+        auto it = steps.upper_bound(Span{t, ~std::uint64_t{0}, ~std::uint64_t{0}});
+        if (it == steps.begin() || t >= std::prev(it)->first.end) {
+            return outside;
+        }
+        return std::prev(it)->second;
+    }
+
+    void gap(const Pending& p, std::uint32_t slot, std::optional<std::uint64_t> launch,
+             std::uint64_t prev_end, StepAcc& acc) {
+        std::uint64_t ns = p.start > prev_end ? p.start - prev_end : 0;
+        if (ns == 0) {
+            return;
+        }
+        IdleTime g;
+        g.gaps = 1;
+        g.ns = ns;
+        if (launch) {
+            std::uint64_t waited = *launch > prev_end ? *launch - prev_end : 0;
+            g.host_wait_ns = std::min(ns, waited);
+            g.launch_latency_ns = ns - g.host_wait_ns;
+        } else {
+            g.unattributed_ns = ns;
+        }
+        sum.idle.add(g);
+        if (p.transfer) {
+            sum.transfers_idle.add(g);
+        } else if (slot == no_slot) {
+            sum.unbundled_idle.add(g);
+        } else {
+            slot_idle[slot].add(g);
+        }
+        acc.fig.idle.add(g);
+    }
+
+    void delay(const Pending& p, std::uint32_t slot, std::uint64_t launch, StepAcc& acc) {
+        std::uint64_t d = p.start >= launch ? p.start - launch : 0;
+        bool skewed = p.start < launch;
+        auto add = [d, skewed](LaunchDelays& l) {
+            ++l.launched;
+            l.skewed += skewed ? 1 : 0;
+            l.total_ns = saturating_add(l.total_ns, d);
+        };
+        add(sum.launch);
+        all_delays.push_back(d);
+        add(acc.fig.launch);
+        acc.delays.push_back(d);
+        if (!p.transfer && slot != no_slot) {
+            add(slot_launch[slot]);
+            slot_delays[slot].push_back(d);
+        }
+    }
+
+    // An activity leaves its device's window: its gap, delay and step.
+    void leave(std::uint32_t device, const Pending& p) {
+        std::uint32_t slot = p.slot;
+        if (slot != no_slot && p.epoch != epoch[slot]) {
+            slot = moved_to[slot];
+            ensure(slot);
+        }
+        std::optional<std::uint64_t> launch;
+        if (p.correlation != no_correlation) {
+            if (auto it = launches.find(p.correlation); it != launches.end()) {
+                launch = it->second;
+            }
+        }
+        StepAcc& acc = step_at(launch.value_or(p.start));
+        Device& d = devices[device];
+        if (d.started) {
+            if (p.start < d.last_start) {
+                ++sum.out_of_order; // it came after the window moved past its start
+            }
+            gap(p, slot, launch, d.prev_end, acc);
+            d.prev_end = std::max(d.prev_end, p.end);
+        } else {
+            d.started = true;
+            d.prev_end = p.end;
+        }
+        d.last_start = std::max(d.last_start, p.start);
+        if (launch) {
+            delay(p, slot, *launch, acc);
+        }
+        ++acc.activities;
+        auto& [kernels, all] = acc.unions[device];
+        if (p.transfer) {
+            ++acc.fig.transfers;
+            acc.fig.transfer_bytes = saturating_add(acc.fig.transfer_bytes, p.bytes);
+            acc.fig.transfer_active_ns = saturating_add(acc.fig.transfer_active_ns, p.end - p.start);
+        } else {
+            ++acc.fig.kernels;
+            kernels.add(p.start, p.end);
+        }
+        all.add(p.start, p.end);
+    }
+
+    void pop(std::uint32_t device) {
+        auto& w = devices[device].window;
+        Pending p = w.front();
+        w.pop_front();
+        leave(device, p);
+    }
+
+    void queue(const TraceEvent& e, std::uint64_t start) {
+        auto queued = whole_number(e.queued_state, e.queued).value_or(0);
+        auto submitted = whole_number(e.submitted_state, e.submitted).value_or(0);
+        if (queued == 0 || submitted == 0) {
+            return;
+        }
+        ++sum.queue.kernels;
+        if (queued <= submitted && submitted <= start) {
+            if (sum.queue.inconsistent == 0) {
+                queue_delays.push_back(start - submitted);
+                sum.queue.total_ns = saturating_add(sum.queue.total_ns, start - submitted);
+            }
+        } else {
+            ++sum.queue.inconsistent;
+            queue_delays.clear(); // not given: nothing more to keep
+            queue_delays.shrink_to_fit();
+            sum.queue.total_ns = 0;
+        }
+    }
+
+    static StepTimeline figures(StepAcc& acc) {
+        StepTimeline fig = acc.fig;
+        for (const auto& [device, u] : acc.unions) {
+            fig.kernel_busy_ns += u.first.length();
+            fig.transfer_ns += u.second.length() - u.first.length();
+        }
+        fig.launch.median_ns = median_of(acc.delays);
+        return fig;
+    }
+
+    void summarize() {
+        auto& steps_out = sum.steps;
+        if (steps.empty()) {
+            StepTimeline whole = figures(outside);
+            whole.name = "(whole trace)";
+            if (last_end > 0 || first_start != ~std::uint64_t{0}) {
+                whole.start_ns = first_start == ~std::uint64_t{0} ? 0 : first_start;
+                whole.wall_ns = last_end - whole.start_ns;
+            }
+            steps_out.push_back(whole);
+        } else {
+            for (auto& [span, acc] : steps) {
+                StepTimeline fig = figures(acc);
+                fig.name = "ProfilerStep#" + std::to_string(span.number);
+                fig.start_ns = span.start;
+                fig.wall_ns = span.end - span.start;
+                steps_out.push_back(fig);
+            }
+            sum.outside_activities = outside.activities;
+            sum.outside_idle = outside.fig.idle;
+        }
+        std::vector<std::uint64_t> walls;
+        for (const auto& st : steps_out) {
+            walls.push_back(st.wall_ns);
+        }
+        sum.step_min_ns = *std::min_element(walls.begin(), walls.end());
+        sum.step_max_ns = *std::max_element(walls.begin(), walls.end());
+        sum.step_median_ns = median_of(walls);
+        std::stable_sort(steps_out.begin(), steps_out.end(),
+                         [](const StepTimeline& a, const StepTimeline& b) {
+                             return a.wall_ns > b.wall_ns;
+                         });
+        sum.launch.median_ns = median_of(all_delays);
+        if (sum.queue.consistent()) {
+            sum.queue.median_ns = median_of(queue_delays);
+        }
+    }
+};
+
+TimelineLog::TimelineLog(std::size_t window) : impl_(std::make_unique<Impl>(window)) {}
+TimelineLog::~TimelineLog() = default;
+TimelineLog::TimelineLog(TimelineLog&&) noexcept = default;
+TimelineLog& TimelineLog::operator=(TimelineLog&&) noexcept = default;
+
+void TimelineLog::event(const TraceEvent& e) {
+    Span s{};
+    if (is_step_span(e, s.start, s.end)) {
+        auto hash = e.name.find('#');
+        s.number = whole_number(FieldState::ok, e.name.substr(hash + 1))
+                       .value_or(impl_->steps.size());
+        impl_->steps.try_emplace(s);
+        return;
+    }
+    if (!is_runtime(e) || activity_kind(e)) {
+        return;
+    }
+    auto correlation = whole_number(e.correlation_state, e.correlation);
+    auto start = start_of(e);
+    if (!correlation || !start) {
+        return;
+    }
+    ++impl_->launch_events;
+    auto [it, added] = impl_->launches.emplace(*correlation, *start);
+    if (!added) {
+        it->second = std::min(it->second, *start);
+    }
+}
+
+void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot) {
+    auto start = start_of(e);
+    auto dur = e.dur_state == FieldState::ok ? microseconds_to_ns(e.dur) : std::nullopt;
+    if (!start || !dur) {
+        return;
+    }
+    Impl& m = *impl_;
+    // "d" and args.device, else "p" and the pid; the last one looked up is kept (events of one
+    // device come in runs).
+    std::string& name = m.name_buf;
+    name.clear();
+    if (e.device_state == FieldState::ok) {
+        name.append(1, 'd').append(e.device);
+    } else if (e.pid_state == FieldState::ok) {
+        name.append(1, 'p').append(e.pid);
+    }
+    if (m.devices.empty() || name != m.last_name) {
+        auto [it, added] = m.device_ids.emplace(name, m.devices.size());
+        if (added) {
+            m.devices.emplace_back();
+        }
+        m.last_name = name;
+        m.last_device = it->second;
+    }
+    const std::uint32_t dev = m.last_device;
+    m.ensure(slot);
+    const bool transfer = kind == ActivityKind::transfer;
+    Pending p{*start,
+              saturating_add(*start, *dur),
+              whole_number(e.correlation_state, e.correlation).value_or(no_correlation),
+              transfer ? whole_number(e.bytes_state, e.bytes).value_or(0) : 0,
+              m.seq++,
+              slot,
+              slot == no_slot ? 0 : m.epoch[slot],
+              transfer};
+    if (!transfer) {
+        m.queue(e, *start);
+    }
+    ++m.sum.activities;
+    m.first_start = std::min(m.first_start, p.start);
+    m.last_end = std::max(m.last_end, p.end);
+    auto& w = m.devices[dev].window;
+    // Its place, found from the back: a few steps for an activity that came a little late.
+    auto at = w.end();
+    while (at != w.begin() && before(p, *std::prev(at))) {
+        --at;
+    }
+    w.insert(at, p);
+    if (w.size() > m.window) {
+        m.pop(dev);
+    }
+}
+
+void TimelineLog::moved(std::uint32_t from, std::uint32_t to) {
+    Impl& m = *impl_;
+    m.ensure(std::max(from, to));
+    m.slot_idle[to].add(m.slot_idle[from]);
+    m.slot_idle[from] = {};
+    LaunchDelays& l = m.slot_launch[to];
+    l.launched += m.slot_launch[from].launched;
+    l.skewed += m.slot_launch[from].skewed;
+    l.total_ns = saturating_add(l.total_ns, m.slot_launch[from].total_ns);
+    m.slot_launch[from] = {};
+    auto& d = m.slot_delays[from];
+    m.slot_delays[to].insert(m.slot_delays[to].end(), d.begin(), d.end());
+    d.clear();
+    ++m.epoch[from]; // what is still in a window goes to `to` when it leaves
+    m.moved_to[from] = to;
+}
+
+TimelineLog::Result TimelineLog::finish(std::size_t slots) {
+    Impl& m = *impl_;
+    for (std::uint32_t d = 0; d < m.devices.size(); ++d) {
+        while (!m.devices[d].window.empty()) {
+            m.pop(d);
+        }
+    }
+    m.sum.devices = m.devices.size();
+    m.sum.launch_events = m.launch_events;
+    m.sum.step_spans = !m.steps.empty();
+    m.summarize();
+    Result r;
+    r.summary = std::move(m.sum);
+    m.ensure(slots == 0 ? 0 : static_cast<std::uint32_t>(slots - 1));
+    r.idle.assign(m.slot_idle.begin(), m.slot_idle.begin() + static_cast<std::ptrdiff_t>(slots));
+    r.launch.assign(m.slot_launch.begin(),
+                    m.slot_launch.begin() + static_cast<std::ptrdiff_t>(slots));
+    r.delays.assign(std::make_move_iterator(m.slot_delays.begin()),
+                    std::make_move_iterator(m.slot_delays.begin() +
+                                            static_cast<std::ptrdiff_t>(slots)));
+    for (std::size_t s = 0; s < slots; ++s) {
+        r.launch[s].median_ns = median_of(r.delays[s]);
+    }
+    return r;
+}
+
+} // namespace sdscprov

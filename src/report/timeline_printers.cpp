@@ -1,0 +1,178 @@
+#include "report/timeline_printers.hpp"
+
+#include "report/profile_format.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace sdscprov::timeline_printers {
+
+using namespace profile_format;
+
+namespace {
+
+std::string paint(bool color, const char* tone, const std::string& s) {
+    return color ? std::string(tone) + s + "\x1b[0m" : s;
+}
+
+std::string plural(std::uint64_t n, const std::string& one, const std::string& many) {
+    return thousands(n) + " " + (n == 1 ? one : many);
+}
+
+std::string gb_per_s(std::uint64_t bytes, std::uint64_t ns) {
+    if (ns == 0) {
+        return "-";
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / static_cast<double>(ns));
+    return buf;
+}
+
+// The step column: as wide as the longest name shown (at most 24 columns, names cut to it).
+std::string step_cell(const std::string& name, std::size_t width) {
+    std::string cell = fit(printable(name), width, false);
+    return "  " + cell + std::string(width > width_of(cell) ? width - width_of(cell) : 0, ' ');
+}
+
+std::string step_head(std::size_t name_width) {
+    return step_cell("step", name_width) + pad_left("wall (ms)", 11) + pad_left("kernel", 9) +
+           pad_left("transfer", 9) + pad_left("idle", 9) + pad_left("wait", 9) +
+           pad_left("latency", 9) + pad_left("unattr.", 9) + pad_left("launches", 9) +
+           pad_left("GB/s", 8);
+}
+
+std::string step_line(const StepTimeline& s, std::size_t name_width) {
+    std::string line = step_cell(s.name, name_width) + pad_left(milliseconds(s.wall_ns), 11) +
+                       pad_left(milliseconds(s.kernel_busy_ns), 9) +
+                       pad_left(milliseconds(s.transfer_ns), 9) +
+                       pad_left(milliseconds(s.idle.ns), 9) +
+                       pad_left(milliseconds(s.idle.host_wait_ns), 9) +
+                       pad_left(milliseconds(s.idle.launch_latency_ns), 9) +
+                       pad_left(milliseconds(s.idle.unattributed_ns), 9) +
+                       pad_left(thousands(s.launch.launched), 9) +
+                       pad_left(gb_per_s(s.transfer_bytes, s.transfer_active_ns), 8);
+    return line + '\n';
+}
+
+std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t width,
+                       bool color) {
+    std::string out;
+    std::string title =
+        t.step_spans ? "Steps: " + plural(t.steps.size(), "ProfilerStep span", "ProfilerStep spans") +
+                           ", slowest first; step time min " + milliseconds(t.step_min_ns) +
+                           ", median " + milliseconds(t.step_median_ns) + ", max " +
+                           milliseconds(t.step_max_ns) + " ms"
+                     : std::string("Steps: no ProfilerStep span in the trace: the whole trace is "
+                                   "one step");
+    out += paint(color, "\x1b[1m", fit(title, width, false)) + '\n';
+    out += paint(color, "\x1b[2m",
+                 fit("(activities in the step of their launch; kernel: busy union; transfer: "
+                     "outside kernels; idle: gaps)",
+                     width, false)) +
+           '\n';
+    std::size_t shown = top == 0 ? t.steps.size() : std::min(top, t.steps.size());
+    std::size_t name_width = 4;
+    for (std::size_t i = 0; i < shown; ++i) {
+        name_width = std::max(name_width, std::min<std::size_t>(24, width_of(t.steps[i].name)));
+    }
+    out += paint(color, "\x1b[2m", step_head(name_width)) + '\n';
+    for (std::size_t i = 0; i < shown; ++i) {
+        out += step_line(t.steps[i], name_width);
+    }
+    if (shown < t.steps.size()) {
+        out += "  (" + plural(t.steps.size() - shown, "more step", "more steps") +
+               "; --top 0 shows all)\n";
+    }
+    if (t.step_spans && t.outside_activities > 0) {
+        out += "  " + plural(t.outside_activities, "device activity", "device activities") +
+               " in no step, with " + milliseconds(t.outside_idle.ns) + " ms of idle gaps\n";
+    }
+    return out;
+}
+
+std::string idle_text(const TimelineSummary& t) {
+    const IdleTime& i = t.idle;
+    std::string out = "idle: " + milliseconds(i.ns) + " ms in " + plural(i.gaps, "gap", "gaps") +
+                      " on " + plural(t.devices, "device", "devices") + ": host wait " +
+                      milliseconds(i.host_wait_ns) + " ms (" + percent(i.host_wait_ns, i.ns) +
+                      "%), launch latency " + milliseconds(i.launch_latency_ns) + " ms (" +
+                      percent(i.launch_latency_ns, i.ns) + "%), unattributed " +
+                      milliseconds(i.unattributed_ns) + " ms (" +
+                      percent(i.unattributed_ns, i.ns) + "%)";
+    out += "; before transfers ([transfers]) " + milliseconds(t.transfers_idle.ns) + " ms";
+    if (t.unbundled_idle.ns > 0) {
+        out += ", before kernels in no bundle " + milliseconds(t.unbundled_idle.ns) + " ms";
+    }
+    if (t.out_of_order > 0) {
+        out += "; " + plural(t.out_of_order, "activity", "activities") +
+               " came too far out of start order: their gaps taken as 0";
+    }
+    return out;
+}
+
+std::string launch_text(const TimelineSummary& t) {
+    std::string out = "launch delay: median " + milliseconds(t.launch.median_ns) + " ms over " +
+                      plural(t.launch.launched, "launched activity", "launched activities") +
+                      " (" + plural(t.launch_events, "runtime event", "runtime events") + ")";
+    if (t.launch.skewed > 0) {
+        out += "; " + thousands(t.launch.skewed) +
+               " started before their launch (clock skew: taken as 0)";
+    }
+    return out;
+}
+
+std::string queue_text(const QueueDelay& q) {
+    if (q.kernels == 0) {
+        return "queue delay: not given (no kernel event has args.queued and args.submitted)";
+    }
+    if (!q.consistent()) {
+        return "queue delay: not given: args.queued/args.submitted of " +
+               thousands(q.inconsistent) + " of " + plural(q.kernels, "kernel", "kernels") +
+               " do not fit their ts (not on the trace's clock)";
+    }
+    return "queue delay: median " + milliseconds(q.median_ns) + " ms over " +
+           plural(q.kernels, "kernel", "kernels") + " (start minus args.submitted)";
+}
+
+} // namespace
+
+bool shown(const ProfileReport& r, bool asked) {
+    return r.ranks.empty() && (r.timeline.shown() || asked);
+}
+
+std::string text(const ProfileReport& r, std::size_t top, std::size_t width, bool color) {
+    const TimelineSummary& t = r.timeline;
+    std::string out = "\n";
+    out += steps_text(t, top, width, color);
+    for (const auto& sentence : {idle_text(t), launch_text(t), queue_text(t.queue)}) {
+        // wrapped between words at the width, continued two spaces in
+        std::string line;
+        std::size_t start = 0;
+        while (start < sentence.size()) {
+            auto end = sentence.find(' ', start);
+            end = end == std::string::npos ? sentence.size() : end;
+            std::string word = sentence.substr(start, end - start);
+            if (!line.empty() && width_of(line) + 1 + width_of(word) > width) {
+                out += line + '\n';
+                line = "  ";
+                line += word;
+            } else {
+                line += (line.empty() ? "" : " ") + word;
+            }
+            start = end + 1;
+        }
+        out += line + '\n';
+    }
+    return out;
+}
+
+std::string columns_head() {
+    return pad_left("idle (ms)", 12) + pad_left("wait (ms)", 11) + pad_left("launch (ms)", 12);
+}
+
+std::string columns(const IdleTime& idle, const LaunchDelays& launch) {
+    return pad_left(milliseconds(idle.ns), 12) + pad_left(milliseconds(idle.host_wait_ns), 11) +
+           pad_left(launch.launched > 0 ? milliseconds(launch.median_ns) : std::string("-"), 12);
+}
+
+} // namespace sdscprov::timeline_printers

@@ -1,0 +1,277 @@
+"""End-to-end tests of profile's timeline (the time between kernels): the real binary on traces
+scripts/gen_trace.py writes with --host-lanes, and on hand-built ones.
+
+Every expected figure is computed here from the trace's own events (read back with exact
+decimals), with scripts/gen_timeline.py's arithmetic; for generated traces it must also agree with
+what the generator counted while writing them.
+"""
+import decimal
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import SCRIPTS, TempDir, main, run  # noqa: E402
+
+sys.path.insert(0, SCRIPTS)
+import gen_timeline  # noqa: E402
+
+STEP_KEYS = ('name', 'start_ns', 'wall_ns', 'kernels', 'transfers', 'kernel_busy_ns',
+             'transfer_ns', 'transfer_bytes', 'idle', 'launch')
+
+
+def generate(out, *args):
+    subprocess.run([sys.executable, os.path.join(SCRIPTS, 'gen_trace.py'), out, '--files', '80',
+                    *args], check=True, capture_output=True, timeout=600)
+    with open(os.path.join(out, 'expected.json')) as f:
+        return json.load(f)
+
+
+def ns_of(value):
+    """Integer nanoseconds of a JSON number of microseconds, rounded half away from zero."""
+    return int((decimal.Decimal(value) * 1000).quantize(decimal.Decimal(1),
+                                                        decimal.ROUND_HALF_UP))
+
+
+def from_trace(path):
+    """The timeline's figures of the trace at `path`, from its events."""
+    with open(path) as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    lanes = gen_timeline.HostLanes(None, 1, None)
+    for e in doc['traceEvents']:
+        if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
+            continue
+        cat, name, args = e.get('cat', ''), e.get('name', ''), e.get('args', {})
+        start, dur = ns_of(e['ts']), ns_of(e['dur'])
+        if name.startswith('ProfilerStep#') and cat in ('user_annotation', 'cpu_op'):
+            lanes.spans.append((start, start + dur, int(name[len('ProfilerStep#'):])))
+        elif 'runtime' in cat and isinstance(args.get('correlation'), int):
+            lanes.launch_events += 1
+            c = args['correlation']
+            lanes.launches[c] = min(start, lanes.launches.get(c, start))
+        elif cat in ('kernel', 'gpu_memcpy', 'gpu_memset'):
+            device = 'd%s' % args['device'] if 'device' in args else 'p%s' % e['pid']
+            transfer = cat != 'kernel'
+            key = None if transfer else name.split('#')[0][-16:]
+            lanes.activity(device, start, start + dur, transfer, key, args.get('correlation'),
+                           args.get('bytes', 0) if transfer else 0)
+            q, s = args.get('queued', 0), args.get('submitted', 0)
+            if not transfer and q and s:
+                lanes.queue.append((q, s, start))
+    return lanes.expected()
+
+
+def profile_json(trace, *args):
+    _, out, err = run('profile', trace, *args, '--format', 'json', check_rc=0)
+    return json.loads(out), err
+
+
+def check_timeline(want, got):
+    """The report's "timeline" member against the figures computed."""
+    for k in ('devices', 'activities', 'launch_events', 'step_ns', 'outside_steps', 'idle',
+              'transfers_idle', 'launch', 'queue'):
+        assert got[k] == want[k], (k, got[k], want[k])
+    steps = [{k: s[k] for k in STEP_KEYS} for s in got['steps']]
+    assert steps == [{k: s[k] for k in STEP_KEYS} for s in want['steps']], (steps, want['steps'])
+    for s in got['steps']:
+        rate = s['transfer_bytes'] / s['transfer_active_ns'] if s['transfer_active_ns'] else None
+        assert s['transfer_gb_per_s'] == rate or abs(s['transfer_gb_per_s'] - rate) < 1e-9 * rate
+
+
+def check_rows(want_rows, report):
+    for table in ('by_line', 'by_aten', 'by_kernel'):
+        got = {r['label']: {'idle': r['idle'], 'launch': r['launch']} for r in report[table]}
+        assert got == want_rows[table], (table, got, want_rows[table])
+
+
+def test_generated_host_lanes_exact_to_the_ns():
+    with TempDir() as tmp:
+        expected = generate(tmp, '--host-lanes', '--steps', '4', '--devices', '2',
+                            '--submitted', 'consistent')
+        trace = os.path.join(tmp, 'trace.json')
+        want = from_trace(trace)
+        # The generator's own count and the events read back agree.
+        keys = want.pop('keys')
+        assert want == expected['timeline'], 'gen_trace and the trace read back disagree'
+        report, err = profile_json(trace, '--origins', os.path.join(tmp, 'spyre_provenance.json'))
+        assert report['timeline']['steps_from'] == 'ProfilerStep spans'
+        check_timeline(want, report['timeline'])
+        assert want['queue']['consistent'] and want['launch']['skewed'] > 0
+        assert want['idle']['host_wait_ns'] > 0 and want['idle']['launch_latency_ns'] > 0
+        assert want['idle']['unattributed_ns'] > 0 and want['outside_steps']['activities'] > 0
+        assert want['devices'] == 3  # two by args.device, the events without args by pid
+        check_rows(expected['timeline_rows'], report)
+        # Bundles: each one's idle as charged by key.
+        for b in report['bundles']:
+            k = keys.get(b['key'])
+            assert b['idle'] == (k['idle'] if k else gen_timeline.idle_zero()), b['key']
+        # The text report: the step table on the first screen, slowest step first.
+        _, text, _ = run('profile', trace, '--origins',
+                         os.path.join(tmp, 'spyre_provenance.json'), check_rc=0)
+        first = text.splitlines()[:25]
+        steps_at = [i for i, l in enumerate(first) if l.startswith('Steps: 4 ProfilerStep spans')]
+        assert steps_at, text
+        slowest = want['steps'][0]
+        assert first[steps_at[0] + 3].startswith('  %s ' % slowest['name']), first
+        assert ('%d.%03d' % divmod((slowest['wall_ns'] + 500) // 1000, 1000)) in \
+            first[steps_at[0] + 3], first
+        assert 'queue delay: median' in text
+
+
+def test_by_idle_and_folded_values():
+    with TempDir() as tmp:
+        expected = generate(tmp, '--host-lanes', '--seed', '3')
+        trace = os.path.join(tmp, 'trace.json')
+        sidecar = os.path.join(tmp, 'spyre_provenance.json')
+        want = from_trace(trace)
+        keys = want.pop('keys')
+        report, _ = profile_json(trace, '--origins', sidecar)
+        assert report['timeline']['steps_from'] == 'whole trace'
+        check_timeline(want, report['timeline'])
+        assert len(want['steps']) == 1 and want['steps'][0]['name'] == '(whole trace)'
+        # --value idle / host-wait / launch: each bundle's figures on its stack.
+        label_of = {r['key']: label for label, r in expected['sidecar']['kernel_rows'].items()}
+        bundles = {b['key']: b for b in report['bundles']}
+        for value, pick in (('idle', lambda k: k['idle']['idle_ns']),
+                            ('host-wait', lambda k: k['idle']['host_wait_ns']),
+                            ('launch', lambda k: sum(k['delays']))):
+            _, folded, _ = run('profile', trace, '--origins', sidecar, '--format', 'folded',
+                               '--value', value, check_rc=0)
+            got = {l.rsplit(' ', 1)[0]: int(l.rsplit(' ', 1)[1]) for l in folded.splitlines()}
+            stacks = {}
+            for key, k in keys.items():
+                b = bundles[key]
+                stack = '%s;%s;%s' % ('+'.join('%s:%d' % (l['file'], l['line'])
+                                               for l in b['source_lines']) or '[no source]',
+                                      '+'.join(b['aten_ops']) or '[no aten op]', label_of[key])
+                if pick(k):
+                    stacks[stack] = stacks.get(stack, 0) + pick(k)
+            t = want['transfers_idle']
+            extra = {'idle': t['idle_ns'], 'host-wait': t['host_wait_ns']}.get(value, 0)
+            if extra:
+                stacks['[transfers];[transfers];[transfers]'] = extra
+            assert got == stacks, (value, got, stacks)
+        # --by idle: the rows ordered by their idle time.
+        _, text, _ = run('profile', trace, '--origins', sidecar, '--by', 'line', '--by', 'idle',
+                         '--top', '0', check_rc=0)
+        assert 'Source lines by idle time before their activities' in text, text
+        by_line = sorted(report['by_line'], key=lambda r: -r['idle']['idle_ns'])
+        table = text[text.index('Source lines by idle'):].splitlines()[3:3 + len(by_line)]
+        idle_col = [l[30:42].strip() for l in table if l[:13].strip()]
+        assert idle_col == ['%d.%03d' % divmod((r['idle']['idle_ns'] + 500) // 1000, 1000)
+                            for r in by_line][:len(idle_col)], (idle_col, table)
+
+
+def test_inconsistent_submitted_is_said_and_not_used():
+    with TempDir() as tmp:
+        generate(tmp, '--host-lanes', '--submitted', 'inconsistent')
+        trace = os.path.join(tmp, 'trace.json')
+        want = from_trace(trace)
+        want.pop('keys')
+        assert want['queue']['inconsistent'] > 0 and not want['queue']['consistent']
+        report, _ = profile_json(trace, '--origins', os.path.join(tmp, 'spyre_provenance.json'))
+        check_timeline(want, report['timeline'])
+        assert report['timeline']['queue']['total_ns'] is None
+        _, text, _ = run('profile', trace, '--origins', os.path.join(tmp, 'spyre_provenance.json'),
+                         check_rc=0)
+        assert 'queue delay: not given: args.queued/args.submitted of %d of %d kernels' % (
+            want['queue']['inconsistent'], want['queue']['kernels']) in ' '.join(text.split())
+
+
+def test_without_runtime_events_the_report_is_as_before_unless_asked():
+    with TempDir() as tmp:
+        generate(tmp, '--steps', '2')
+        trace = os.path.join(tmp, 'trace.json')
+        sidecar = os.path.join(tmp, 'spyre_provenance.json')
+        report, _ = profile_json(trace, '--origins', sidecar)
+        assert 'timeline' not in report and 'idle' not in report['by_line'][0]
+        _, text, _ = run('profile', trace, '--origins', sidecar, check_rc=0)
+        assert 'Steps:' not in text and 'idle (ms)' not in text
+        # Asked for: every gap unattributed (no launch event), exact.
+        want = from_trace(trace)
+        want.pop('keys')
+        assert want['launch_events'] == 0 and want['idle']['unattributed_ns'] > 0
+        assert want['idle']['unattributed_ns'] == want['idle']['idle_ns']
+        report, _ = profile_json(trace, '--origins', sidecar, '--by', 'idle')
+        check_timeline(want, report['timeline'])
+
+
+def hand_trace(path, events):
+    """The trace at `path`, and an empty cache beside it (nothing pairs: unpaired groups)."""
+    with open(path, 'w') as f:
+        json.dump({'traceEvents': events}, f)
+    cache = os.path.join(os.path.dirname(path), 'cache')
+    os.mkdir(cache)
+    return cache
+
+
+def test_hand_built_without_correlation_and_without_steps():
+    # Kernels without args.correlation: runtime events there, but none matches; one device.
+    key = 'abcdefghijklmnop'
+    name = 'spyre_kernel_v1_fused_add_%s#%d'
+    events = [{'ph': 'X', 'cat': 'cuda_runtime', 'name': 'aiuLaunchControlBlocks', 'pid': 9,
+               'tid': 9, 'ts': 1, 'dur': 1, 'args': {'correlation': 77}}]
+    spans = [(10, 5), (30, 10), (32, 3), (50.0005, 1)]   # us; overlapping [32,35]
+    for i, (ts, dur) in enumerate(spans):
+        events.append({'ph': 'X', 'cat': 'kernel', 'name': name % (key, i), 'pid': 1, 'tid': 0,
+                       'ts': ts, 'dur': dur})
+    with TempDir() as tmp:
+        trace = os.path.join(tmp, 'trace.json')
+        cache = hand_trace(trace, events)
+        report, _ = profile_json(trace, cache)
+        t = report['timeline']
+        # gaps: 30 - 15 = 15 us, 50.0005 - 40 = 10.0005 us (half up: 10001 ns)
+        assert t['idle'] == {'gaps': 2, 'idle_ns': 25001, 'host_wait_ns': 0,
+                             'launch_latency_ns': 0, 'unattributed_ns': 25001}, t['idle']
+        assert t['steps_from'] == 'whole trace' and len(t['steps']) == 1
+        step = t['steps'][0]
+        assert step['wall_ns'] == 51001 - 10000 and step['kernel_busy_ns'] == 5000 + 10000 + 1000
+        assert t['launch'] == {'launched': 0, 'skewed': 0, 'total_ns': 0, 'median_ns': 0}
+        assert report['by_kernel'][0]['idle']['unattributed_ns'] == 25001
+
+
+def test_hand_built_launch_delay_skew_and_host_wait():
+    key = 'abcdefghijklmnop'
+    name = 'spyre_kernel_v1_fused_add_%s#1' % key
+    events = [
+        {'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#7', 'pid': 9, 'tid': 9,
+         'ts': 0, 'dur': 100},
+        {'ph': 'X', 'cat': 'cuda_runtime', 'name': 'aiuLaunchControlBlocks', 'pid': 9, 'tid': 9,
+         'ts': 5, 'dur': 1, 'args': {'correlation': 1}},
+        {'ph': 'X', 'cat': 'cuda_runtime', 'name': 'aiuLaunchControlBlocks', 'pid': 9, 'tid': 9,
+         'ts': 25, 'dur': 1, 'args': {'correlation': 2}},
+        {'ph': 'X', 'cat': 'cuda_runtime', 'name': 'aiuLaunchControlBlocks', 'pid': 9, 'tid': 9,
+         'ts': 70, 'dur': 1, 'args': {'correlation': 3}},
+        {'ph': 'X', 'cat': 'kernel', 'name': name, 'pid': 1, 'tid': 0, 'ts': 10, 'dur': 10,
+         'args': {'correlation': 1, 'device': 0}},          # [10,20], delay 5
+        {'ph': 'X', 'cat': 'kernel', 'name': name, 'pid': 1, 'tid': 0, 'ts': 40, 'dur': 10,
+         'args': {'correlation': 2, 'device': 0}},          # gap 20: host wait 5, latency 15
+        {'ph': 'X', 'cat': 'gpu_memcpy', 'name': 'Memcpy (HtoD)', 'pid': 1, 'tid': 100,
+         'ts': 45, 'dur': 15, 'args': {'device': 0, 'bytes': 3000}},  # [45,60], 10 outside
+        {'ph': 'X', 'cat': 'kernel', 'name': name, 'pid': 1, 'tid': 0, 'ts': 65, 'dur': 5,
+         'args': {'correlation': 3, 'device': 0}},          # gap 5, all host wait; skew
+    ]
+    with TempDir() as tmp:
+        trace = os.path.join(tmp, 'trace.json')
+        cache = hand_trace(trace, events)
+        report, _ = profile_json(trace, cache)
+        t = report['timeline']
+        assert t['idle'] == {'gaps': 2, 'idle_ns': 25000, 'host_wait_ns': 10000,
+                             'launch_latency_ns': 15000, 'unattributed_ns': 0}, t['idle']
+        assert t['launch'] == {'launched': 3, 'skewed': 1, 'total_ns': 20000,
+                               'median_ns': 5000}, t['launch']
+        step = t['steps'][0]
+        assert step['name'] == 'ProfilerStep#7' and step['wall_ns'] == 100000
+        assert step['kernel_busy_ns'] == 25000 and step['transfer_ns'] == 10000
+        assert step['transfer_bytes'] == 3000 and step['transfer_gb_per_s'] == 3000 / 15000
+        _, text, _ = run('profile', trace, cache, check_rc=0)
+        assert '1 started before their launch (clock skew: taken as 0)' in ' '.join(text.split())
+
+
+if __name__ == '__main__':
+    main([test_generated_host_lanes_exact_to_the_ns, test_by_idle_and_folded_values,
+          test_inconsistent_submitted_is_said_and_not_used,
+          test_without_runtime_events_the_report_is_as_before_unless_asked,
+          test_hand_built_without_correlation_and_without_steps,
+          test_hand_built_launch_delay_skew_and_host_wait])
