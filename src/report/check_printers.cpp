@@ -453,14 +453,15 @@ private:
     std::unique_ptr<ReportPrinter> page_;
 };
 
-// csv: the header, then each kernel's findings as it comes (path, line, col, rule, message: the
+// csv: the header, then each kernel's findings as it comes (path, line, col, rule, severity, message: the
 // JSON report's members), in flat memory.
 class CheckCsv final : public CheckPrinterBase {
 public:
-    CheckCsv(std::ostream& out, std::ostream& diagnostics)
-        : CheckPrinterBase(diagnostics), out_(out) {
+    CheckCsv(std::ostream& out, std::ostream& diagnostics, const CheckOptions& check)
+        : CheckPrinterBase(diagnostics, check), out_(out) {
         std::string head;
-        csv::header(head, std::array<std::string_view, 5>{"path", "line", "col", "rule", "message"});
+        csv::header(head, std::array<std::string_view, 6>{"path", "line", "col", "rule", "severity",
+                                                          "message"});
         out_ << head;
     }
     void item(const CheckItem& k) override {
@@ -475,7 +476,7 @@ public:
                     rec.number(static_cast<std::uint64_t>(v));
                 }
             }
-            rec.text(to_string(f.rule)).text(f.message).end();
+            rec.text(to_string(f.rule)).text(to_string(f.severity)).text(f.message).end();
         }
         out_ << rows;
     }
@@ -543,7 +544,7 @@ std::unique_ptr<Printer<CheckItem, CheckEnd>> make_check_printer(ReportFormat fo
         return std::make_unique<CheckPage>(out, diagnostics, options.report,
                                            options.report.check);
     case ReportFormat::csv:
-        return std::make_unique<CheckCsv>(out, diagnostics);
+        return std::make_unique<CheckCsv>(out, diagnostics, options.report.check);
     case ReportFormat::json:
     case ReportFormat::sarif:
     case ReportFormat::github:

@@ -21,6 +21,7 @@ constexpr CountColumn count_columns[] = {
     {"null", &FileStateCounts::null},
     {"absent", &FileStateCounts::absent},
     {"malformed", &FileStateCounts::malformed},
+    {"compiler_generated", &FileStateCounts::compiler_generated},
     {"not_sdsc", &FileStateCounts::not_sdsc},
     {"invalid_json", &FileStateCounts::invalid_json},
     {"unreadable", &FileStateCounts::unreadable},

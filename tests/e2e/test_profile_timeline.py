@@ -142,8 +142,9 @@ def test_by_idle_and_folded_values():
             stacks = {}
             for key, k in keys.items():
                 b = bundles[key]
+                no_line = '[compiler-generated]' if b['compiler_generated'] else '[no source]'
                 stack = '%s;%s;%s' % ('+'.join('%s:%d' % (l['file'], l['line'])
-                                               for l in b['source_lines']) or '[no source]',
+                                               for l in b['source_lines']) or no_line,
                                       '+'.join(b['aten_ops']) or '[no aten op]', label_of[key])
                 if pick(k):
                     stacks[stack] = stacks.get(stack, 0) + pick(k)

@@ -53,7 +53,8 @@ TEST_CASE("display: bidirectional formatting characters are shown as <U+XXXX>") 
         {"\xE2\x80\x8E", "<U+200E>"}, {"\xE2\x80\x8F", "<U+200F>"}, {"\xD8\x9C", "<U+061C>"},
     };
     for (const auto& [raw, shown] : bidi) {
-        CAPTURE(shown);
+        const std::string& escaped = shown; // CAPTURE's lambda cannot take a binding (clang)
+        CAPTURE(escaped);
         CHECK(quote_path("c/sdsc_k" + raw + "exe.py") == "\"c/sdsc_k" + shown + "exe.py\"");
         CHECK(printable_text("name " + raw + "txt") == "name " + shown + "txt");
         CHECK(masked_text("name " + raw + "txt") == "name " + shown + "txt");
