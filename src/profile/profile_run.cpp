@@ -205,14 +205,26 @@ std::optional<ProfileReport> profile_trace(TraceFile file, const Pairing& pairin
     return report;
 }
 
-void single_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::string> caches,
-                const ProfileRunCallbacks& callbacks, ProfileRunResult& out) {
-    std::vector<Problem> problems;
+// The run's pairing (pairing_of with the run's sidecars and read options), or nullopt with why
+// in `out` (its stopped sentence and problems).
+std::optional<Pairing> run_pairing(const ProfileRunOptions& o,
+                                   const std::vector<std::string>& caches, const char* what,
+                                   bool several, std::vector<Problem>& problems,
+                                   ProfileRunResult& out) {
     std::string stopped;
-    auto pairing = pairing_of(o.origins, caches, o.read, "trace", false, problems, stopped);
+    auto pairing = pairing_of(o.origins, caches, o.read, what, several, problems, stopped);
     if (!pairing) {
         out.stopped = stopped;
         out.problems = std::move(problems);
+    }
+    return pairing;
+}
+
+void single_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::string> caches,
+                const ProfileRunCallbacks& callbacks, ProfileRunResult& out) {
+    std::vector<Problem> problems;
+    auto pairing = run_pairing(o, caches, "trace", false, problems, out);
+    if (!pairing) {
         return;
     }
     const std::string path = trace.path();
@@ -267,11 +279,8 @@ void ranks_run(const ProfileRunOptions& o, std::vector<TraceFile> traces,
         return;
     }
     std::vector<Problem> problems;
-    std::string stopped;
-    auto pairing = pairing_of(o.origins, caches, o.read, "traces", true, problems, stopped);
+    auto pairing = run_pairing(o, caches, "traces", true, problems, out);
     if (!pairing) {
-        out.stopped = stopped;
-        out.problems = std::move(problems);
         return;
     }
     const std::string digest = pairing_digest(pairing->sources);
@@ -326,11 +335,8 @@ void baseline_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::
         }
     }
     std::vector<Problem> problems;
-    std::string stopped;
-    auto pairing = pairing_of(o.origins, caches, o.read, "traces", true, problems, stopped);
+    auto pairing = run_pairing(o, caches, "traces", true, problems, out);
     if (!pairing) {
-        out.stopped = stopped;
-        out.problems = std::move(problems);
         return;
     }
     // The base run's own sidecars and caches where given, else the trace's. Shared caches'
@@ -338,6 +344,7 @@ void baseline_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::
     std::vector<Problem> base_problems;
     std::optional<Pairing> own;
     if (!b.origins.empty() || !b.caches.empty()) {
+        std::string stopped;
         own = pairing_of(b.origins.empty() ? o.origins : b.origins,
                          b.caches.empty() ? caches : b.caches, o.read, "traces", true,
                          base_problems, stopped);
