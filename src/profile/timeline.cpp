@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <charconv>
 #include <compare>
-#include <deque>
+#include <vector>
 #include <iterator>
 #include <numeric>
 #include <tuple>
@@ -139,9 +139,38 @@ bool before(const Pending& a, const Pending& b) {
     return std::tie(a.start, a.end, a.seq) < std::tie(b.start, b.end, b.seq);
 }
 
+// A device's activities not yet counted, sorted by before(). They come nearly in start order,
+// so most go to the back. One buffer whose front part is dropped now and then: no allocation per
+// activity once it has grown to the window's size.
+class Window {
+public:
+    std::size_t size() const { return buf_.size() - head_; }
+    bool empty() const { return size() == 0; }
+    const Pending& front() const { return buf_[head_]; }
+    void pop_front() {
+        ++head_;
+        if (head_ >= 1024 && head_ * 2 >= buf_.size()) {
+            buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(head_));
+            head_ = 0;
+        }
+    }
+    // Its place, found from the back: a few steps for an activity that came a little late.
+    void insert(const Pending& p) {
+        auto first = buf_.begin() + static_cast<std::ptrdiff_t>(head_);
+        auto at = buf_.end();
+        while (at != first && before(p, *std::prev(at))) {
+            --at;
+        }
+        buf_.insert(at, p);
+    }
+
+private:
+    std::vector<Pending> buf_;
+    std::size_t head_ = 0;
+};
+
 struct Device {
-    // Sorted by before(): activities come nearly in start order, so most go to the back.
-    std::deque<Pending> window;
+    Window window;
     bool started = false;        // an activity left the window
     std::uint64_t prev_end = 0;  // the latest end of those that left
     std::uint64_t last_start = 0;
@@ -429,12 +458,7 @@ void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
     m.first_start = std::min(m.first_start, p.start);
     m.last_end = std::max(m.last_end, p.end);
     auto& w = m.devices[dev].window;
-    // Its place, found from the back: a few steps for an activity that came a little late.
-    auto at = w.end();
-    while (at != w.begin() && before(p, *std::prev(at))) {
-        --at;
-    }
-    w.insert(at, p);
+    w.insert(p);
     if (w.size() > m.window) {
         m.pop(dev);
     }

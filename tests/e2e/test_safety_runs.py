@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import BIN, ROOT, SKIP, TempDir, main  # noqa: E402
+from e2e import BIN, ROOT, SKIP, TempDir, main, sanitized  # noqa: E402
 from test_bad_input import (annotated, make_kernel, report, sdsc, sdscprov, snapshot,  # noqa: E402
                             temporaries, text_line, write_map, kernel_dir)
 
@@ -187,6 +187,11 @@ def test_a_kernel_wider_than_the_open_files_limit_is_written_in_one_run():
             wrong = [n for n in originals if now[n] != after[n]]
             assert wrong == [], (args[0], len(wrong), wrong[:5])
             assert temporaries(cache) == [], temporaries(cache)[:5]
+        if sanitized():
+            # UndefinedBehaviorSanitizer checks a vtable's memory through a pipe; with no
+            # descriptor left that check fails and it reports a bad vptr that is not there.
+            print("SKIP ulimit -n 8 under the sanitizers (their runtime needs descriptors too)")
+            return
         p = subprocess.run([BIN, "annotate", "--origins", origins, cache], capture_output=True,
                            text=True, timeout=300, preexec_fn=open_files(8))
         assert p.returncode == 2, (p.returncode, p.stderr[-2000:])

@@ -168,8 +168,8 @@ TEST_CASE("timeline: without step spans the whole trace is one step, without lau
     const std::pair<std::string, std::string> spans[] = {
         {"10", "5"}, {"30", "10"}, {"32", "3"}, {"50", "1"}};
     for (const auto& span : spans) {
-        auto e = view(kernel(span.first, span.second, "4", "0", "1"));
-        log.activity(e, ActivityKind::kernel, 0);
+        Ev k = kernel(span.first, span.second, "4", "0", "1"); // view() points into it
+        log.activity(view(k), ActivityKind::kernel, 0);
     }
     auto r = log.finish(1);
     const auto& s = r.summary;
