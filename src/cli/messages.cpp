@@ -41,25 +41,27 @@ bool problems(const std::vector<Problem>& problems) {
     return errors;
 }
 
-bool capped(std::string_view command, const std::vector<Problem>& diagnostics,
+bool capped(std::string_view command, std::initializer_list<const std::vector<Problem>*> lists,
             std::size_t per_code) {
     bool errors = false;
     std::map<ProblemCode, std::size_t> printed;
     std::map<ProblemCode, std::uint64_t> left_out;
-    for (const auto& d : diagnostics) {
-        errors |= d.severity == Severity::error;
-        if (quiet_ && d.severity != Severity::error) {
-            continue;
+    for (const auto* list : lists) {
+        for (const auto& d : *list) {
+            errors |= d.severity == Severity::error;
+            if (quiet_ && d.severity != Severity::error) {
+                continue;
+            }
+            if (printed[d.code]++ >= per_code) {
+                ++left_out[d.code];
+                continue;
+            }
+            std::cerr << problem_line(d) << '\n';
         }
-        if (printed[d.code]++ >= per_code) {
-            ++left_out[d.code];
-            continue;
-        }
-        std::cerr << problem_line(d) << '\n';
     }
     for (const auto& [code, n] : left_out) {
         line(command, std::to_string(n) + " more " + std::string(to_string(code)) +
-                          " diagnostics (--format json lists them all)");
+                          (n == 1 ? " line" : " lines") + " (--all prints them)");
     }
     return errors;
 }

@@ -6,6 +6,7 @@
 
 #include "sdscprov/core/problem.hpp"
 
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
@@ -17,9 +18,10 @@ bool quiet();
 
 // Each problem as a path:line:col line (with --quiet, errors only); whether any is an error.
 bool problems(const std::vector<Problem>& problems);
-// Diagnostics of trace events: the first `per_code` of each code, then one line per code counting
-// the rest (`--format json` lists them all); whether any is an error.
-bool capped(std::string_view command, const std::vector<Problem>& diagnostics,
+// A run's problems and diagnostics, in the order given, under one rule for every code: the first
+// `per_code` of each code, then one line per code counting the rest (--all and `--format json`
+// show them all); whether any is an error.
+bool capped(std::string_view command, std::initializer_list<const std::vector<Problem>*> lists,
             std::size_t per_code);
 // `sdscprov COMMAND: SENTENCE` (`sdscprov: SENTENCE` without a command): why a run stopped or
 // what it could not do; said with --quiet too.

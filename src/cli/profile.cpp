@@ -9,6 +9,7 @@
 #include "sdscprov/core/display.hpp"
 #include "stdout_sink.hpp"
 
+#include <limits>
 #include <memory>
 #include <unistd.h>
 
@@ -16,7 +17,6 @@ namespace sdscprov::cli {
 
 namespace {
 
-constexpr std::size_t printed_per_code = 10; // diagnostics of one code on stderr (JSON: all)
 
 bool is_ci_format(Format f) {
     return f == Format::junit || f == Format::github || f == Format::sarif;
@@ -101,8 +101,8 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
                 make_profile_printer(c.format, out, c.report)->end(*r.report);
             });
         }
-        failed |= messages::problems(r.report->problems);
-        failed |= messages::capped("profile", r.report->diagnostics, printed_per_code);
+        failed |= messages::capped("profile", {&r.report->problems, &r.report->diagnostics},
+                                   c.per_code);
         return failed ? exit_bad_input : exit_ok;
     }
     const ProfileComparison& comparison = *r.comparison;
@@ -117,10 +117,10 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
         });
     }
     // Each run's problems and diagnostics (the base run's first).
-    failed |= messages::problems(comparison.base.problems);
-    failed |= messages::problems(comparison.now.problems);
-    failed |= messages::capped("profile", comparison.base.diagnostics, printed_per_code);
-    failed |= messages::capped("profile", comparison.now.diagnostics, printed_per_code);
+    failed |= messages::capped("profile", {&comparison.base.problems, &comparison.base.diagnostics},
+                               c.per_code);
+    failed |= messages::capped("profile", {&comparison.now.problems, &comparison.now.diagnostics},
+                               c.per_code);
     say_findings(r.findings, r.trace);
     if (failed) {
         return exit_bad_input;
@@ -134,6 +134,7 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
     ProfileCommand c;
     c.format = o.format;
     c.quiet = o.quiet;
+    c.per_code = o.all ? std::numeric_limits<std::size_t>::max() : 10;
     c.run.inputs.push_back(o.trace);
     c.run.inputs.insert(c.run.inputs.end(), o.caches.begin(), o.caches.end());
     c.run.origins = o.origins;

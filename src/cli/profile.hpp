@@ -31,6 +31,7 @@ struct ProfileCli {
     std::string out_dir; // --out-dir: one CSV file per ranking there, instead of standard output
     ColorMode color = ColorMode::automatic;
     bool quiet = false;
+    bool all = false; // --all: every problem and diagnostic on standard error
     unsigned jobs = 0;
     DiscoverOptions discover;
     std::uint64_t max_file_size = std::uint64_t{1} << 30;
@@ -51,6 +52,7 @@ struct ProfileCommand {
     ProfilePrinterOptions report;        // one trace or several
     ComparisonPrinterOptions comparison; // --baseline
     bool quiet = false;
+    std::size_t per_code = 10; // problems and diagnostics of one code on standard error (--all)
     std::string out_dir; // --out-dir with --format csv
 };
 

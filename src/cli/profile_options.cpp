@@ -119,6 +119,9 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
     add_source_text_options(*cmd, o.source_text);
     add_color_option(*cmd, o.color, "Colour in text");
     cmd->add_flag("-q,--quiet", o.quiet, "Print nothing but errors: no report, no warnings");
+    cmd->add_flag("--all", o.all,
+                  "Print every problem and diagnostic on standard error (default: the first 10 "
+                  "of each code, then one line counting the rest)");
     add_decimal_option(*cmd, "-j,--jobs", o.jobs, WholeRange{1, max_jobs},
                        "Threads reading the caches and parsing the trace (default: all cores)");
     add_discover_options(*cmd, o.discover, "read", "Follow symbolic links to directories");

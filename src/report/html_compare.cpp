@@ -120,8 +120,11 @@ void summaries(HtmlModel& model, const ProfileComparison& c) {
     model.summary("new trace", c.now.trace);
     model.summary("bundles", std::to_string(c.base.bundles.size()) + " base, " +
                                  std::to_string(c.now.bundles.size()) + " new");
-    model.summary("diagnostics", std::to_string(c.base.diagnostics.size()) + " base, " +
-                                     std::to_string(c.now.diagnostics.size()) + " new");
+    // As many as the Problems pane lists: the problems and the diagnostics.
+    model.summary("problems", std::to_string(c.base.problems.size() + c.base.diagnostics.size()) +
+                                  " base, " +
+                                  std::to_string(c.now.problems.size() + c.now.diagnostics.size()) +
+                                  " new");
 }
 
 void problems(HtmlModel& model, const ProfileReport& run) {

@@ -63,7 +63,9 @@ std::string render_profile_html(const ProfileReport& report, const SourceTextOpt
 std::string profile_page(HtmlModel& model, const ProfileReport& report) {
     model.summary("trace", report.trace);
     model.summary("bundles", std::to_string(report.bundles.size()));
-    model.summary("diagnostics", std::to_string(report.diagnostics.size()));
+    // As many as the Problems pane lists: the problems and the diagnostics.
+    model.summary("problems",
+                  std::to_string(report.problems.size() + report.diagnostics.size()));
     const auto& c = report.coverage;
     if (c.dirless_bundles > 0) {
         std::uint64_t us = c.dirless_ns / 1000 + (c.dirless_ns % 1000 >= 500 ? 1 : 0);

@@ -453,8 +453,52 @@ def test_html_page_columns_and_lost_heat():
             assert b.eval(titles) != before, before
 
 
+MORE = re.compile(r'^sdscprov profile: (?P<n>\d+) more (?P<code>[a-z0-9-]+) lines? '
+                  r'\(--all prints them\)$')
+
+
+def test_one_cap_rule_and_the_same_count_everywhere():
+    """Malformed ideal files (problems) and events over 100 % (diagnostics) go to standard error
+    under one rule: the first 10 of each code, then one line counting the rest; --all prints every
+    one. The JSON lists every one, and the page's header counts what its Problems pane lists."""
+    with TempDir() as tmp:
+        g = Generated(tmp, '--ideal-malformed', '0.7')
+        # A slow clock: long ideals, so most events ran faster than theirs.
+        args = ('profile', g.trace, g.cache, '--origins', g.sidecar, '--core-mhz', '20')
+        report = json.loads(run(*args, '--format', 'json', check_rc=0)[1])
+        listed = report['problems'] + report['diagnostics']
+        per_code = {}
+        for d in listed:
+            per_code[d['code']] = per_code.get(d['code'], 0) + 1
+        assert per_code.get('bad-ideal-cycles', 0) > 10, per_code
+        _, _, err = run(*args, check_rc=0)
+        shown, more = {}, {}
+        for line in err.splitlines():
+            if m := MORE.match(line):
+                more[m['code']] = int(m['n'])
+            elif m := LINE.match(line):
+                shown[m['code']] = shown.get(m['code'], 0) + 1
+            else:
+                assert False, ('a line of neither shape', line)
+        assert shown == {c: min(n, 10) for c, n in per_code.items()}, (shown, per_code)
+        assert more == {c: n - 10 for c, n in per_code.items() if n > 10}, (more, per_code)
+        _, _, err = run(*args, '--all', check_rc=0)
+        assert not any(MORE.match(line) for line in err.splitlines()), err[-2000:]
+        every = {}
+        for d in diagnostics(err):
+            every[d['code']] = every.get(d['code'], 0) + 1
+        assert every == per_code, (every, per_code)
+        page = run(*args, '--format', 'html', check_rc=0)[1]
+        data = page.split('<script type="application/json" id="sdscprov-data">')[1]
+        model = json.loads(data.split('</script>')[0])
+        header = dict(model['summary'])
+        assert header['problems'] == str(len(model['problems'])) == str(len(listed)), \
+            (header.get('problems'), len(model['problems']), len(listed))
+
+
 if __name__ == '__main__':
     main([test_rows_exact_against_the_manifest, test_core_mhz,
+          test_one_cap_rule_and_the_same_count_everywhere,
           test_util_over_100_and_malformed_warnings, test_text_columns_and_order_by_lost,
           test_folded_values, test_unsafe_ideal_files_are_warned_not_read,
           test_annotated_trace_carries_ideal_and_util, test_html_page_columns_and_lost_heat])
