@@ -7,6 +7,7 @@
 #include "messages.hpp"
 #include "progress.hpp"
 #include "sdscprov/core/display.hpp"
+#include "sdscprov/profile/drill.hpp"
 #include "stdout_sink.hpp"
 
 #include <limits>
@@ -44,6 +45,87 @@ std::optional<std::string> baseline_misuse(const ProfileCli& o) {
         return "--annotate-trace annotates one trace: run it without --baseline";
     }
     return std::nullopt;
+}
+
+// The drill-down asked (--line, --op, --kernel): its ranking and label; a usage error when more
+// than one is given or the report is not text of one run.
+std::optional<std::string> drill_choice(const ProfileCli& o, ProfileTextOptions& text) {
+    const std::pair<ProfileRanking, const std::string*> asked[] = {
+        {ProfileRanking::line, &o.drill_line},
+        {ProfileRanking::aten, &o.drill_op},
+        {ProfileRanking::kernel, &o.drill_kernel}};
+    for (const auto& [ranking, label] : asked) {
+        if (label->empty()) {
+            continue;
+        }
+        const RankingSpec& spec = ranking_spec(ranking);
+        if (text.drill != nullptr) {
+            return std::string(text.drill->drill_option) + " and " +
+                   std::string(spec.drill_option) + " each show one row: give one of them";
+        }
+        if (o.format != Format::text || !o.baseline.empty()) {
+            return std::string(spec.drill_option) +
+                   " shows one row in the text report of one run: without --format and "
+                   "--baseline";
+        }
+        text.drill = &spec;
+        text.drill_label = *label;
+    }
+    return std::nullopt;
+}
+
+// Where source text is read, as the options' shell words (" --source-map /workspace=.").
+std::string source_words(const SourceTextCli& o) {
+    std::string words;
+    for (const auto& root : o.roots) {
+        words += " --source-root " + shell_word(root);
+    }
+    for (const auto& m : o.map) {
+        words += " --source-map " + shell_word(m.from + "=" + m.to);
+    }
+    if (o.off) {
+        words += " --no-source-text";
+    }
+    return words;
+}
+
+// The command that made the report, as shell words, for its last line: what it read, the clock
+// and where source text is read (the drill-down adds its option).
+std::string command_words(const ProfileCli& o) {
+    std::string words = "sdscprov profile " + shell_word(o.trace);
+    for (const auto& cache : o.caches) {
+        words += ' ' + shell_word(cache);
+    }
+    for (const auto& sidecar : o.origins) {
+        words += " --origins " + shell_word(sidecar);
+    }
+    if (o.core_mhz != default_core_mhz) {
+        words += " --core-mhz " + std::to_string(o.core_mhz);
+    }
+    return words + source_words(o.source_text);
+}
+
+// Whether the drill-down's row is in the report; if not, says which rows it could mean.
+bool drill_found(const ProfileTextOptions& text, const ProfileReport& report) {
+    if (text.drill == nullptr) {
+        return true;
+    }
+    const Ranking* ranking = report.ranking(*text.drill);
+    RowMatch m = ranking != nullptr ? find_row(*ranking, text.drill_label) : RowMatch{};
+    if (m.row != nullptr) {
+        return true;
+    }
+    const std::string column(text.drill->column);
+    std::string sentence =
+        std::string(text.drill->drill_option) + " " + printable_text(text.drill_label) + ": " +
+        (m.several ? "several " + column + " rows answer; give one of them:"
+                   : "no " + column + " row answers (--top 0 lists every row)" +
+                         (m.candidates.empty() ? "" : "; rows like it:"));
+    for (const ProfileRow* row : m.candidates) {
+        sentence += "\n  " + printable_text(row->label);
+    }
+    messages::error("profile", sentence);
+    return false;
 }
 
 // A gate finding as a line: at its model source line (file:line), else at the trace.
@@ -96,6 +178,8 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
         // The annotated copy on standard output takes the report's place there.
         if (!c.out_dir.empty()) {
             failed |= !write_out_dir(c, r);
+        } else if (!drill_found(c.report.text, *r.report)) {
+            failed = true;
         } else if (!c.quiet && !r.annotated_to_stdout) {
             failed |= !print_to_stdout([&](std::ostream& out) {
                 make_profile_printer(c.format, out, c.report)->end(*r.report);
@@ -180,6 +264,14 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
     text.width = std::max<std::size_t>(text_width(STDOUT_FILENO), 60);
     text.shorten = ::isatty(STDOUT_FILENO) == 1; // piped names stay whole: pasteable
     text.color = use_color(o.color);
+    if (auto error = drill_choice(o, text)) {
+        misuse = *error;
+        return std::nullopt;
+    }
+    if (o.out_dir.empty() && o.annotate_trace != "-") {
+        text.command = command_words(o);
+    }
+    text.explain_words = source_words(o.source_text);
     c.report.text = text;
     c.report.by = o.by;
     c.report.value = o.value;

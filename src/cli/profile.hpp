@@ -29,6 +29,10 @@ struct ProfileCli {
     bool stages = false;
     std::string annotate_trace;
     std::string out_dir; // --out-dir: one CSV file per ranking there, instead of standard output
+    // --line FILE:LINE, --op ATEN, --kernel LABEL: that row's kernels (or a kernel's lines).
+    std::string drill_line;
+    std::string drill_op;
+    std::string drill_kernel;
     ColorMode color = ColorMode::automatic;
     bool quiet = false;
     bool all = false; // --all: every problem and diagnostic on standard error

@@ -56,6 +56,18 @@ void add_baseline_options(CLI::App& cmd, ProfileCli& o) {
         ->type_name("PCT");
 }
 
+// The drill-down into one row of the text report.
+void add_drill_options(CLI::App& cmd, ProfileCli& o) {
+    cmd.add_option("--line", o.drill_line,
+                   "Show the kernels of one source line row (as the report prints it, or the "
+                   "end of its path: mlp.py:12), each with the explain command that goes on")
+        ->type_name("FILE:LINE");
+    cmd.add_option("--op", o.drill_op, "Show the kernels of one ATen op row")->type_name("ATEN");
+    cmd.add_option("--kernel", o.drill_kernel,
+                   "Show one kernel row's source lines and ATen ops, and the explain command")
+        ->type_name("LABEL");
+}
+
 } // namespace
 
 void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
@@ -115,6 +127,7 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                                    : std::string();
             },
             ""));
+    add_drill_options(*cmd, o);
     add_baseline_options(*cmd, o);
     add_source_text_options(*cmd, o.source_text);
     add_color_option(*cmd, o.color, "Colour in text");

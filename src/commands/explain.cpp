@@ -168,6 +168,9 @@ std::vector<KernelDir> named_target(const std::string& target,
         std::string_view dir = base_name(k.path);
         if (labelled ? dir == label->tail : !label && (named_by(k, target) || dir == target)) {
             found.push_back(k);
+            if (labelled && !found.back().kernel && !label->name.empty()) {
+                found.back().kernel = label->name; // a directory named by its key: the label's
+            }
         }
     }
     if (found.empty() && label && label->key) {
@@ -177,6 +180,7 @@ std::vector<KernelDir> named_target(const std::string& target,
             if (found.empty() && dirless != nullptr && *dirless) {
                 return found;
             }
+
         } else {
             found = key_without_sidecar(target, *label, caches, problems, !sidecars.empty());
         }

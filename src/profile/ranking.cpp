@@ -60,6 +60,7 @@ const std::array<RankingSpec, 4> builtin{{
      .plural = "lines",
      .note = "a bundle counts fully for each of its lines: the rows can add up to more than",
      .shares_whole = true,
+     .drill_option = "--line",
      .keys = line_keys},
     {.word = "aten",
      .json_key = "by_aten",
@@ -73,6 +74,7 @@ const std::array<RankingSpec, 4> builtin{{
      .plural = "ops",
      .note = "a bundle counts fully for each of its ops: the rows can add up to more than",
      .shares_whole = true,
+     .drill_option = "--op",
      .keys = aten_keys},
     {.word = "kernel",
      .json_key = "by_kernel",
@@ -86,6 +88,7 @@ const std::array<RankingSpec, 4> builtin{{
      .plural = "kernels",
      .note = "one row per compiled bundle; sdscprov explain takes its label",
      .one_row_per_bundle = true,
+     .drill_option = "--kernel",
      .keys = kernel_keys},
     {.word = "category",
      .json_key = "by_category",
@@ -100,6 +103,7 @@ const std::array<RankingSpec, 4> builtin{{
      .note = "a kernel's category is that of its largest entry in its ideal cycles file",
      .one_row_per_bundle = false,
      .needs_ideal = true,
+     .drill_option = {},
      .keys = category_keys},
 }};
 

@@ -7,6 +7,7 @@
 #include "report/timeline_printers.hpp"
 #include "report/utilization_printers.hpp"
 #include "sdscprov/handle/source_text.hpp"
+#include "sdscprov/profile/drill.hpp"
 #include "sdscprov/report/csv_printers.hpp"
 #include "sdscprov/report/html.hpp"
 #include "sdscprov/report/rank_printers.hpp"
@@ -32,6 +33,10 @@ public:
 
     std::string render() {
         header();
+        if (o_.drill != nullptr) {
+            drill();
+            return std::move(out_);
+        }
         if (timeline_) {
             out_ += timeline_printers::text(r_, o_.top, width_, o_.color);
         }
@@ -53,10 +58,150 @@ public:
         if (line_texts) {
             out_ += source_text_lines(r_.source_text, o_.color);
         }
+        next_step(shown);
         return std::move(out_);
     }
 
 private:
+    // The last line: the command that drills into the top row of the first table that has a
+    // drill-down.
+    void next_step(const std::vector<const RankingSpec*>& shown) {
+        if (o_.command.empty()) {
+            return;
+        }
+        for (const RankingSpec* spec : shown) {
+            const Ranking* ranking = r_.ranking(*spec);
+            if (spec->drill_option.empty() || ranking == nullptr || ranking->rows.empty()) {
+                continue;
+            }
+            const ProfileRow& top = ranking->rows[order_of(ranking->rows).front()];
+            out_ += '\n' + command_lines("", o_.command + " " + std::string(spec->drill_option) +
+                                                 " " + shell_word(top.label));
+            return;
+        }
+    }
+
+    // The drill-down: the row's kernels (a source line's, an op's), or a kernel's source lines
+    // and ops; each kernel with the command that explains it.
+    void drill() {
+        const RankingSpec& spec = *o_.drill;
+        const Ranking* ranking = r_.ranking(spec);
+        RowMatch m = ranking != nullptr ? find_row(*ranking, o_.drill_label) : RowMatch{};
+        if (m.row == nullptr) { // the caller checks first
+            out_ += "\nno row of " + std::string(spec.plural) + " is " +
+                    printable(o_.drill_label) + '\n';
+            return;
+        }
+        const ProfileRow& row = *m.row;
+        out_ += '\n' +
+                paint("\x1b[1m", fit(std::string(spec.drill_option) + " " + printable(row.label) +
+                                         ": " + milliseconds(row.time.ns) + " ms (" +
+                                         percent(row.time.ns, r_.coverage.kernel_ns) +
+                                         "% of the device time), " +
+                                         thousands(row.time.events) + " events",
+                                     width_, false)) +
+                '\n';
+        if (row.text) {
+            out_ += "  " + paint("\x1b[2m", fit(printable(*row.text), width_ - 2, false)) + '\n';
+        }
+        auto rows_of = [&](const RankingSpec& of, auto&& wanted) {
+            std::vector<ProfileRow> rows;
+            if (const Ranking* r = r_.ranking(of)) {
+                for (const auto& x : r->rows) {
+                    if (std::any_of(x.bundles.begin(), x.bundles.end(), wanted)) {
+                        rows.push_back(x);
+                    }
+                }
+            }
+            return rows;
+        };
+        auto in_row = [&](std::uint32_t b) {
+            return std::find(row.bundles.begin(), row.bundles.end(), b) != row.bundles.end();
+        };
+        if (spec.kind == RowKind::bundle) {
+            out_ += paint("\x1b[2m", fit("(its source lines and ATen ops; a row's time is that of "
+                                          "every kernel it counts in)",
+                                          width_, false)) +
+                    '\n';
+            bool texts = false;
+            for (ProfileRanking of : {ProfileRanking::line, ProfileRanking::aten}) {
+                out_ += '\n';
+                texts |= of == ProfileRanking::line;
+                table(ranking_spec(of), rows_of(ranking_spec(of), in_row));
+            }
+            out_ += '\n' + command_lines("", explain_command(r_, row.label, o_.explain_words));
+            if (texts) {
+                out_ += source_text_lines(r_.source_text, o_.color);
+            }
+            return;
+        }
+        out_ += '\n';
+        explain_rows_ = true;
+        table(ranking_spec(ProfileRanking::kernel),
+              rows_of(ranking_spec(ProfileRanking::kernel), in_row));
+        explain_rows_ = false;
+    }
+
+    // "next: COMMAND" after `indent` (four spaces when the command would not fit after it), the
+    // command's words whole (to paste): on one line when it fits or nothing is shortened
+    // (piped), else broken between words with a shell's line continuation, the further lines
+    // four spaces in.
+    std::string command_lines(std::string indent, const std::string& command) const {
+        const std::string text = printable(command);
+        if (indent.size() > 4 && indent.size() + 6 + width_of(text) > width_) {
+            indent = "    "; // under a column it would not fit: nearer the margin
+        }
+        std::vector<std::string> words(1);
+        bool quoted = false; // inside '...': a space is part of the word
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            char c = text[i];
+            if (c == ' ' && !quoted) {
+                words.emplace_back();
+                continue;
+            }
+            if (c == '\'') {
+                quoted = !quoted;
+            } else if (c == '\\' && !quoted && i + 1 < text.size()) {
+                words.back() += c;
+                c = text[++i];
+            }
+            words.back() += c;
+        }
+        std::string out = indent + paint("\x1b[2m", "next: ");
+        std::size_t used = indent.size() + 6;
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            const std::size_t w = width_of(words[i]);
+            if (i > 0 && used + 1 + w + 2 > width_) {
+                out += " \\\n" + indent + "    ";
+                used = indent.size() + 4;
+            } else if (i > 0) {
+                out += ' ';
+                ++used;
+            }
+            out += words[i];
+            used += w;
+        }
+        return out + '\n';
+    }
+
+    // The order a ranking's rows are shown in: as built (device time), else by lost or idle time.
+    std::vector<std::size_t> order_of(const std::vector<ProfileRow>& rows) const {
+        std::vector<std::size_t> order(rows.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
+        }
+        if (o_.order == ProfileOrder::lost) {
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return rows[a].time.ideal.lost_ns > rows[b].time.ideal.lost_ns;
+            });
+        } else if (o_.order == ProfileOrder::idle) {
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return rows[a].idle.ns > rows[b].idle.ns;
+            });
+        }
+        return order;
+    }
+
     // `text` as lines of at most width_ columns, broken between words (a word longer than a
     // line is a line of its own), each after `indent` and the next ones two more spaces in.
     std::string wrap(const std::string& text, const std::string& indent) const {
@@ -190,6 +335,10 @@ private:
                 out_ += std::string(shape.head + 2, ' ') + paint("\x1b[2m", dir) + '\n';
             }
         }
+        if (shape.kernels && explain_rows_) {
+            out_ += command_lines(std::string(shape.head + 2, ' '),
+                                  explain_command(r_, row.label, o_.explain_words));
+        }
         if (row.text) {
             std::string text = *row.text;
             auto first = text.find_first_not_of(" \t");
@@ -226,19 +375,7 @@ private:
         std::size_t label_width = width_ > head.size() + 12 ? width_ - head.size() : 12;
         out_ += paint("\x1b[2m", head + what) + '\n';
         std::size_t shown = o_.top == 0 ? rows.size() : std::min(o_.top, rows.size());
-        std::vector<std::size_t> order(rows.size());
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            order[i] = i;
-        }
-        if (o_.order == ProfileOrder::lost) {
-            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-                return rows[a].time.ideal.lost_ns > rows[b].time.ideal.lost_ns;
-            });
-        } else if (o_.order == ProfileOrder::idle) {
-            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-                return rows[a].idle.ns > rows[b].idle.ns;
-            });
-        }
+        const std::vector<std::size_t> order = order_of(rows);
         for (std::size_t i = 0; i < shown; ++i) {
             row_lines(rows[order[i]], {head.size(), label_width, kernels, lines, ideal});
         }
@@ -262,6 +399,7 @@ private:
     const ProfileTextOptions& o_;
     std::size_t width_; // what labels and paths are shortened to fit
     bool timeline_;     // the step table and the rows' idle columns (timeline_printers)
+    bool explain_rows_ = false; // a drill-down's kernel rows: each with its explain command
     std::string out_;
 };
 
@@ -610,6 +748,9 @@ std::string render_profile(ReportFormat format, const ProfilePrinterOptions& opt
                      : render_profile_html(report, options.source_text);
     default:
         ProfileTextOptions text = options.text;
+        if (text.drill != nullptr) {
+            return render_profile_text(report, text);
+        }
         choose_rankings(text, options.by, report);
         return ranks ? render_ranks_text(report, text) : render_profile_text(report, text);
     }

@@ -22,6 +22,16 @@ std::string cell(const std::string& s, std::size_t width) {
     return " " + pad_left(s, width - 1);
 }
 
+// The utilization column: a percentage too wide for it (an ideal far longer than the kernel ran:
+// 464358.1) without its decimal, so that the columns stay aligned.
+std::string util_cell(const IdealTime& i) {
+    std::string p = percent(i.ideal_ns, i.measured_ns);
+    if (p.size() > 7) {
+        p.erase(std::min(p.find('.'), p.size()));
+    }
+    return cell(p, 8);
+}
+
 std::string plural(std::uint64_t n, const char* one, const char* many) {
     return thousands(n) + " " + (n == 1 ? one : many);
 }
@@ -122,7 +132,7 @@ std::string columns(const DeviceTime& t) {
     if (!i.known()) {
         return cell("-", 12) + cell("-", 8) + cell("-", 12);
     }
-    return cell(milliseconds(i.ideal_ns), 12) + cell(percent(i.ideal_ns, i.measured_ns), 8) +
+    return cell(milliseconds(i.ideal_ns), 12) + util_cell(i) +
            cell(milliseconds(i.lost_ns), 12);
 }
 
@@ -164,7 +174,7 @@ std::string category_table(const ProfileReport& r, const RankingSpec& spec, std:
         if (i.known()) {
             line += cell(milliseconds(i.ideal_ns), 12) +
                     cell(percent(i.ideal_ns, r.ideal.time.ideal_ns), 12) +
-                    cell(percent(i.ideal_ns, i.measured_ns), 8) + cell(milliseconds(i.lost_ns), 12);
+                    util_cell(i) + cell(milliseconds(i.lost_ns), 12);
         } else {
             line += cell("-", 12) + cell("-", 12) + cell("-", 8) + cell("-", 12);
         }

@@ -51,6 +51,9 @@ struct RankingSpec {
     // Shown by default only when a kernel directory gave an ideal (the category ranking); its
     // text table is the utilization one (calls, ideal, PT utilization).
     bool needs_ideal = false;
+    // profile's option that shows one row's kernels (or a kernel's lines and ops): "--line";
+    // empty: none.
+    std::string_view drill_option;
     // The keys a bundle counts under (one row per key); with one_row_per_bundle, exactly one.
     void (*keys)(const ProfileBundle& bundle, std::vector<RowKey>& out) = nullptr;
 };

@@ -28,6 +28,16 @@ struct ProfileTextOptions {
     std::size_t width = 100; // columns the table fits in (labels are shortened)
     bool shorten = true;     // false: labels and paths whole, whatever the width (not a terminal)
     bool color = false;
+    // A drill-down (profile --line, --op, --kernel): instead of the tables, the kernels of that
+    // row of `drill` (a source line's, an op's), or a kernel's source lines and ops, each kernel
+    // with the `sdscprov explain` command that shows it. find_row() finds the row.
+    const RankingSpec* drill = nullptr;
+    std::string drill_label;
+    // The command that made the report, as shell words ("sdscprov profile trace.json cache/"):
+    // the report ends with it and the drill-down into its first table's top row. Empty: not said.
+    std::string command;
+    // Words each explain command ends with (where source text is read: " --source-map A=B").
+    std::string explain_words;
 };
 
 std::string render_profile_text(const ProfileReport& report, const ProfileTextOptions& options);
