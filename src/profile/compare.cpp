@@ -302,6 +302,9 @@ std::string ms(std::uint64_t ns) {
 } // namespace
 
 std::string RowChange::shown_label() const {
+    if (!shown.empty()) {
+        return shown;
+    }
     if (!moved_from || !line) {
         return label;
     }
@@ -329,6 +332,70 @@ std::optional<double> RowChange::change_percent() const {
     return 100.0 * static_cast<double>(change_ns()) / static_cast<double>(base->ns);
 }
 
+namespace {
+
+// `path` without its last `n` components: the directory they lie in, with its '/'.
+std::string head_of(std::string_view path, std::size_t n) {
+    std::size_t end = path.size();
+    for (std::size_t i = 0; i < n && end != std::string_view::npos; ++i) {
+        end = end == 0 ? std::string_view::npos : path.rfind('/', end - 1);
+    }
+    return end == std::string_view::npos ? std::string() : std::string(path.substr(0, end + 1));
+}
+
+// The checkouts the moved lines show: of each moved line whose paths differ, the directories
+// before the components they share; the pair most of them give (then the first in order).
+std::optional<Checkouts> checkouts_of(const std::vector<RowChange>& rows) {
+    std::map<std::pair<std::string, std::string>, std::size_t> pairs;
+    for (const auto& r : rows) {
+        if (!r.moved_from || !r.line || r.moved_from->file == r.line->file) {
+            continue;
+        }
+        std::size_t n = shared_tail(r.moved_from->file, r.line->file);
+        std::string base = head_of(r.moved_from->file, n);
+        std::string now = head_of(r.line->file, n);
+        if (n > 0 && !base.empty() && !now.empty() && base != now) {
+            ++pairs[{std::move(base), std::move(now)}];
+        }
+    }
+    const std::pair<std::string, std::string>* best = nullptr;
+    std::size_t most = 0;
+    for (const auto& [pair, count] : pairs) {
+        if (count > most) {
+            best = &pair;
+            most = count;
+        }
+    }
+    return best == nullptr ? std::nullopt : std::optional<Checkouts>({best->first, best->second});
+}
+
+// A path from its run's checkout: relative to it when under it, else whole.
+std::string from_checkout(const std::string& file, const std::string& root) {
+    return file.starts_with(root) && file.size() > root.size() ? file.substr(root.size()) : file;
+}
+
+// A row as people read it over two checkouts: each path from its run's checkout; a moved line
+// with an arrow only when its path there or its line number changed.
+std::string shown_over(const RowChange& r, const Checkouts& co) {
+    if (!r.line) {
+        return r.label;
+    }
+    const std::string to = from_checkout(r.line->file, r.is_gone() ? co.base : co.now);
+    const std::string number = std::to_string(r.line->line);
+    if (!r.moved_from) {
+        return to + ":" + number;
+    }
+    const std::string from = from_checkout(r.moved_from->file, co.base);
+    if (from == to) {
+        return r.moved_from->line == r.line->line
+                   ? to + ":" + number
+                   : to + ":" + std::to_string(r.moved_from->line) + " -> " + number;
+    }
+    return from + ":" + std::to_string(r.moved_from->line) + " -> " + to + ":" + number;
+}
+
+} // namespace
+
 std::string_view to_string(CompareBasis b) {
     return b == CompareBasis::steps ? "steps" : "totals";
 }
@@ -348,6 +415,18 @@ ProfileComparison compare_profiles(ProfileReport base, ProfileReport now) {
     }
     c.base = std::move(base);
     c.now = std::move(now);
+    if (const auto* lines = &c.rows(ProfileRanking::line); !lines->empty()) {
+        c.checkouts = checkouts_of(*lines);
+    }
+    if (c.checkouts) {
+        for (auto& changes : c.rankings) {
+            if (changes.spec->kind == RowKind::line) {
+                for (auto& r : changes.rows) {
+                    r.shown = shown_over(r, *c.checkouts);
+                }
+            }
+        }
+    }
     return c;
 }
 

@@ -93,6 +93,17 @@ template <class W> void comparison_member(W& w, const ProfileComparison& c) {
                                                       : std::optional<std::string>(c.basis_note));
     json_out::member(w, "base_steps", c.base_run.steps);
     json_out::member(w, "new_steps", c.new_run.steps);
+    json_out::key(w, "checkouts");
+    if (c.checkouts) {
+        w.StartObject();
+        json_out::key(w, "base");
+        json_out::path(w, c.checkouts->base);
+        json_out::key(w, "new");
+        json_out::path(w, c.checkouts->now);
+        w.EndObject();
+    } else {
+        w.Null();
+    }
     w.EndObject();
 }
 
@@ -145,6 +156,47 @@ SourceTextNote source_text_of(const ProfileComparison& c) {
     return note;
 }
 
+// One ranking's compared rows as a text table: the figures, then the row as people read it (a
+// source line with its text below it, as the single run's tables show it).
+std::string change_table(const RankingSpec& spec, const std::vector<RowChange>& rows,
+                         const ProfileTextOptions& options, std::size_t width) {
+    auto paint = [&options](const char* tone, const std::string& s) {
+        return options.color ? std::string(tone) + s + "\x1b[0m" : s;
+    };
+    std::string out = paint("\x1b[1m", std::string(spec.change_title) +
+                                           ", by the absolute change (" +
+                                           std::to_string(rows.size()) + " rows)");
+    out += "\n   base ms     new ms   change ms   change  row\n";
+    constexpr std::size_t head = 44; // the columns before the row's label
+    const std::size_t label_width = width > head + 12 ? width - head : 12;
+    const bool lines = spec.kind == RowKind::line;
+    std::size_t printed = 0;
+    for (const auto& r : rows) {
+        if (options.top != 0 && printed == options.top) {
+            out += "  ... " + std::to_string(rows.size() - printed) +
+                   " more rows (--top 0 shows all)\n";
+            break;
+        }
+        ++printed;
+        std::string cells = pad_left(signed_ms(r.change_ns()), 11) + " " +
+                            pad_left(change_column(r), 8);
+        if (r.change_ns() != 0) {
+            cells = paint(r.change_ns() > 0 ? "\x1b[31m" : "\x1b[32m", cells);
+        }
+        out += pad_left(r.is_new() ? "-" : ms(r.base_ns()), 10) + " " +
+               pad_left(r.is_gone() ? "-" : ms(r.new_ns()), 10) + " " + cells + "  " +
+               fit(printable_text(r.shown_label()), label_width, lines) + "\n";
+        const auto first = lines && r.text ? r.text->find_first_not_of(" \t") : std::string::npos;
+        if (first != std::string::npos) {
+            out += std::string(head + 2, ' ') +
+                   paint("\x1b[2m", fit(printable(r.text->substr(first)),
+                                        label_width > 2 ? label_width - 2 : 1, false)) +
+                   "\n";
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::string render_comparison_text(const ProfileComparison& c, const ProfileTextOptions& options) {
@@ -155,11 +207,6 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
         options.shorten ? options.width : std::numeric_limits<std::size_t>::max() / 4;
     auto paint = [&options](const char* tone, const std::string& s) {
         return options.color ? std::string(tone) + s + "\x1b[0m" : s;
-    };
-    auto change_cells = [&](const RowChange& r) {
-        std::string cells = pad_left(signed_ms(r.change_ns()), 11) + " " +
-                            pad_left(change_column(r), 8);
-        return r.change_ns() == 0 ? cells : paint(r.change_ns() > 0 ? "\x1b[31m" : "\x1b[32m", cells);
     };
     std::string out;
     const auto& b = c.base_run;
@@ -182,6 +229,12 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
     out += run_line("  base: ", c.base.trace, b);
     out += run_line("  new:  ", c.now.trace, n);
     out += "  change: " + signed_ms(total_change(c)) + " ms (" + pct + ")\n";
+    if (c.checkouts) {
+        out += fit("  two checkouts: source paths from base " + printable_text(c.checkouts->base) +
+                       " and new " + printable_text(c.checkouts->now),
+                   width, false) +
+               "\n";
+    }
     if (const std::string outside = outside_text(c); !outside.empty()) {
         out += fit(outside, width, false) + "\n";
     }
@@ -194,28 +247,7 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
         }
     }
     for (const RankingSpec* spec : shown) {
-        const auto& rows = c.rows(*spec);
-        out += "\n";
-        out += paint("\x1b[1m", std::string(spec->change_title) + ", by the absolute change (" +
-                                    std::to_string(rows.size()) + " rows)");
-        out += "\n   base ms     new ms   change ms   change  row\n";
-        constexpr std::size_t head = 44; // the columns before the row's label
-        const std::size_t label_width = width > head + 12 ? width - head : 12;
-        const bool lines = spec->kind == RowKind::line;
-        std::size_t printed = 0;
-        for (const auto& r : rows) {
-            if (options.top != 0 && printed == options.top) {
-                out += "  ... " + std::to_string(rows.size() - printed) +
-                       " more rows (--top 0 shows all)\n";
-                break;
-            }
-            ++printed;
-            const std::string label = printable_text(r.shown_label());
-            out += pad_left(r.is_new() ? "-" : ms(r.base_ns()), 10) + " " +
-                   pad_left(r.is_gone() ? "-" : ms(r.new_ns()), 10) + " " +
-                   change_cells(r) +
-                   "  " + fit(label, label_width, lines) + "\n";
-        }
+        out += "\n" + change_table(*spec, c.rows(*spec), options, width);
     }
     return out;
 }

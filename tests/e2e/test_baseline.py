@@ -182,7 +182,7 @@ def test_every_row_exact_to_the_ns():
         assert report['sdscprov_profile_comparison'] == 1
         assert report['compared'] == 'totals'
         assert report['comparison'] == {'basis': 'totals', 'note': 'no step spans in either trace',
-                                        'base_steps': 0, 'new_steps': 0}
+                                        'base_steps': 0, 'new_steps': 0, 'checkouts': None}
         assert report['base']['kernel_ns'] == runs.base['coverage']['kernel_ns']
         assert report['new']['kernel_ns'] == runs.new['coverage']['kernel_ns']
         for table, want in check_tables(report, runs):
@@ -392,7 +392,7 @@ def test_per_step_exact_to_the_ns():
         report = json.loads(out)
         assert report['compared'] == 'steps'
         assert report['comparison'] == {'basis': 'steps', 'note': None, 'base_steps': 10,
-                                        'new_steps': 12}
+                                        'new_steps': 12, 'checkouts': None}
         for name, run, expected in (('base', runs.base, runs.base_all),
                                     ('new', runs.new, runs.new_all)):
             got = report[name]
@@ -597,24 +597,56 @@ def test_moved_lines_matched_by_file_and_text():
             moved += 1
         assert rows == {}, list(rows)[:3]
         assert moved >= 4
-        # Text: base file:line -> new file:line.
+        # Two checkouts: each path from its run's checkout, the arrow only where a line moved.
+        report = json.loads(out)
+        assert report['comparison']['checkouts'] == {'base': base_root + '/',
+                                                     'new': new_root + '/'}, report['comparison']
         _, out, _ = run('profile', '--baseline', trace, trace, '--by', 'line', '--top', '0',
                         '--origins', os.path.join(tmp, 'new.json'),
                         '--baseline-origins', os.path.join(tmp, 'base.json'), check_rc=0)
+        assert ('  two checkouts: source paths from base %s/ and new %s/\n'
+                % (base_root, new_root)) in out, out[:1500]
+        labels_shown = {}
+        for row_line in out.splitlines():   # the label after the 44 columns of figures
+            if row_line[:10].strip().replace('.', '').replace('-', '').isdigit() or \
+                    row_line[:10].strip() == '-':
+                labels_shown[row_line[44:]] = row_line
+        checked = {'moved': 0, 'same': 0}
+        for label in expected['by_line']:
+            if label.startswith('['):
+                continue
+            path, line = label.rsplit(':', 1)
+            line, rel = int(line), path.lstrip('/')
+            if path == unreadable:   # not matched: new under the new checkout, gone under the base
+                assert '%s:%d' % (rel, new_line(path, line)) in labels_shown, rel
+                assert '%s:%d' % (rel, line) in labels_shown, rel
+            elif path in shifted:
+                assert '%s:%d -> %d' % (rel, line, line + 2) in labels_shown, (rel, line)
+                checked['moved'] += 1
+            else:
+                assert '%s:%d' % (rel, line) in labels_shown, (rel, line)
+                checked['same'] += 1
+        assert checked['moved'] >= 2 and checked['same'] >= 2, checked
+        assert not any(' -> ' in x and '/' in x.split(' -> ')[1] for x in labels_shown), \
+            [x for x in labels_shown if ' -> ' in x][:3]
+        # Each line's text under its row, as in the single run's tables.
         path = files[2] if files[2] in shifted else files[0]
         line = min(lines[path])
-        assert '  %s%s:%d -> %s%s:%d\n' % (base_root, path, line, new_root, path,
-                                           line + 2) in out, out
-        # The page: the moved row's label says the move, as the text does.
+        row_text = '%s:%d -> %d' % (path.lstrip('/'), line, line + 2)
+        following = out.split(labels_shown[row_text] + '\n', 1)[1].split('\n', 1)[0]
+        assert following.strip() == 'v%d = layer(%r, %d)' % (line, path, line), following
+        # The page: the moved row's label as the text shows it.
         _, page, _ = run('profile', '--baseline', trace, trace, '--format', 'html',
                          '--origins', os.path.join(tmp, 'new.json'),
                          '--baseline-origins', os.path.join(tmp, 'base.json'), check_rc=0)
         model = json.loads(page.split('<script type="application/json" id="sdscprov-data">')[1]
                            .split('</script>')[0])
         labels = [r[0] for t in model['rankings'] if t['id'] == 'line' for r in t['rows']]
-        assert '%s%s:%d -> %s%s:%d' % (base_root, path, line, new_root, path,
-                                       line + 2) in labels, labels[:5]
-
+        assert row_text in labels, labels[:5]
+        # One checkout (the same files in both runs): whole paths, as before.
+        _, out, _ = run('profile', '--baseline', trace, trace, '--format', 'json',
+                        '--origins', os.path.join(tmp, 'new.json'), check_rc=0)
+        assert json.loads(out)['comparison']['checkouts'] is None
 
 if __name__ == '__main__':
     main([

@@ -41,6 +41,8 @@ struct RowChange {
     // The labels of the row's bundles (the kernel ranking's rows) whose compared time grew, new
     // ones included, the largest growth first: what a finding about the row names as its cause.
     std::vector<std::string> grown;
+    // As people read it (shown_label()), set by compare_profiles(); empty: not set.
+    std::string shown;
 
     std::uint64_t base_ns() const { return base ? base->ns : 0; }
     std::uint64_t new_ns() const { return now ? now->ns : 0; }
@@ -49,9 +51,18 @@ struct RowChange {
     std::optional<double> change_percent() const;
     bool is_new() const { return !base; }
     bool is_gone() const { return !now; }
-    // The row as people read it: a moved line as "file:12 -> 14" (the base line first), or
-    // "base-file:12 -> file:14" when the file moved too; any other row its label.
+    // The row as people read it: `shown` when set; else a moved line as "file:12 -> 14" (the
+    // base line first), or "base-file:12 -> file:14" when the file moved too; any other row its
+    // label.
     std::string shown_label() const;
+};
+
+// Two checkouts of one model: the directories under which the base run's files and the new
+// run's are the same files ("/w/co_base/", "/w/co_new/"), learned from the moved lines whose paths
+// differ only there (the pair most of them share).
+struct Checkouts {
+    std::string base;
+    std::string now;
 };
 
 enum class CompareBasis : std::uint8_t { totals, steps };
@@ -82,6 +93,9 @@ struct ProfileComparison {
         std::vector<RowChange> rows;
     };
     std::vector<Changes> rankings;
+    // When the runs' files lie in two checkouts: each row's path is shown from its run's
+    // checkout, and a line is shown as moved only when it moved there (RowChange::shown).
+    std::optional<Checkouts> checkouts;
 
     // The compared rows of one ranking (empty when the runs have none).
     const std::vector<RowChange>& rows(const RankingSpec& spec) const;
