@@ -134,7 +134,7 @@ void say_findings(const std::vector<GateFinding>& findings, const std::string& t
         const auto& where = f.row->where;
         std::string location =
             where ? quote_path(where->file) + ":" + std::to_string(where->line) : quote_path(trace);
-        messages::raw(location + ": error: device time " + printable_text(f.message) +
+        messages::raw(location + ": error: " + printable_text(f.message) +
                       " [fail-over]\n");
     }
 }
@@ -253,6 +253,7 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
         b.origins = o.baseline_origins;
         b.caches = o.baseline_caches;
         b.gated = &compared_ranking(o.by);
+        b.idle = o.by.order == ProfileOrder::idle;
         if (o.fail_over) {
             b.gate = GateOptions{*o.fail_over, o.fail_min_share};
         }

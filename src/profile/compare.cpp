@@ -45,6 +45,12 @@ DeviceTime compared_time(const ProfileReport& run, const ProfileRow& r, CompareB
     if (basis == CompareBasis::totals) {
         return r.time;
     }
+    if (basis == CompareBasis::idle) {
+        DeviceTime t;
+        t.ns = r.idle.ns;
+        t.events = r.time.events;
+        return t;
+    }
     DeviceTime t;
     std::uint64_t ns = 0;
     for (auto i : r.bundles) {
@@ -135,10 +141,17 @@ void match_moved(std::vector<RowChange>& rows) {
     rows.resize(kept);
 }
 
-// A bundle's compared time: its own (totals), or that of its kernel events that started in a
-// step, per step.
+// A bundle's compared time: its own (totals), that of its kernel events that started in a step,
+// per step, or the idle time before its events.
 std::uint64_t compared_ns(const ProfileReport& run, const ProfileBundle& b, CompareBasis basis) {
-    return basis == CompareBasis::totals ? b.time.ns : per_step(b.step_ns, run.steps.spans);
+    switch (basis) {
+    case CompareBasis::totals:
+        return b.time.ns;
+    case CompareBasis::idle:
+        return b.idle.ns;
+    default:
+        return per_step(b.step_ns, run.steps.spans);
+    }
 }
 
 // A run's rows by label.
@@ -277,8 +290,8 @@ std::string why_totals(const ProfileReport& base, const ProfileReport& now) {
 RunCompared run_compared(const ProfileReport& r, CompareBasis basis) {
     RunCompared c;
     c.steps = r.steps.spans;
-    if (basis == CompareBasis::totals) {
-        c.ns = r.coverage.kernel_ns;
+    if (basis != CompareBasis::steps) {
+        c.ns = basis == CompareBasis::idle ? r.timeline.idle.ns : r.coverage.kernel_ns;
         c.events = r.coverage.kernel_events;
         return c;
     }
@@ -397,13 +410,20 @@ std::string shown_over(const RowChange& r, const Checkouts& co) {
 } // namespace
 
 std::string_view to_string(CompareBasis b) {
-    return b == CompareBasis::steps ? "steps" : "totals";
+    return b == CompareBasis::steps ? "steps" : b == CompareBasis::idle ? "idle" : "totals";
 }
 
-ProfileComparison compare_profiles(ProfileReport base, ProfileReport now) {
+std::string_view compared_quantity(const ProfileComparison& c) {
+    return c.basis == CompareBasis::idle ? "idle time" : "device time";
+}
+
+ProfileComparison compare_profiles(ProfileReport base, ProfileReport now, bool idle) {
     ProfileComparison c;
-    c.basis_note = why_totals(base, now);
-    c.basis = c.basis_note.empty() ? CompareBasis::steps : CompareBasis::totals;
+    c.basis_note = idle ? "idle time before the activities, over the whole traces"
+                        : why_totals(base, now);
+    c.basis = idle                     ? CompareBasis::idle
+              : c.basis_note.empty() ? CompareBasis::steps
+                                     : CompareBasis::totals;
     c.base_run = run_compared(base, c.basis);
     c.new_run = run_compared(now, c.basis);
     // Every ranking of the new run, joined with the base run's of the same row of the table.
@@ -503,9 +523,11 @@ std::vector<GateFinding> gate_findings(const ProfileComparison& comparison,
             std::snprintf(grew, sizeof grew, "%s", r.is_new() ? "is new" : "grew from 0 ns");
         }
         char shares[96];
-        std::snprintf(shares, sizeof shares, ", %.1f %% of the new device time", f.new_share);
-        f.message = std::string(grew) + " (" + ms(r.base_ns()) + " -> " + ms(r.new_ns()) + shares +
-                    "): " + r.label + also_text(f.also) + cause_text(r.grown);
+        std::snprintf(shares, sizeof shares, ", %.1f %% of the new %s", f.new_share,
+                      std::string(compared_quantity(comparison)).c_str());
+        f.message = std::string(compared_quantity(comparison)) + " " + grew + " (" +
+                    ms(r.base_ns()) + " -> " + ms(r.new_ns()) + shares + "): " + r.label +
+                    also_text(f.also) + cause_text(r.grown);
     }
     return out;
 }

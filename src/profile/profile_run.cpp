@@ -380,7 +380,7 @@ void baseline_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::
     if (!now) {
         return;
     }
-    out.comparison = compare_profiles(std::move(*base), std::move(*now));
+    out.comparison = compare_profiles(std::move(*base), std::move(*now), b.idle);
     if (b.gate) {
         out.findings =
             gate_findings(*out.comparison, out.comparison->rows(*b.gated), *b.gate);

@@ -211,7 +211,9 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
     std::string out;
     const auto& b = c.base_run;
     const auto& n = c.new_run;
-    out += paint("\x1b[1m", fit("Device time compared " + basis_text(c), width, false)) + "\n";
+    std::string quantity(compared_quantity(c));
+    quantity[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(quantity[0])));
+    out += paint("\x1b[1m", fit(quantity + " compared " + basis_text(c), width, false)) + "\n";
     char pct[64] = "-";
     if (auto p = total_percent(c)) {
         std::snprintf(pct, sizeof pct, "%+.1f %%", *p);
@@ -339,7 +341,7 @@ namespace {
 
 constexpr std::string_view gate_rule = "fail-over";
 constexpr std::string_view gate_rule_text =
-    "a row's device time grew by more than --fail-over percent";
+    "a row's device time (with --by idle its idle time) grew by more than --fail-over percent";
 
 // Where a finding points: the model file and line, else the trace (no line).
 std::pair<std::string, TextPosition> place_of(const GateFinding& f, const std::string& trace) {
@@ -355,7 +357,7 @@ std::string gate_sarif(const std::vector<GateFinding>& findings, const std::stri
     ci_encoding::sarif_open(w, {{std::string(gate_rule), std::string(gate_rule_text)}});
     for (const auto& f : findings) {
         auto [path, pos] = place_of(f, trace);
-        ci_encoding::sarif_result(w, gate_rule, 0, "error", "device time " + f.message, path, pos);
+        ci_encoding::sarif_result(w, gate_rule, 0, "error", f.message, path, pos);
     }
     ci_encoding::sarif_close(w);
     buffer.Put('\n');
@@ -379,9 +381,9 @@ std::string gate_junit(const std::vector<GateFinding>& findings, const std::stri
             pos.line > 0 ? quote_path(path) + ":" + std::to_string(pos.line) : quote_path(path);
         out << "    <testcase classname=\"sdscprov.profile\" name=\""
             << ci_encoding::xml_escaped(f.row->label) << "\">\n"
-            << "      <failure message=\"" << ci_encoding::xml_escaped("device time " + f.message)
+            << "      <failure message=\"" << ci_encoding::xml_escaped(f.message)
             << "\" type=\"" << gate_rule << "\">"
-            << ci_encoding::xml_escaped(where + ": device time " + f.message + " [" +
+            << ci_encoding::xml_escaped(where + ": " + f.message + " [" +
                                         std::string(gate_rule) + "]")
             << "\n</failure>\n    </testcase>\n";
     }
@@ -394,7 +396,7 @@ std::string gate_github(const std::vector<GateFinding>& findings, const std::str
     for (const auto& f : findings) {
         auto [path, pos] = place_of(f, trace);
         ci_encoding::github_line(out, "error", path, pos, "sdscprov " + std::string(gate_rule),
-                                 "device time " + f.message);
+                                 f.message);
     }
     return out.str();
 }

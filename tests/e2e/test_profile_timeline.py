@@ -7,6 +7,7 @@ what the generator counted while writing them.
 """
 import decimal
 import json
+import re
 import os
 import subprocess
 import sys
@@ -270,9 +271,62 @@ def test_hand_built_launch_delay_skew_and_host_wait():
         assert '1 started before their launch (clock skew: taken as 0)' in ' '.join(text.split())
 
 
+def test_baseline_by_idle_compares_and_gates_the_idle_time():
+    """--baseline with --by idle: each row's compared time is its idle time in each run (as each
+    run's own report gives it), the runs' totals their idle time, and --fail-over gates on it."""
+    with TempDir() as tmp:
+        base_dir, new_dir = os.path.join(tmp, 'base'), os.path.join(tmp, 'new')
+        generate(base_dir, '--host-lanes', '--seed', '3')
+        generate(new_dir, '--host-lanes', '--seed', '3', '--scale', '0=0', '--scale', '2=0')
+        sidecar = os.path.join(base_dir, 'spyre_provenance.json')
+        base_trace, new_trace = (os.path.join(d, 'trace.json') for d in (base_dir, new_dir))
+        base, _ = profile_json(base_trace, '--origins', sidecar)
+        now, _ = profile_json(new_trace, '--origins', sidecar)
+        compared, _ = profile_json(new_trace, '--origins', sidecar, '--baseline', base_trace,
+                                   '--by', 'line', '--by', 'idle')
+        assert compared['compared'] == 'idle' and compared['comparison']['basis'] == 'idle'
+        assert compared['base']['compared_ns'] == base['timeline']['idle']['idle_ns']
+        assert compared['new']['compared_ns'] == now['timeline']['idle']['idle_ns']
+        idle = {run: {r['label']: r['idle']['idle_ns'] for r in report['by_line']}
+                for run, report in (('base', base), ('new', now))}
+        rows = {r['label']: (r['base_ns'], r['new_ns']) for r in compared['by_line']}
+        assert rows == {label: (idle['base'].get(label, 0), idle['new'].get(label, 0))
+                        for label in set(idle['base']) | set(idle['new'])}, rows
+        changed = [label for label, (b, n) in rows.items() if b != n]
+        assert changed, 'the idle time of no row changed: the test shows nothing'
+        # Without --by idle the same runs compare device time.
+        by_time, _ = profile_json(new_trace, '--origins', sidecar, '--baseline', base_trace)
+        assert by_time['compared'] == 'totals'
+        assert by_time['base']['compared_ns'] == base['coverage']['kernel_ns']
+        # The text says what it compares; the gate judges the idle time's growth.
+        _, text, _ = run('profile', new_trace, '--origins', sidecar, '--baseline', base_trace,
+                         '--by', 'idle', check_rc=0)
+        assert text.startswith('Idle time compared totals (idle time before the activities'), \
+            text[:200]
+        over = [label for label, (b, n) in rows.items()
+                if n > b and (b == 0 or (n - b) * 100 > 5 * b)]
+        rc, _, err = run('profile', new_trace, '--origins', sidecar, '--baseline', base_trace,
+                         '--by', 'idle', '--fail-over', '5', '--fail-min-share', '0')
+        findings = [line for line in err.splitlines() if line.endswith('[fail-over]')]
+        assert (rc == 1) == bool(over) and over, (rc, over, err[-2000:])
+        assert findings and all(': error: idle time grew by ' in f or
+                                ': error: idle time is new ' in f for f in findings), findings
+        # Each finding names as its cause the kernels whose idle time grew.
+        kernel_idle = {run: {r['label']: r['idle']['idle_ns'] for r in report['by_kernel']}
+                       for run, report in (('base', base), ('new', now))}
+        grew = {k for k, n in kernel_idle['new'].items() if n > kernel_idle['base'].get(k, 0)}
+        for f in findings:
+            assert '; kernel' in f, f
+            named = f.rsplit('; kernel', 1)[1].removeprefix('s').strip()
+            named = re.sub(r' and \d+ more$', '', named.removesuffix('[fail-over]').strip())
+            named = named.split(', ')
+            assert named and set(named) <= grew, (named, grew)
+
+
 if __name__ == '__main__':
     main([test_generated_host_lanes_exact_to_the_ns, test_by_idle_and_folded_values,
           test_inconsistent_submitted_is_said_and_not_used,
           test_without_runtime_events_the_report_is_as_before_unless_asked,
           test_hand_built_without_correlation_and_without_steps,
-          test_hand_built_launch_delay_skew_and_host_wait])
+          test_hand_built_launch_delay_skew_and_host_wait,
+          test_baseline_by_idle_compares_and_gates_the_idle_time])

@@ -65,8 +65,10 @@ struct Checkouts {
     std::string now;
 };
 
-enum class CompareBasis : std::uint8_t { totals, steps };
-std::string_view to_string(CompareBasis b); // "totals", "steps"
+// What a row's compared time is: its device time over the whole traces (totals) or per step, or
+// (`--by idle`) the idle time before its activities over the whole traces (timeline.hpp).
+enum class CompareBasis : std::uint8_t { totals, steps, idle };
+std::string_view to_string(CompareBasis b); // "totals", "steps", "idle"
 
 // What of one run was compared.
 struct RunCompared {
@@ -102,7 +104,11 @@ struct ProfileComparison {
     const std::vector<RowChange>& rows(ProfileRanking r) const;
 };
 
-ProfileComparison compare_profiles(ProfileReport base, ProfileReport now);
+// `idle`: the rows compared by their idle time (CompareBasis::idle), else by device time.
+ProfileComparison compare_profiles(ProfileReport base, ProfileReport now, bool idle = false);
+
+// What the comparison compares, for its sentences: "device time" or "idle time".
+std::string_view compared_quantity(const ProfileComparison& c);
 
 // ---- the gate -----------------------------------------------------------------------------------
 
@@ -115,8 +121,8 @@ struct GateFinding {
     std::vector<const RowChange*> also; // the others, in that order
     double base_share = 0;              // percent of the base run's device time (of `row`)
     double new_share = 0;               // percent of the new run's
-    // "grew by 31.2 % (12.000 ms -> 15.744 ms, 9.0 % of the new device time): a.py:12 and 3 more
-    // rows (b.py:7, ...); kernel K@dir"
+    // "device time grew by 31.2 % (12.000 ms -> 15.744 ms, 9.0 % of the new device time): a.py:12
+    // and 3 more rows (b.py:7, ...); kernel K@dir" ("idle time ..." when compared by idle time)
     std::string message;
 };
 

@@ -43,6 +43,7 @@ struct ProfileBaselineOptions {
     // The gate (--fail-over): the ranking it judges and its thresholds; none without it.
     std::optional<GateOptions> gate;
     const RankingSpec* gated = &ranking_spec(ProfileRanking::line);
+    bool idle = false; // --by idle: the rows compared (and gated) by their idle time
 };
 
 struct ProfileRunOptions {
