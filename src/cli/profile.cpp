@@ -121,8 +121,12 @@ bool drill_found(const ProfileTextOptions& text, const ProfileReport& report) {
         (m.several ? "several " + column + " rows answer; give one of them:"
                    : "no " + column + " row answers (--top 0 lists every row)" +
                          (m.candidates.empty() ? "" : "; rows like it:"));
-    for (const ProfileRow* row : m.candidates) {
-        sentence += "\n  " + printable_text(row->label);
+    constexpr std::size_t listed = 10;
+    for (std::size_t i = 0; i < m.candidates.size() && i < listed; ++i) {
+        sentence += "\n  " + printable_text(m.candidates[i]->label);
+    }
+    if (m.candidates.size() > listed) {
+        sentence += "\n  and " + std::to_string(m.candidates.size() - listed) + " more";
     }
     messages::error("profile", sentence);
     return false;
