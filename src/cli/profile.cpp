@@ -110,26 +110,11 @@ bool drill_found(const ProfileTextOptions& text, const ProfileReport& report) {
     if (text.drill == nullptr) {
         return true;
     }
-    const Ranking* ranking = report.ranking(*text.drill);
-    RowMatch m = ranking != nullptr ? find_row(*ranking, text.drill_label) : RowMatch{};
-    if (m.row != nullptr) {
-        return true;
+    auto missing = drill_missing(report, *text.drill, text.drill_label);
+    if (missing) {
+        messages::error("profile", *missing);
     }
-    const std::string column(text.drill->column);
-    std::string sentence =
-        std::string(text.drill->drill_option) + " " + printable_text(text.drill_label) + ": " +
-        (m.several ? "several " + column + " rows answer; give one of them:"
-                   : "no " + column + " row answers (--top 0 lists every row)" +
-                         (m.candidates.empty() ? "" : "; rows like it:"));
-    constexpr std::size_t listed = 10;
-    for (std::size_t i = 0; i < m.candidates.size() && i < listed; ++i) {
-        sentence += "\n  " + printable_text(m.candidates[i]->label);
-    }
-    if (m.candidates.size() > listed) {
-        sentence += "\n  and " + std::to_string(m.candidates.size() - listed) + " more";
-    }
-    messages::error("profile", sentence);
-    return false;
+    return !missing;
 }
 
 // A gate finding as a line: at its model source line (file:line), else at the trace.

@@ -1,5 +1,7 @@
 #include "sdscprov/profile/drill.hpp"
 
+#include "sdscprov/core/display.hpp"
+
 #include <algorithm>
 
 namespace sdscprov {
@@ -87,6 +89,29 @@ RowMatch find_row(const Ranking& ranking, std::string_view wanted) {
         }
     }
     return m;
+}
+
+std::optional<std::string> drill_missing(const ProfileReport& report, const RankingSpec& spec,
+                                         std::string_view wanted) {
+    const Ranking* ranking = report.ranking(spec);
+    RowMatch m = ranking != nullptr ? find_row(*ranking, wanted) : RowMatch{};
+    if (m.row != nullptr) {
+        return std::nullopt;
+    }
+    const std::string column(spec.column);
+    std::string sentence =
+        std::string(spec.drill_option) + " " + printable_text(wanted) + ": " +
+        (m.several ? "several " + column + " rows answer; give one of them:"
+                   : "no " + column + " row answers (--top 0 lists every row)" +
+                         (m.candidates.empty() ? "" : "; rows like it:"));
+    constexpr std::size_t listed = 10;
+    for (std::size_t i = 0; i < m.candidates.size() && i < listed; ++i) {
+        sentence += "\n  " + printable_text(m.candidates[i]->label);
+    }
+    if (m.candidates.size() > listed) {
+        sentence += "\n  and " + std::to_string(m.candidates.size() - listed) + " more";
+    }
+    return sentence;
 }
 
 std::string shell_word(std::string_view word) {

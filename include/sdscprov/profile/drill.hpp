@@ -4,6 +4,7 @@
 
 #include "sdscprov/profile/profile.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,11 @@ struct RowMatch {
 // for any text (a label a terminal shortened: `…/models/mlp.py:12`, `sdsc_fu…_b9d3wz0e`): one
 // such row is the row.
 RowMatch find_row(const Ranking& ranking, std::string_view wanted);
+
+// When no row of `spec`'s ranking or several answer `wanted` (find_row()): the sentence that says
+// so, naming the rows it could mean (the first 10, then how many more); nullopt when one does.
+std::optional<std::string> drill_missing(const ProfileReport& report, const RankingSpec& spec,
+                                         std::string_view wanted);
 
 // `word` for a POSIX shell: as it is when it holds only characters no shell treats specially,
 // else between single quotes (a quote in it as '\'').
