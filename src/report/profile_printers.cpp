@@ -87,9 +87,8 @@ private:
         const RankingSpec& spec = *o_.drill;
         const Ranking* ranking = r_.ranking(spec);
         RowMatch m = ranking != nullptr ? find_row(*ranking, o_.drill_label) : RowMatch{};
-        if (m.row == nullptr) { // the caller checks first
-            out_ += "\nno row of " + std::string(spec.plural) + " is " +
-                    printable(o_.drill_label) + '\n';
+        if (m.row == nullptr) { // the caller checks first (drill_missing); said here too
+            out_ += '\n' + drill_missing(r_, spec, o_.drill_label).value_or("") + '\n';
             return;
         }
         const ProfileRow& row = *m.row;
@@ -101,8 +100,11 @@ private:
                                          thousands(row.time.events) + " events",
                                      width_, false)) +
                 '\n';
-        if (row.text) {
-            out_ += "  " + paint("\x1b[2m", fit(printable(*row.text), width_ - 2, false)) + '\n';
+        if (const auto first = row.text ? row.text->find_first_not_of(" \t") : std::string::npos;
+            first != std::string::npos) { // as the tables show it: its indentation left out
+            out_ += "  " + paint("\x1b[2m", fit(printable(row.text->substr(first)), width_ - 2,
+                                                false)) +
+                    '\n';
         }
         auto rows_of = [&](const RankingSpec& of, auto&& wanted) {
             std::vector<ProfileRow> rows;
