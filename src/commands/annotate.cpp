@@ -52,12 +52,13 @@ namespace {
 
 // What the report says of the join: the map entry, and the handles held only in the map (the
 // ops whose file is shared with an earlier op's).
-void describe_join(const KernelDir& dir, const KernelJoin& join, KernelRewrite& annotation) {
+JoinOutcome describe_join(const KernelDir& dir, const KernelJoin& join) {
+    JoinOutcome annotation;
     annotation.match = join.match;
     annotation.detail = join.detail;
     annotation.lost_ops = join.lost_ops;
     if (!join.entry) {
-        return;
+        return annotation;
     }
     annotation.map_entry =
         join.entry->map->path + ":" + std::to_string(join.entry->kernel->pos.line);
@@ -73,6 +74,7 @@ void describe_join(const KernelDir& dir, const KernelJoin& join, KernelRewrite& 
         }
         annotation.lost.push_back(std::move(lost));
     }
+    return annotation;
 }
 
 } // namespace
@@ -121,11 +123,11 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
     KernelWrite kernel{report, annotation, directories, options_.write};
     KernelJoin join = join_dir(dir, scanner, report.problems);
     report.problems.insert(report.problems.end(), join.problems.begin(), join.problems.end());
-    describe_join(dir, join, annotation);
+    JoinOutcome& described = annotation.join.emplace(describe_join(dir, join));
     if (!upstream_.empty() && dir.kernel) {
         UpstreamKernel up = upstream_kernel(upstream_, *dir.kernel);
         if (!up.keys.empty()) {
-            annotation.upstream = std::move(up);
+            described.upstream = std::move(up);
         }
     }
 
@@ -143,7 +145,7 @@ void Annotator::annotate_kernel(KernelReport& report, Scanner& scanner) const {
             report.problems.push_back(make_problem(
                 scan.file.path, scan.handle_pos, ProblemCode::stale_handle,
                 "stale handle: the file holds id " + scan.handle->id + " but " +
-                    annotation.map_entry + " gives " + plan.handle->id +
+                    described.map_entry + " gives " + plan.handle->id +
                     " for this op (another compile's, e.g. a kernel-cache hit); --refresh "
                     "replaces it"));
         }

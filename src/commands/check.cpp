@@ -24,8 +24,8 @@ std::string_view to_string(CheckRule r) {
 }
 
 bool not_from_this_compile(const KernelReport& report, const CheckOptions& options) {
-    return !options.all_kernels && report.rewrite &&
-           report.rewrite->match == KernelMatch::not_in_map;
+    return !options.all_kernels && report.rewrite && report.rewrite->join &&
+           report.rewrite->join->match == KernelMatch::not_in_map;
 }
 
 namespace {

@@ -20,8 +20,8 @@ GeneratedForm compiler_generated(const ScanResult& r) {
 
 GeneratedForm compiler_generated(const KernelReport& k, std::size_t file) {
     GeneratedForm form = compiler_generated(k.files[file]);
-    if (!k.rewrite || file >= k.rewrite->files.size() ||
-        k.rewrite->match != KernelMatch::matched) {
+    if (!k.rewrite || file >= k.rewrite->files.size() || !k.rewrite->join ||
+        k.rewrite->join->match != KernelMatch::matched) {
         return form;
     }
     const FileAction action = k.rewrite->files[file].action;
@@ -103,12 +103,8 @@ void FileStateCounts::add(const FileStateCounts& o) {
     }
 }
 
-void RewriteCounts::add(const KernelReport& k) {
-    if (!k.rewrite) {
-        return;
-    }
-    const auto& a = *k.rewrite;
-    switch (a.match) {
+void RewriteCounts::add_join(const JoinOutcome& join) {
+    switch (join.match) {
     case KernelMatch::matched:
         ++kernels_matched;
         break;
@@ -122,7 +118,17 @@ void RewriteCounts::add(const KernelReport& k) {
         ++kernels_unusable;
         break;
     }
-    lost_ops += a.lost_ops.size();
+    lost_ops += join.lost_ops.size();
+}
+
+void RewriteCounts::add(const KernelReport& k) {
+    if (!k.rewrite) {
+        return;
+    }
+    const auto& a = *k.rewrite;
+    if (a.join) {
+        add_join(*a.join);
+    }
     for (std::size_t i = 0; i < a.files.size(); ++i) {
         const auto& f = a.files[i];
         // A run counts what it did: a change whose write failed is `failed`, not `added`. A dry

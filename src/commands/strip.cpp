@@ -22,8 +22,7 @@ bool strips_something(const ScanResult& scan, bool remove) {
 } // namespace
 
 void strip_kernel(KernelReport& report, Scanner& scanner, const StripOptions& options) {
-    KernelRewrite rewrite;
-    rewrite.match = KernelMatch::matched; // the reports' kernel state: strip needs no map
+    KernelRewrite rewrite; // no join: each file is stripped on its own
     const KernelDir& dir = report.dir;
     if (options.write.mode == WriteMode::write) {
         remove_leftover_temps(dir, report.problems);

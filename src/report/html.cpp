@@ -141,9 +141,11 @@ public:
 private:
     // The state after the run, and what annotate did with each file.
     static void annotated(HtmlKernel& row, std::vector<HtmlOp>& ops, const KernelRewrite& a) {
-        row.note = std::string(to_string(a.match));
-        if (!a.detail.empty()) {
-            row.note += ": " + a.detail;
+        if (a.join) {
+            row.note = std::string(to_string(a.join->match));
+            if (!a.join->detail.empty()) {
+                row.note += ": " + a.join->detail;
+            }
         }
         for (std::size_t i = 0; i < a.files.size() && i < ops.size(); ++i) {
             const FileOutcome& f = a.files[i];

@@ -46,8 +46,8 @@ public:
         writer_.Bool(k.dir.has_bundle);
         key("counts");
         counts(k.counts);
-        if (k.rewrite) {
-            const auto& a = *k.rewrite;
+        if (k.rewrite && k.rewrite->join) { // annotate's join (strip has none)
+            const JoinOutcome& a = *k.rewrite->join;
             key("annotate");
             writer_.StartObject();
             key("match");
@@ -160,13 +160,18 @@ public:
                 {"provided", a.provided},
                 {"no_origin", a.no_origin},
                 {"opfunc_mismatch", a.opfunc_mismatch},
-                {"lost_ops", a.lost_ops},
-                {"kernels_matched", a.kernels_matched},
-                {"kernels_not_in_map", a.kernels_not_in_map},
-                {"kernels_ambiguous", a.kernels_ambiguous},
-                {"kernels_unusable", a.kernels_unusable},
             };
             uint_members(fields);
+            if (options_.command == ReportCommand::annotate) { // the join's: strip has none
+                const std::pair<std::string, std::uint64_t> join_fields[] = {
+                    {"lost_ops", a.lost_ops},
+                    {"kernels_matched", a.kernels_matched},
+                    {"kernels_not_in_map", a.kernels_not_in_map},
+                    {"kernels_ambiguous", a.kernels_ambiguous},
+                    {"kernels_unusable", a.kernels_unusable},
+                };
+                uint_members(join_fields);
+            }
             writer_.EndObject();
         }
         writer_.EndObject();

@@ -32,8 +32,8 @@ void lacking_reasons(const KernelReport& k, std::map<std::string, std::uint64_t>
         const auto& f = a.files[i];
         if (!a.provided(i) && i < k.files.size() && compiler_generated(k, i) != GeneratedForm::none) {
             ++reasons["compiler-generated op (no model source by design)"];
-        } else if (a.match != KernelMatch::matched) {
-            ++reasons[a.detail];
+        } else if (a.join && a.join->match != KernelMatch::matched) {
+            ++reasons[a.join->detail];
         } else if (f.action == FileAction::differs) {
             ++reasons["handle differs from the map's (--refresh replaces it)"];
         } else if (!a.provided(i)) {
@@ -81,10 +81,11 @@ public:
     // of its compiles is a directory. The attention list counts the directories that need it.
     void kernel(const KernelReport& k) override {
         std::string name = k.dir.kernel ? *k.dir.kernel : std::string(file_name_of(k.dir.path));
-        if (k.rewrite) {
+        if (k.rewrite && k.rewrite->join) {
             // A kernel is matched when one of its directories is; else the first other state.
-            auto [state, added] = matches_.try_emplace(name, k.rewrite->match);
-            if (k.rewrite->match == KernelMatch::matched) {
+            const KernelMatch match = k.rewrite->join->match;
+            auto [state, added] = matches_.try_emplace(name, match);
+            if (match == KernelMatch::matched) {
                 state->second = KernelMatch::matched;
             }
         } else {
@@ -164,7 +165,7 @@ private:
             if (k.rewrite) {
                 rewrites.add(k);
                 lacking_reasons(k, reasons);
-                lost += k.rewrite->lost.size();
+                lost += k.rewrite->join ? k.rewrite->join->lost.size() : 0;
             }
         }
         std::uint64_t lacking(bool annotating) const {
@@ -198,7 +199,10 @@ private:
         if (!g.reasons.empty()) {
             prose("  lacking: " + reason_text(g.reasons), yellow);
         }
-        const auto& a = *k.rewrite;
+        if (!k.rewrite->join) {
+            return;
+        }
+        const JoinOutcome& a = *k.rewrite->join;
         for (const auto& l : a.lost) {
             prose("  OpSpec " + std::to_string(l.op) + " (" + quote_path(file_name_of(l.file)) +
                   ") shares its file with an earlier one: its handle " +

@@ -62,6 +62,9 @@ def test_dry_run_check_and_json_write_nothing():
         assert report["command"] == "strip"
         assert report["totals"]["annotate"]["stripped"] == 5
         assert [f["action"] for k in report["kernels"] for f in k["files"]] == ["remove"] * 5
+        # strip joins nothing: no kernel says it was matched with a map, no totals of the join
+        assert report["kernels"] and not any("annotate" in k for k in report["kernels"]), report
+        assert not [m for m in report["totals"]["annotate"] if m.startswith("kernels_")], report
         assert snapshot(cache) == before
         run("strip", "--format", "markdown", cache, check_rc=2)
 

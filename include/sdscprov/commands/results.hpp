@@ -69,16 +69,23 @@ struct LostHandle {
     DebugHandle handle;
 };
 
-// What annotate or strip did with one kernel directory (strip's match is always `matched`).
-struct KernelRewrite {
+// What annotate said of a kernel directory's join with the map: annotate's own part of a
+// KernelRewrite (strip has none).
+struct JoinOutcome {
     KernelMatch match = KernelMatch::not_in_map;
     std::string detail;
     std::string map_entry;             // "<map path>:<line>" of the entry, when matched
-    std::vector<FileOutcome> files;    // same order as KernelReport::files
     std::vector<std::size_t> lost_ops; // OpSpecs whose handle is only in the map (de-duplication)
     std::vector<LostHandle> lost;      // the same OpSpecs with their handles
     // What upstream mappings (files, or spyre_provenance.json's projections) say of the kernel.
     std::optional<UpstreamKernel> upstream;
+};
+
+// What annotate or strip did with one kernel directory: each file's outcome and the temporaries
+// not yet renamed; annotate's join with the map in `join` (none for strip).
+struct KernelRewrite {
+    std::optional<JoinOutcome> join;
+    std::vector<FileOutcome> files;    // same order as KernelReport::files
     // Temporaries written, not yet renamed: the commands' run state (pending_writes.hpp), opaque
     // here; null when nothing was written.
     std::shared_ptr<PendingWrites> pending;
@@ -133,6 +140,7 @@ struct RewriteCounts {
     std::uint64_t opfunc_mismatch = 0;
     std::uint64_t lost_ops = 0;
     void add(const KernelReport& k);
+    void add_join(const JoinOutcome& join); // the kernels_* and lost_ops of annotate's join
     std::uint64_t changes() const { return added + filled + refreshed + stripped; }
 };
 

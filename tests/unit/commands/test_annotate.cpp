@@ -219,7 +219,7 @@ TEST_CASE("Annotator: a stale handle is warned about and kept, --refresh replace
             Scanner scanner;
             annotator.annotate_kernel(k, scanner);
             REQUIRE(k.rewrite);
-            CHECK(k.rewrite->match == KernelMatch::matched);
+            CHECK(k.rewrite->join->match == KernelMatch::matched);
             CHECK(k.rewrite->dry_run);
             REQUIRE(k.rewrite->files.size() == 1);
             CHECK(k.rewrite->files[0].action ==
@@ -246,7 +246,7 @@ TEST_CASE("Annotator: two directories of one kernel name without dir in the map 
         k.dir = dir;
         Scanner scanner;
         annotator.annotate_kernel(k, scanner);
-        CHECK(k.rewrite->match == (same_name == 1 ? KernelMatch::matched : KernelMatch::ambiguous));
+        CHECK(k.rewrite->join->match == (same_name == 1 ? KernelMatch::matched : KernelMatch::ambiguous));
         CHECK(k.rewrite->files[0].action ==
               (same_name == 1 ? FileAction::no_origin : FileAction::unmatched));
         CHECK_FALSE(k.rewrite->dry_run);

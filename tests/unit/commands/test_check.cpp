@@ -50,7 +50,7 @@ TEST_CASE("check: each handle state, and files that are not SDSC documents") {
 TEST_CASE("check: with an annotation, a handle other than the map's is stale") {
     auto k = kernel_of({"{\"0_add\": " + populated + "}", "{\"1_add\": " + populated + "}"});
     KernelRewrite a;
-    a.match = KernelMatch::matched;
+    a.join.emplace().match = KernelMatch::matched;
     a.files.resize(2);
     a.files[0].action = FileAction::keep;
     a.files[1].action = FileAction::differs;
