@@ -71,7 +71,7 @@ int run_annotate(const AnnotateCli& cli) {
                 }
             }
             if (printer) {
-                printer->kernel(k);
+                printer->item(k);
             }
         };
         result = sdscprov::annotate(options,

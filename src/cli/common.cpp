@@ -111,11 +111,11 @@ void finish_report(ReportPrinter* printer, const PipelineResult& result,
     messages::problems(result.problems);
     if (printer != nullptr) {
         if (first.empty()) {
-            printer->finish(result.totals, result.problems);
+            printer->end({result.totals, result.problems});
         } else {
             std::vector<Problem> all = first;
             all.insert(all.end(), result.problems.begin(), result.problems.end());
-            printer->finish(result.totals, all);
+            printer->end({result.totals, all});
         }
     }
     std::cout.flush();

@@ -28,7 +28,7 @@ int run_scan(const CommonOptions& o) {
                               options, scan_kernel, [&](const KernelReport& k) {
                                   progress.kernel(k.files.size());
                                   if (printer) {
-                                      printer->kernel(k);
+                                      printer->item(k);
                                   }
                               });
     }

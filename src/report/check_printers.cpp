@@ -1,5 +1,7 @@
 #include "sdscprov/report/check_printers.hpp"
 
+#include "report/check_documents.hpp"
+
 #include "report/ci_encoding.hpp"
 #include "report/csv_cells.hpp"
 #include "sdscprov/core/display.hpp"
@@ -311,43 +313,6 @@ void write_check_junit(std::ostream& out, const CheckResult& result) {
     out << "  </testsuite>\n</testsuites>\n";
 }
 
-// ---- text ---------------------------------------------------------------------------------------
-
-CheckTextPrinter::CheckTextPrinter(std::ostream& out, bool color, std::size_t cap)
-    : out_(out), color_(color), cap_(cap) {}
-
-void CheckTextPrinter::print(const Finding& f) {
-    std::string where = quoted_location(f.path, f.pos) + ':';
-    std::string rule = "[";
-    rule += to_string(f.rule);
-    rule += ']';
-    if (color_) { // the location bold, the rule yellow, as compilers show warnings
-        where = "\x1b[1m" + where + "\x1b[0m";
-        rule = "\x1b[33m" + rule + "\x1b[0m";
-    }
-    out_ << where << ' ' << printable_text(f.message) << ' ' << rule << '\n';
-}
-
-void CheckTextPrinter::kernel(const CheckedKernel& k) {
-    for (const auto& f : k.findings) {
-        if (!f.fails()) {
-            continue;
-        }
-        if (cap_ == 0 || printed_ < cap_) {
-            print(f);
-            ++printed_;
-        } else {
-            ++more_;
-        }
-    }
-}
-
-void CheckTextPrinter::finish() {
-    if (more_ > 0) {
-        out_ << "... and " << more_ << " more (--all)\n";
-    }
-}
-
 } // namespace sdscprov
 
 // ---- the printers of a check run ----------------------------------------------------------------
@@ -427,16 +392,55 @@ private:
     CheckOptions check_;
 };
 
+// text: one `path:line:col: message [rule]` line per finding that fails the gate, as a compiler
+// gives them, streamed as the kernel directories come; notes are counted by the closing lines, not
+// listed. With a cap, at most `cap` lines and then "... and N more (--all)".
 class CheckText final : public CheckPrinterBase {
 public:
+    static constexpr std::size_t terminal_lines = 40;
+
     CheckText(std::ostream& out, std::ostream& diagnostics, const CheckPrinterOptions& o)
-        : CheckPrinterBase(diagnostics, o.report.check),
-          text_(out, o.report.color, o.cap_lines ? CheckTextPrinter::terminal_lines : 0) {}
-    void item(const CheckItem& k) override { text_.kernel(k.checked); }
-    void end(const CheckEnd&) override { text_.finish(); }
+        : CheckPrinterBase(diagnostics, o.report.check), out_(out), color_(o.report.color),
+          cap_(o.cap_lines ? terminal_lines : 0) {}
+
+    void item(const CheckItem& k) override {
+        for (const auto& f : k.checked.findings) {
+            if (!f.fails()) {
+                continue;
+            }
+            if (cap_ == 0 || printed_ < cap_) {
+                print(f);
+                ++printed_;
+            } else {
+                ++more_;
+            }
+        }
+    }
+
+    void end(const CheckEnd&) override {
+        if (more_ > 0) {
+            out_ << "... and " << more_ << " more (--all)\n";
+        }
+    }
 
 private:
-    CheckTextPrinter text_;
+    void print(const Finding& f) {
+        std::string where = quoted_location(f.path, f.pos) + ':';
+        std::string rule = "[";
+        rule += to_string(f.rule);
+        rule += ']';
+        if (color_) { // the location bold, the rule yellow, as compilers show warnings
+            where = "\x1b[1m" + where + "\x1b[0m";
+            rule = "\x1b[33m" + rule + "\x1b[0m";
+        }
+        out_ << where << ' ' << printable_text(f.message) << ' ' << rule << '\n';
+    }
+
+    std::ostream& out_;
+    bool color_;
+    std::size_t cap_;
+    std::size_t printed_ = 0;
+    std::uint64_t more_ = 0;
 };
 
 // The page of scan, with the findings (report/html.hpp).
@@ -446,8 +450,8 @@ public:
               const CheckOptions& check)
         : CheckPrinterBase(diagnostics, check),
           page_(make_printer(ReportFormat::html, out, std::move(o))) {}
-    void item(const CheckItem& k) override { page_->kernel(k.report); }
-    void end(const CheckEnd& run) override { page_->finish(run.totals, run.problems); }
+    void item(const CheckItem& k) override { page_->item(k.report); }
+    void end(const CheckEnd& run) override { page_->end({run.totals, run.problems}); }
 
 private:
     std::unique_ptr<ReportPrinter> page_;

@@ -70,7 +70,7 @@ public:
           model_(std::string(to_string(options_.command)),
                  "sdscprov " + std::string(to_string(options_.command)), options_.source_text) {}
 
-    void kernel(const KernelReport& k) override {
+    void item(const KernelReport& k) override {
         // A kernel is a kernel name, a directory without one a kernel of its own (docs/formats.md).
         names_.insert(k.dir.kernel ? *k.dir.kernel : std::string(file_name_of(k.dir.path)));
         HtmlKernel row;
@@ -106,7 +106,9 @@ public:
         model_.kernel(row, ops);
     }
 
-    void finish(const Totals& totals, const std::vector<Problem>& problems) override {
+    void end(const RunEnd& run) override {
+        const Totals& totals = run.totals;
+        const std::vector<Problem>& problems = run.problems;
         const FileStateCounts& c = totals.counts;
         const bool after = options_.command == ReportCommand::annotate;
         model_.summary("kernels", std::to_string(names_.size()));

@@ -36,7 +36,7 @@ public:
         writer_.StartArray();
     }
 
-    void kernel(const KernelReport& k) override {
+    void item(const KernelReport& k) override {
         writer_.StartObject();
         key("dir");
         path(k.dir.path);
@@ -119,16 +119,17 @@ public:
         flush_when_full();
     }
 
-    void finish(const Totals& t, const std::vector<Problem>& problems) override {
+    void end(const RunEnd& run) override {
+        const Totals& t = run.totals;
         writer_.EndArray();
         key("problems");
         writer_.StartArray();
         std::vector<ProblemPlace> places;
         if (t.shard) {
-            places = place_problems(*t.shard, placed_, problems.size());
+            places = place_problems(*t.shard, placed_, run.problems.size());
         }
-        for (std::size_t i = 0; i < problems.size(); ++i) {
-            json_out::problem(writer_, problems[i], t.shard ? &places[i] : nullptr);
+        for (std::size_t i = 0; i < run.problems.size(); ++i) {
+            json_out::problem(writer_, run.problems[i], t.shard ? &places[i] : nullptr);
         }
         writer_.EndArray();
         const auto& c = t.counts;

@@ -43,7 +43,7 @@ public:
         csv::header(buffer_, names);
     }
 
-    void kernel(const KernelReport& k) override {
+    void item(const KernelReport& k) override {
         csv::Record rec(buffer_);
         rec.text(k.dir.path).optional(k.dir.kernel).text(k.dir.has_bundle ? "true" : "false");
         for (const auto& c : count_columns) {
@@ -58,7 +58,7 @@ public:
         }
     }
 
-    void finish(const Totals&, const std::vector<Problem>&) override {
+    void end(const RunEnd& run) override {
         flush();
         out_.flush();
     }

@@ -36,7 +36,7 @@ class MarkdownPrinter final : public ReportPrinter {
 public:
     MarkdownPrinter(std::ostream& out, PrinterOptions options) : out_(out), options_(options) {}
 
-    void kernel(const KernelReport& k) override {
+    void item(const KernelReport& k) override {
         const auto& c = k.counts;
         body_ << "### " << (k.dir.kernel ? markdown_code(*k.dir.kernel) : "(unknown kernel)")
               << "\n\n";
@@ -103,7 +103,9 @@ public:
               << (written.empty() ? std::string("nothing") : written) << '\n';
     }
 
-    void finish(const Totals& t, const std::vector<Problem>& problems) override {
+    void end(const RunEnd& run) override {
+        const Totals& t = run.totals;
+        const std::vector<Problem>& problems = run.problems;
         const auto& c = t.counts;
         std::uint64_t docs = c.sdsc_documents();
         out_ << "## SuperDSC provenance: " << c.files << " `sdsc_*.json` file"

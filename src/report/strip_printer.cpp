@@ -13,13 +13,14 @@ public:
     StripTextPrinter(std::ostream& out, std::ostream& summary_out, bool dry_run, bool remove)
         : out_(out), summary_out_(summary_out), dry_run_(dry_run), remove_(remove) {}
 
-    void kernel(const KernelReport& k) override {
+    void item(const KernelReport& k) override {
         for (const auto& f : k.rewrite->files) {
             out_ << f.diff; // empty without --diff
         }
     }
 
-    void finish(const Totals& totals, const std::vector<Problem>&) override {
+    void end(const RunEnd& run) override {
+        const Totals& totals = run.totals;
         const auto& a = totals.rewrites;
         std::uint64_t done = dry_run_ ? a.stripped : a.written;
         summary_out_ << (dry_run_ ? "would strip: " : "stripped: ") << done << " file"

@@ -79,7 +79,7 @@ public:
     // Kernels and directories as docs/formats.md defines them: a kernel is a kernel name (a
     // directory without one, the kernel cache's <key>/, is a kernel of its own, by its key); each
     // of its compiles is a directory. The attention list counts the directories that need it.
-    void kernel(const KernelReport& k) override {
+    void item(const KernelReport& k) override {
         std::string name = k.dir.kernel ? *k.dir.kernel : std::string(file_name_of(k.dir.path));
         if (k.rewrite && k.rewrite->join) {
             // A kernel is matched when one of its directories is; else the first other state.
@@ -103,7 +103,9 @@ public:
         }
     }
 
-    void finish(const Totals& t, const std::vector<Problem>& problems) override {
+    void end(const RunEnd& run) override {
+        const Totals& t = run.totals;
+        const std::vector<Problem>& problems = run.problems;
         if (options_.all && header_done_) {
             out_ << '\n';
         }

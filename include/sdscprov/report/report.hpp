@@ -62,15 +62,8 @@ struct RunEnd {
     const std::vector<Problem>& problems;
 };
 
-// A Printer of kernel reports; its formats implement kernel() and finish(totals, problems).
-class ReportPrinter : public Printer<KernelReport, RunEnd> {
-public:
-    virtual void kernel(const KernelReport& report) = 0;
-    virtual void finish(const Totals& totals, const std::vector<Problem>& problems) = 0;
-
-    void item(const KernelReport& report) final { kernel(report); }
-    void end(const RunEnd& run) final { finish(run.totals, run.problems); }
-};
+// A Printer of kernel reports (scan, annotate, strip; check's page).
+using ReportPrinter = Printer<KernelReport, RunEnd>;
 
 // scan's and annotate's printers: text (also for a format they do not take), json, markdown,
 // html.

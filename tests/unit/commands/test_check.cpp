@@ -1,6 +1,6 @@
 // check: which files are findings, under which rule, at which position.
 #include "sdscprov/commands/check.hpp"
-#include "sdscprov/report/check_printers.hpp"
+#include "report/check_documents.hpp"
 
 #include <doctest/doctest.h>
 #include <sstream>

@@ -42,8 +42,8 @@ std::string run(const Tree& t, unsigned jobs, PipelineResult& result) {
     options.jobs = jobs;
     auto printer = make_printer(ReportFormat::json, out, {});
     result = run_pipeline(discover_source({t.root.string()}, {}), options, scan_kernel,
-                          [&](const KernelReport& k) { printer->kernel(k); });
-    printer->finish(result.totals, result.problems);
+                          [&](const KernelReport& k) { printer->item(k); });
+    printer->end({result.totals, result.problems});
     return out.str();
 }
 

@@ -1,7 +1,7 @@
 // Names and texts from the tree in each output format: text quoting as git's, JSON paths as
 // base64 bytes when they are not UTF-8, texts made valid UTF-8.
 #include "sdscprov/commands/check.hpp"
-#include "sdscprov/report/check_printers.hpp"
+#include "report/check_documents.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/merge.hpp"
 #include "sdscprov/report/report.hpp"
@@ -251,11 +251,11 @@ std::string print(ReportFormat format, const KernelReport& k, const std::vector<
     options.command = ReportCommand::scan;
     options.all = all; // text: one row per directory, named by its path
     auto printer = make_printer(format, out, options);
-    printer->kernel(k);
+    printer->item(k);
     Totals totals;
     totals.kernels = 1;
     totals.counts = k.counts;
-    printer->finish(totals, problems);
+    printer->end({totals, problems});
     return out.str();
 }
 
@@ -292,12 +292,12 @@ TEST_CASE("display: a JSON report of a non-UTF-8 name is JSON and keeps the name
     PrinterOptions options;
     options.command = ReportCommand::scan;
     auto printer = make_printer(ReportFormat::json, out, options);
-    printer->kernel(sharded);
+    printer->item(sharded);
     Totals totals;
     totals.kernels = 1;
     totals.counts = sharded.counts;
     totals.shard = ShardWalk{Shard{shard_of(bad_dir, 1), 1}, 1, 1};
-    printer->finish(totals, {});
+    printer->end({totals, {}});
     auto merged = merge_reports({{"shard-1.json", out.str()}});
     CHECK_FALSE(merged.problem);
     CHECK(merged.report.find(base64_encode(bad_dir)) != std::string::npos);

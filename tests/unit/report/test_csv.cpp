@@ -74,13 +74,13 @@ TEST_CASE("csv: scan's printer writes the header and one record per kernel") {
     k.counts.populated = 2;
     k.counts.null = 1;
     k.counts.provenance[static_cast<std::size_t>(ProvenanceMember::debug_handle)] = 2;
-    printer->kernel(k);
+    printer->item(k);
     KernelReport bare;
     bare.dir.path = "/c/x";
-    printer->kernel(bare);
+    printer->item(bare);
     Totals totals;
     const std::vector<Problem> none;
-    printer->finish(totals, none);
+    printer->end({totals, none});
     const std::string csv = out.str();
     CHECK(csv.starts_with("dir,kernel,bundle,files,populated,null,absent,malformed,"
                           "compiler_generated,not_sdsc,invalid_json,unreadable,errors,warnings,"

@@ -3,7 +3,7 @@
 #include "sdscprov/commands/check.hpp"
 #include "sdscprov/commands/pipeline.hpp"
 #include "sdscprov/core/display.hpp"
-#include "sdscprov/report/check_printers.hpp"
+#include "report/check_documents.hpp"
 #include "sdscprov/report/merge.hpp"
 #include "sdscprov/report/report.hpp"
 #include "temp_dir.hpp"
@@ -55,14 +55,14 @@ std::string print(const std::vector<std::string>& roots, std::optional<Shard> sh
             if (check) {
                 checked.kernels.push_back(checked_kernel(k));
             } else {
-                printer->kernel(k);
+                printer->item(k);
             }
         });
     if (run_problem) {
         result.problems.insert(result.problems.begin(), *run_problem);
     }
     if (!check) {
-        printer->finish(result.totals, result.problems);
+        printer->end({result.totals, result.problems});
         return out.str();
     }
     checked.problems = result.problems;

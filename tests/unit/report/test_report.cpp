@@ -41,8 +41,8 @@ std::string render(ReportFormat format, Totals& totals, std::vector<Problem>& pr
     }
     std::ostringstream out;
     auto printer = make_printer(format, out, {});
-    printer->kernel(k);
-    printer->finish(totals, problems);
+    printer->item(k);
+    printer->end({totals, problems});
     return out.str();
 }
 
@@ -122,11 +122,11 @@ std::string text_of(const std::vector<KernelReport>& kernels, bool all, std::siz
     auto printer = make_printer(ReportFormat::text, out, options);
     Totals t;
     for (const auto& k : kernels) {
-        printer->kernel(k);
+        printer->item(k);
         ++t.kernels;
         t.counts.add(k.counts);
     }
-    printer->finish(t, {});
+    printer->end({t, {}});
     return out.str();
 }
 
