@@ -435,6 +435,9 @@ ProfileComparison compare_profiles(ProfileReport base, ProfileReport now, bool i
     }
     c.base = std::move(base);
     c.now = std::move(now);
+    if (idle || c.base.timeline.shown() || c.now.timeline.shown()) {
+        c.steps = StepsCompared{mean_step(c.base.timeline), mean_step(c.now.timeline)};
+    }
     if (const auto* lines = &c.rows(ProfileRanking::line); !lines->empty()) {
         c.checkouts = checkouts_of(*lines);
     }

@@ -5,6 +5,7 @@
 #include "report/ci_encoding.hpp"
 #include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
+#include "report/steps_compared.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/html.hpp"
 #include "sdscprov/report/csv_printers.hpp"
@@ -240,6 +241,9 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
     if (const std::string outside = outside_text(c); !outside.empty()) {
         out += fit(outside, width, false) + "\n";
     }
+    if (c.steps) {
+        out += steps_compared::text(*c.steps, width, options.color);
+    }
     std::vector<const RankingSpec*> shown = options.rankings;
     if (shown.empty()) {
         for (const auto& ranking : c.rankings) {
@@ -270,6 +274,7 @@ std::string render_comparison_json(const ProfileComparison& c) {
     json_out::member(w, "change_ns", total_change(c));
     json_out::key(w, "change_percent");
     percent_value(w, total_percent(c));
+    steps_compared::json(w, c.steps);
     for (const auto& ranking : c.rankings) {
         json_out::key(w, ranking.spec->json_key);
         w.StartArray();

@@ -323,10 +323,93 @@ def test_baseline_by_idle_compares_and_gates_the_idle_time():
             assert named and set(named) <= grew, (named, grew)
 
 
+def per_step(total, steps):
+    """total / steps rounded half up to the ns; 0 without steps."""
+    return 0 if steps == 0 else (2 * total + steps) // (2 * steps)
+
+
+def ms_text(ns):
+    """ns as the text tables print it: ms with three decimals, rounded half up to the us."""
+    us = ns // 1000 + (1 if ns % 1000 >= 500 else 0)
+    return '{:,}.{:03d}'.format(us // 1000, us % 1000)
+
+
+def mean_step_of(report):
+    """A run's mean step, computed from the steps its own report lists."""
+    t = report['timeline']
+    steps = t['steps']
+    n = len(steps)
+    total = lambda f: sum(f(s) for s in steps)  # noqa: E731
+    idle = {k: per_step(total(lambda s: s['idle'][k]), n)
+            for k in ('gaps', 'idle_ns', 'host_wait_ns', 'launch_latency_ns', 'unattributed_ns')}
+    return {'steps': n, 'steps_from': t['steps_from'],
+            'wall_ns': per_step(total(lambda s: s['wall_ns']), n),
+            'step_ns': t['step_ns'],
+            'kernel_busy_ns': per_step(total(lambda s: s['kernel_busy_ns']), n),
+            'transfer_ns': per_step(total(lambda s: s['transfer_ns']), n),
+            'idle': idle,
+            'launches': per_step(total(lambda s: s['launch']['launched']), n),
+            'launch_median_ns': t['launch']['median_ns']}
+
+
+def test_baseline_compares_the_mean_step():
+    """--baseline on traces with host lanes: each run's mean step (its steps' figures summed and
+    divided by their number) side by side, in JSON and in the text's table; a run without step
+    spans is its whole trace; traces without runtime events compare no step."""
+    with TempDir() as tmp:
+        dirs = {name: os.path.join(tmp, name) for name in ('base', 'new', 'flat', 'plain')}
+        generate(dirs['base'], '--host-lanes', '--seed', '3', '--steps', '4', '--devices', '2')
+        generate(dirs['new'], '--host-lanes', '--seed', '3', '--steps', '5', '--devices', '2',
+                 '--scale', '0=3', '--scale', '2=0')
+        generate(dirs['flat'], '--host-lanes', '--seed', '3')
+        generate(dirs['plain'], '--seed', '3', '--steps', '2')
+        sidecar = os.path.join(dirs['base'], 'spyre_provenance.json')
+        trace = {name: os.path.join(d, 'trace.json') for name, d in dirs.items()}
+        own = {name: profile_json(trace[name], '--origins', sidecar)[0]
+               for name in ('base', 'new', 'flat')}
+        compared, _ = profile_json(trace['new'], '--origins', sidecar, '--baseline', trace['base'])
+        want = {'base': mean_step_of(own['base']), 'new': mean_step_of(own['new'])}
+        assert compared['mean_step'] == want, (compared['mean_step'], want)
+        assert want['base']['steps'] == 4 and want['new']['steps'] == 5
+        assert want['base']['idle'] != want['new']['idle'], 'the runs do not differ: shows nothing'
+        _, text, _ = run('profile', trace['new'], '--origins', sidecar, '--baseline',
+                         trace['base'], check_rc=0)
+        assert 'Mean step compared: base 4 ProfilerStep spans, new 5 ProfilerStep spans' in text
+        figures = {'step time': 'wall_ns', 'kernel busy': 'kernel_busy_ns',
+                   'transfer': 'transfer_ns', 'launch delay median': 'launch_median_ns'}
+        rows = {line[2:24].strip(): line[24:].split() for line in text.splitlines()
+                if line.startswith('  ') and line[2:24].strip() in
+                set(figures) | {'idle', 'host wait', 'launch latency', 'unattributed'}}
+        for label, member in figures.items():
+            assert rows[label][:2] == [ms_text(want['base'][member]),
+                                       ms_text(want['new'][member])], (label, rows[label])
+        for label, member in (('idle', 'idle_ns'), ('host wait', 'host_wait_ns'),
+                              ('launch latency', 'launch_latency_ns'),
+                              ('unattributed', 'unattributed_ns')):
+            assert rows[label][:2] == [ms_text(want['base']['idle'][member]),
+                                       ms_text(want['new']['idle'][member])], (label, rows[label])
+        # A base without step spans: its whole trace is its one step.
+        flat, _ = profile_json(trace['new'], '--origins', sidecar, '--baseline', trace['flat'])
+        assert flat['mean_step']['base'] == mean_step_of(own['flat'])
+        assert flat['mean_step']['base']['steps_from'] == 'whole trace'
+        assert flat['mean_step']['base']['steps'] == 1
+        # Without runtime events in either trace: no mean step, unless the rows compare idle time.
+        plain, _ = profile_json(trace['plain'], '--origins', sidecar, '--baseline', trace['plain'])
+        assert plain['mean_step'] is None
+        _, text, _ = run('profile', trace['plain'], '--origins', sidecar, '--baseline',
+                         trace['plain'], check_rc=0)
+        assert 'Mean step compared' not in text
+        by_idle, _ = profile_json(trace['plain'], '--origins', sidecar, '--baseline',
+                                  trace['plain'], '--by', 'idle')
+        assert by_idle['mean_step']['base'] == by_idle['mean_step']['new']
+        assert by_idle['mean_step']['base']['steps'] == 2
+
+
 if __name__ == '__main__':
     main([test_generated_host_lanes_exact_to_the_ns, test_by_idle_and_folded_values,
           test_inconsistent_submitted_is_said_and_not_used,
           test_without_runtime_events_the_report_is_as_before_unless_asked,
           test_hand_built_without_correlation_and_without_steps,
           test_hand_built_launch_delay_skew_and_host_wait,
-          test_baseline_by_idle_compares_and_gates_the_idle_time])
+          test_baseline_by_idle_compares_and_gates_the_idle_time,
+          test_baseline_compares_the_mean_step])

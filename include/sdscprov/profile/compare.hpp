@@ -80,6 +80,29 @@ struct RunCompared {
     std::uint64_t outside_ns = 0;
 };
 
+// One run's mean step, from its timeline (timeline.hpp): each figure of its steps summed and
+// divided by their number, rounded half up to the ns (per_step); with no step span the whole
+// trace is its one step. Idle, host wait and the rest are summed over the devices, as the steps
+// table gives them.
+struct MeanStep {
+    std::uint64_t steps = 0;       // the steps averaged: the step spans, or 1 (the whole trace)
+    bool step_spans = false;       // false: the whole trace is the one step
+    std::uint64_t wall_ns = 0;     // the mean step time
+    std::uint64_t min_ns = 0, median_ns = 0, max_ns = 0; // of the steps' wall times
+    std::uint64_t kernel_busy_ns = 0;
+    std::uint64_t transfer_ns = 0;
+    IdleTime idle;                 // every member per step (gaps too)
+    std::uint64_t launches = 0;    // launched activities per step
+    std::uint64_t launch_median_ns = 0; // the median launch delay over every step's activities
+};
+MeanStep mean_step(const TimelineSummary& t);
+
+// The two runs' mean steps: what profile --baseline shows of the time between kernels.
+struct StepsCompared {
+    MeanStep base;
+    MeanStep now;
+};
+
 struct ProfileComparison {
     ProfileReport base;
     ProfileReport now;
@@ -98,6 +121,8 @@ struct ProfileComparison {
     // When the runs' files lie in two checkouts: each row's path is shown from its run's
     // checkout, and a line is shown as moved only when it moved there (RowChange::shown).
     std::optional<Checkouts> checkouts;
+    // When either trace has runtime launch events, or the rows are compared by idle time.
+    std::optional<StepsCompared> steps;
 
     // The compared rows of one ranking (empty when the runs have none).
     const std::vector<RowChange>& rows(const RankingSpec& spec) const;
