@@ -16,9 +16,46 @@ bool is_digit(char c) {
     return c >= '0' && c <= '9';
 }
 
-} // namespace
+// The form profilers write: digits, and at most three after a point ("1712.345"): the
+// nanoseconds exactly, without rounding, in one pass. false for any other form (a sign, an
+// exponent, more fraction digits, over 16 digits before the point), which the general reading
+// decides.
+bool plain_microseconds(std::string_view t, std::uint64_t& ns) {
+    const std::size_t n = t.size();
+    if (n == 0 || n > 20) {
+        return false;
+    }
+    std::uint64_t v = 0;
+    std::size_t i = 0;
+    while (i < n && is_digit(t[i])) {
+        v = v * 10 + static_cast<std::uint64_t>(t[i] - '0');
+        ++i;
+    }
+    std::size_t fraction = 0;
+    if (i == 0 || i > 16) {
+        return false;
+    }
+    if (i < n) {
+        if (t[i] != '.') {
+            return false;
+        }
+        ++i;
+        for (; i < n && is_digit(t[i]) && fraction < 3; ++i, ++fraction) {
+            v = v * 10 + static_cast<std::uint64_t>(t[i] - '0');
+        }
+        if (i != n || fraction == 0) {
+            return false;
+        }
+    }
+    for (; fraction < 3; ++fraction) {
+        v *= 10;
+    }
+    ns = v; // under 10^16 * 10^3 (16 digits, 3 more): no overflow
+    return v <= max_event_ns;
+}
 
-std::optional<std::uint64_t> microseconds_to_ns(std::string_view t) {
+// Any JSON number of microseconds: nanoseconds rounded half away from zero.
+std::optional<std::uint64_t> any_microseconds(std::string_view t) {
     std::size_t i = 0;
     bool negative = i < t.size() && t[i] == '-';
     i += negative ? 1 : 0;
@@ -97,6 +134,15 @@ std::optional<std::uint64_t> microseconds_to_ns(std::string_view t) {
         return std::nullopt;
     }
     return ns;
+}
+
+} // namespace
+
+std::optional<std::uint64_t> microseconds_to_ns(std::string_view t) {
+    if (std::uint64_t ns = 0; plain_microseconds(t, ns)) {
+        return ns;
+    }
+    return any_microseconds(t);
 }
 
 std::string_view to_string(Stage s) {

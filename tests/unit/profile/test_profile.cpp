@@ -112,6 +112,62 @@ TEST_CASE("microseconds become nanoseconds from their decimal digits") {
     }
 }
 
+TEST_CASE("trace times in the form profilers write: exact, as the general reading gives them") {
+    // Digits and at most three after the point, each number's ns by integer arithmetic; and the
+    // forms at the edges of the short reading (16 characters, the limit, 4 fraction digits).
+    std::uint64_t seed = 88172645463325252ULL;
+    auto next = [&seed] {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        return seed;
+    };
+    for (int n = 0; n < 20000; ++n) {
+        const std::uint64_t whole = next() % 4000000000000000ULL >> (next() % 52);
+        const std::size_t digits = next() % 4;
+        std::string text = std::to_string(whole);
+        std::uint64_t frac = 0;
+        if (digits > 0) {
+            text += '.';
+            for (std::size_t d = 0; d < digits; ++d) {
+                const std::uint64_t digit = next() % 10;
+                text += static_cast<char>('0' + digit);
+                frac = frac * 10 + digit;
+            }
+        }
+        for (std::size_t d = digits; d < 3; ++d) {
+            frac *= 10;
+        }
+        CAPTURE(text);
+        CHECK(microseconds_to_ns(text) == whole * 1000 + frac);
+    }
+    const struct {
+        const char* text;
+        std::optional<std::uint64_t> ns;
+    } edges[] = {
+        {"4611686018427387", 4611686018427387000ULL}, // 16 digits
+        {"4611686018427387.904", 4611686018427387904ULL}, // 2^62 ns
+        {"4611686018427387.905", std::nullopt},           // over it
+        {"9999999999999999.999", std::nullopt},
+        {"12345678901234567", std::nullopt}, // 17 digits: the general reading, over 2^62 ns
+        {"1731999999999.800", 1731999999999800ULL},
+        {"4611686018427.3875", 4611686018427388ULL}, // 4 fraction digits: the general reading
+        {"12.", 12000},
+        {"12.0", 12000},
+        {"0.0005", 1},
+        {"1.2345", 1235},
+        {"007.5", 7500},
+        {"7.5.", std::nullopt},
+        {".5", std::nullopt},
+        {"1 ", std::nullopt},
+    };
+    for (const auto& c : edges) {
+        std::string text = c.text;
+        CAPTURE(text);
+        CHECK(microseconds_to_ns(text) == c.ns);
+    }
+}
+
 TEST_CASE("stages come from non-zero counter readings, modulo 2^32") {
     auto s = stages_of({4294967000U, 4294967196U, 100, 400, 500});
     CHECK(s.ticks == std::array<std::uint64_t, 4>{196, 200, 300, 100});
