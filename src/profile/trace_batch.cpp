@@ -112,6 +112,34 @@ template <std::size_t N> bool is(std::string_view key, const char (&literal)[N])
     return true;
 }
 
+// Whether `t` is a JSON number without an exponent of at most 32 characters
+// (-?(0|[1-9][0-9]*)(.[0-9]+)?): such a number is always in a double's range, so its grammar is
+// all there is to check. false for any other text, which get_double then judges.
+bool plain_json_number(std::string_view t) {
+    if (t.empty() || t.size() > 32) {
+        return false;
+    }
+    std::size_t i = t[0] == '-' ? 1 : 0;
+    if (i == t.size() || t[i] < '0' || t[i] > '9') {
+        return false;
+    }
+    if (t[i++] != '0') {
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+            ++i;
+        }
+    }
+    if (i < t.size() && t[i] == '.') {
+        const std::size_t point = ++i;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
+            ++i;
+        }
+        if (i == point) {
+            return false;
+        }
+    }
+    return i == t.size();
+}
+
 std::string_view trimmed_token(std::string_view token) {
     while (!token.empty() && is_ws(token.back())) {
         token.remove_suffix(1);
@@ -239,6 +267,9 @@ private:
             return result;
         }
         out = trimmed_token(v.raw_json_token());
+        if (plain_json_number(out)) {
+            return true; // valid, and in range
+        }
         double d = 0; // validates the number (the text is what is converted)
         return !v.get_double().get(d);
     }
