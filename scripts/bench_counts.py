@@ -4,7 +4,8 @@
 For each command of the set (scan, annotate --dry-run, check, strip --dry-run, profile) the
 script counts the instructions of one run of each binary under callgrind (the same on a busy
 machine, unlike time) and measures the peak resident set of one run of each without
-valgrind (getrusage of the child). One thread (`-j 1`), so both counts are repeatable.
+valgrind (getrusage of the child), and says whether the two runs printed the same bytes. One
+thread (`-j 1`), so both counts are repeatable.
 
     scripts/bench_counts.py --before OLD_BINARY [--after build/sdscprov] [--files 2000]
 
@@ -74,14 +75,17 @@ def instructions(binary, argv):
 
 
 def peak_rss_kib(binary, argv):
-    pid = os.fork()
-    if pid == 0:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        os.execv(binary, [binary] + argv)
-    _, status, usage = os.wait4(pid, 0)
-    return usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+    """The peak resident set of one run, its exit status and the bytes of its standard output."""
+    with tempfile.TemporaryFile() as out:
+        pid = os.fork()
+        if pid == 0:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(out.fileno(), 1)
+            os.dup2(devnull, 2)
+            os.execv(binary, [binary] + argv)
+        _, status, usage = os.wait4(pid, 0)
+        out.seek(0)
+        return usage.ru_maxrss, os.waitstatus_to_exitcode(status), out.read()
 
 
 def main():
@@ -99,23 +103,25 @@ def main():
     with tempfile.TemporaryDirectory(dir=root) as work:
         annotated = annotated_copy(binaries[0], cache, work)
         print(f"{args.files}-file cache, one thread; before {binaries[0]}, after {binaries[1]}")
-        print(f"| command | instructions before | after | after / before | peak RSS before | after | after / before |")
-        print("|---|---|---|---|---|---|---|")
+        print(f"| command | instructions before | after | after / before | peak RSS before | after | after / before | output |")
+        print("|---|---|---|---|---|---|---|---|")
         for name, argv in commands(cache, annotated):
-            counts, rss = [], []
+            counts, rss, outputs = [], [], []
             for binary in binaries:
                 if args.no_callgrind:
                     counts.append(0)
                 else:
                     count, code = instructions(binary, argv)
                     counts.append(count)
-                kib, code = peak_rss_kib(binary, argv)
+                kib, code, output = peak_rss_kib(binary, argv)
                 if code not in (0, 1):
                     raise SystemExit(f"{binary} {' '.join(argv)} exited {code}")
                 rss.append(kib)
+                outputs.append(output)
+            same = "the same bytes" if outputs[0] == outputs[1] else "differs"
             ratio = f"{counts[1] / counts[0]:.3f}" if counts[0] else "-"
             print(f"| `{name}` | {counts[0]:,} | {counts[1]:,} | {ratio} | {rss[0] / 1024:.1f} MiB | "
-                  f"{rss[1] / 1024:.1f} MiB | {rss[1] / rss[0]:.3f} |", flush=True)
+                  f"{rss[1] / 1024:.1f} MiB | {rss[1] / rss[0]:.3f} | {same} |", flush=True)
 
 
 if __name__ == "__main__":
