@@ -216,6 +216,7 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
     c.run.read.discover = o.discover;
     c.run.read.max_file_size = o.max_file_size;
     c.run.annotate_trace = o.annotate_trace;
+    c.run.span = o.span;
     // Source text is read under the paths given (traces, caches, sidecars), the current
     // directory, --source-root and --source-map's.
     std::vector<std::string> given = c.run.inputs;
