@@ -102,6 +102,9 @@ std::string command_words(const ProfileCli& o) {
     if (o.core_mhz != default_core_mhz) {
         words += " --core-mhz " + std::to_string(o.core_mhz);
     }
+    if (o.span) {
+        words += " --span " + shell_word(o.span->pattern());
+    }
     return words + source_words(o.source_text);
 }
 

@@ -9,6 +9,7 @@ import decimal
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -177,6 +178,12 @@ def test_generated_spans_and_span_decode_exact_to_the_ns():
         cells = lines[at + 3].split()
         assert cells[0] == ms and cells[-1] == top['name'], (lines[at + 3], top)
         assert cells[3] == '{:,}'.format(top['activities']), lines[at + 3]
+        # The next command drills into the same part of the trace.
+        nxt = [l for l in lines if l.startswith('next: ')][0]
+        assert ' --span decode' in nxt, nxt
+        words = shlex.split(nxt)[3:]
+        _, drilled, _ = run('profile', *words, check_rc=0)
+        assert ("--span 'decode': {:,} of".format(want['kept'])) in drilled, drilled
 
 
 def hand_events():
