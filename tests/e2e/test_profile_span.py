@@ -257,6 +257,10 @@ def test_hand_built_nested_spans_and_filters():
             want = model(trace, pattern)
             report, _ = profile_json(trace, cache, '--span', pattern)
             check_report(want, report, pattern)
+        # HTML says what was kept in its summary.
+        _, page, _ = run('profile', trace, cache, '--span', 'attn', '--format', 'html',
+                         check_rc=0)
+        assert '3 of 9 device activities, in 2 spans matching' in page
         # attn alone: two kernels and the copy launched in it; the gap before the first kernel
         # runs from the end of the decode kernel before it, which is not kept
         want = model(trace, 'attn')
