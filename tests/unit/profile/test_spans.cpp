@@ -52,7 +52,7 @@ TEST_CASE("spans: user_annotation spans with a name, not steps, not CPU ops") {
     CHECK_FALSE(is_host_span(span("decode", "-1", "1"), start, end));
 }
 
-TEST_CASE("spans: nested and overlapping, in any order; a name counts once per activity") {
+TEST_CASE("spans: nested and overlapping, in any order, a name counted once per activity") {
     SpanLog log;
     log.event(span("attn", "20", "10"), std::nullopt);  // [20, 30) us
     log.event(span("model", "0", "100"), std::nullopt); // [0, 100)
@@ -86,7 +86,7 @@ TEST_CASE("spans: nested and overlapping, in any order; a name counts once per a
     CHECK(s.rows[2].name == "late");
 }
 
-TEST_CASE("spans: the filter keeps what a matching name holds; late spans are counted") {
+TEST_CASE("spans: the filter keeps what a matching name holds, late spans are counted") {
     std::string error;
     CHECK_FALSE(SpanFilter::compile("de(code", error));
     CHECK(error.find("regular expression") != std::string::npos);
