@@ -95,9 +95,10 @@ std::string comparison_line(const ProfileReport& base, const ProfileReport& now,
         return thousands(s.kept) + " of " + thousands(s.seen) + " activities in " +
                plural(s.matching, "span", "spans");
     };
-    return wrapped("  --span '" + printable(*now.spans.filter) + "' in both runs: base " +
-                       kept(base.spans) + ", new " + kept(now.spans),
-                   width);
+    // indented as the runs' lines above it (wrapped() drops leading spaces)
+    return "  " + wrapped("--span '" + printable(*now.spans.filter) + "' in both runs: base " +
+                              kept(base.spans) + ", new " + kept(now.spans),
+                          width > 2 ? width - 2 : width);
 }
 
 std::string text(const ProfileReport& r, bool timeline, std::size_t top, std::size_t width,

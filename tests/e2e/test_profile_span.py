@@ -316,8 +316,8 @@ def test_bad_regex_and_what_span_does_not_take():
                                          'kept_activities': want['kept'], 'late_spans': 0}
         _, text, _ = run('profile', trace, cache, '--baseline', second, '--span', 'attn',
                          check_rc=0)
-        assert "--span 'attn' in both runs: base 3 of 9 activities in 2 spans, new 3 of 9" \
-            in ' '.join(text.split()), text
+        assert "\n  --span 'attn' in both runs: base 3 of 9 activities in 2 spans, new 3 of 9" \
+            in text, text
 
 
 def test_trace_without_spans():
