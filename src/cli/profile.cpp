@@ -102,6 +102,9 @@ std::string command_words(const ProfileCli& o) {
     if (o.core_mhz != default_core_mhz) {
         words += " --core-mhz " + std::to_string(o.core_mhz);
     }
+    if (o.span) {
+        words += " --span " + shell_word(o.span->pattern());
+    }
     return words + source_words(o.source_text);
 }
 
@@ -216,6 +219,7 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
     c.run.read.discover = o.discover;
     c.run.read.max_file_size = o.max_file_size;
     c.run.annotate_trace = o.annotate_trace;
+    c.run.span = o.span;
     // Source text is read under the paths given (traces, caches, sidecars), the current
     // directory, --source-root and --source-map's.
     std::vector<std::string> given = c.run.inputs;

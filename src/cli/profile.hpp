@@ -47,6 +47,7 @@ struct ProfileCli {
     std::optional<double> fail_over;
     double fail_min_share = 1;
     SourceTextCli source_text;
+    std::optional<SpanFilter> span; // --span REGEX, compiled as it is parsed
 };
 
 // The command line as the run and the printers take it: converted once, right after parsing.

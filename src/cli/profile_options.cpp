@@ -56,6 +56,23 @@ void add_baseline_options(CLI::App& cmd, ProfileCli& o) {
         ->type_name("PCT");
 }
 
+// --span REGEX, compiled as it is parsed: an invalid one is a usage error.
+void add_span_option(CLI::App& cmd, ProfileCli& o) {
+    cmd.add_option_function<std::string>(
+           "--span",
+           [&o](const std::string& pattern) {
+               std::string error;
+               o.span = SpanFilter::compile(pattern, error);
+               if (!o.span) {
+                   throw CLI::ValidationError("--span", error);
+               }
+           },
+           "Only the device activities launched inside a host record_function span whose name "
+           "matches (ECMAScript, found anywhere in the name): every table, the utilization and "
+           "the timeline cover them alone")
+        ->type_name("REGEX");
+}
+
 // The drill-down into one row of the text report.
 void add_drill_options(CLI::App& cmd, ProfileCli& o) {
     cmd.add_option("--line", o.drill_line,
@@ -127,6 +144,7 @@ void add_profile_options(CLI::App& profile_command, ProfileCli& o) {
                                    : std::string();
             },
             ""));
+    add_span_option(*cmd, o);
     add_drill_options(*cmd, o);
     add_baseline_options(*cmd, o);
     add_source_text_options(*cmd, o.source_text);

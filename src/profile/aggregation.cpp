@@ -184,20 +184,48 @@ void Aggregation::ideal_event(DeviceTime& t, std::uint32_t slot, const TraceEven
 }
 
 const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, const TraceEvent& e) {
-    const bool ranked = unpaired && slot != overflow_group_;
     BundleState& bundle = bundles_[slot];
     for (auto d : bundle.diagnostics) {
         log_.count(d);
     }
     DeviceTime t = event_time(slot, e);
-    if (ranked) {
-        unresolved_ranking_.erase(rank(bundle, slot));
+    if (deferring_) {
+        // Held until the timeline says whether it counts; without a usable ts and dur it is no
+        // activity, in no span: it does not count.
+        std::uint32_t at = 0;
+        if (free_held_.empty()) {
+            at = static_cast<std::uint32_t>(held_.size());
+            held_.push_back(t);
+        } else {
+            at = free_held_.back();
+            free_held_.pop_back();
+            held_[at] = t;
+        }
+        if (!timeline_.activity(e, ActivityKind::kernel, slot, at)) {
+            free_held_.push_back(at);
+        }
+        return bundle;
     }
+    (void)unpaired;
+    std::optional<std::uint64_t> start;
+    if (e.ts_state == FieldState::ok) {
+        start = microseconds_to_ns(e.ts);
+    }
+    count(slot, t, start);
+    timeline_.activity(e, ActivityKind::kernel, slot);
+    return bundle;
+}
+
+void Aggregation::count(std::uint32_t slot, const DeviceTime& t,
+                        std::optional<std::uint64_t> start_ns) {
+    BundleState& bundle = bundles_[slot];
+    const bool ranked = bundle.bundle.resolution == Resolution::unresolved &&
+                        slot != overflow_group_ &&
+                        unresolved_ranking_.erase(rank(bundle, slot)) > 0;
     bundle.bundle.time.add(t);
     if (step_log_) {
-        step_log_->kernel(slot, e, t.ns);
+        step_log_->kernel_at(slot, start_ns, t.ns);
     }
-    timeline_.activity(e, ActivityKind::kernel, slot);
     if (ranked) {
         unresolved_ranking_.insert(rank(bundle, slot));
     }
@@ -209,7 +237,22 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
         ++coverage_.resolved_events;
         coverage_.resolved_ns = saturating_add(coverage_.resolved_ns, t.ns);
     }
-    return bundle;
+}
+
+void Aggregation::span_filter(const SpanFilter& filter) {
+    deferring_ = true;
+    timeline_.filter(filter, [this](std::uint32_t slot, std::uint32_t deferred, bool kept,
+                                    std::uint64_t start_ns) {
+        settled(slot, deferred, kept, start_ns);
+    });
+}
+
+void Aggregation::settled(std::uint32_t slot, std::uint32_t deferred, bool kept,
+                          std::uint64_t start_ns) {
+    if (kept && slot < bundles_.size()) {
+        count(slot, held_[deferred], start_ns);
+    }
+    free_held_.push_back(deferred);
 }
 
 // The bundles that events reached, largest first (then key, event name, reason), labelled, and
@@ -227,13 +270,15 @@ void Aggregation::take_bundles(ProfileReport& r) {
         }
         return std::tie(a.key, a.event_name, a.reason) < std::tie(b.key, b.event_name, b.reason);
     });
+    // The timeline first: with --span it settles the kernel events still held.
+    TimelineLog::Result timeline = timeline_.finish(bundles_.size());
+    r.timeline = std::move(timeline.summary);
+    r.spans = std::move(*timeline.spans);
     std::optional<StepLog::Attributed> in_steps;
     if (step_log_) {
         in_steps = step_log_->attribute(bundles_.size());
         r.steps = in_steps->summary;
     }
-    TimelineLog::Result timeline = timeline_.finish(bundles_.size());
-    r.timeline = std::move(timeline.summary);
     delays_.clear();
     std::map<std::string, DebugHandle> handles;
     for (auto i : order) {
@@ -306,8 +351,6 @@ ProfileReport Aggregation::finish(const TraceReadResult& read, const std::string
     for (const auto& doc : sidecars) {
         r.sidecars.push_back(doc.path);
     }
-    r.coverage = coverage_;
-    r.stages = stages_;
     if (overflow_group_) {
         ProfileBundle& other = bundles_[*overflow_group_].bundle;
         other.event_name =
@@ -315,6 +358,8 @@ ProfileReport Aggregation::finish(const TraceReadResult& read, const std::string
         label_frames(other);
     }
     take_bundles(r);
+    r.coverage = coverage_; // once take_bundles settled what the timeline held
+    r.stages = stages_;
     rankings(r);
     r.ideal = ideals_.summary();
     r.ideal.time = coverage_ideal_;

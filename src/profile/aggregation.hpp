@@ -75,6 +75,9 @@ public:
     void trace_event() { ++coverage_.trace_events; }
     // Attribute each kernel event to the step it starts in (ProfileBuilder::record_steps()).
     void record_steps() { step_log_ = std::make_unique<StepLog>(); }
+    // Only the activities in a host span matching `filter` count: each kernel event's time is
+    // held until the timeline settles it (ProfileBuilder::span_filter()).
+    void span_filter(const SpanFilter& filter);
     // A complete event (ph "X"): a step's span, or a kernel event, when steps are recorded.
     void complete_event(const TraceEvent& e) {
         if (step_log_) {
@@ -100,6 +103,9 @@ private:
     std::uint32_t overflow(ProblemCode reason);
     std::uint32_t evict_least(ProblemCode reason);
     DeviceTime event_time(std::uint32_t slot, const TraceEvent& e);
+    // A kernel event's time counted in its bundle (slot), the coverage and the steps.
+    void count(std::uint32_t slot, const DeviceTime& t, std::optional<std::uint64_t> start_ns);
+    void settled(std::uint32_t slot, std::uint32_t deferred, bool kept, std::uint64_t start_ns);
     void ideal_event(DeviceTime& t, std::uint32_t slot, const TraceEvent& e);
     void take_bundles(ProfileReport& r);
     void rankings(ProfileReport& r) const;
@@ -126,6 +132,11 @@ private:
     TimelineLog timeline_;
     // Per slot, each launch delay of its events: for the rows' medians (finish()).
     std::vector<std::vector<std::uint64_t>> delays_;
+    // With span_filter(): the times of the kernel events in the timeline's windows, and the
+    // free places among them.
+    bool deferring_ = false;
+    std::vector<DeviceTime> held_;
+    std::vector<std::uint32_t> free_held_;
 };
 
 } // namespace sdscprov

@@ -93,6 +93,10 @@ void ProfileBuilder::record_steps() {
     impl_->aggregation.record_steps();
 }
 
+void ProfileBuilder::span_filter(const SpanFilter& filter) {
+    impl_->aggregation.span_filter(filter);
+}
+
 const ProfileBundle* ProfileBuilder::annotated_bundle() const {
     return impl_->last_annotated;
 }

@@ -185,6 +185,7 @@ TraceReadResult read_into(TraceReader& reader, TraceFile file, TraceHandler& han
 std::optional<ProfileReport> profile_trace(TraceFile file, const Pairing& pairing,
                                            const ProfileReadOptions& o,
                                            const SourceTextOptions& source_text, bool record_steps,
+                                           const std::optional<SpanFilter>& span,
                                            const ProfileRunCallbacks& callbacks,
                                            std::size_t index, std::size_t traces,
                                            std::vector<Problem>& problems) {
@@ -193,6 +194,9 @@ std::optional<ProfileReport> profile_trace(TraceFile file, const Pairing& pairin
     ProfileBuilder builder(pairing.sources, path, reader);
     if (record_steps) {
         builder.record_steps();
+    }
+    if (span) {
+        builder.span_filter(*span);
     }
     TraceReadResult read = read_into(reader, std::move(file), builder, callbacks, index, traces);
     if (read.error) {
@@ -231,6 +235,9 @@ void single_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::st
     TraceReader reader(TraceReaderOptions{.threads = o.read.jobs});
     const bool annotate = !o.annotate_trace.empty();
     ProfileBuilder builder(pairing->sources, path, reader, annotate);
+    if (o.span) {
+        builder.span_filter(*o.span);
+    }
     std::optional<AnnotatedTrace> annotated;
     if (annotate) {
         annotated.emplace(builder, o.annotate_trace);
@@ -272,8 +279,10 @@ void single_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::st
 void ranks_run(const ProfileRunOptions& o, std::vector<TraceFile> traces,
                std::vector<std::string> caches, const ProfileRunCallbacks& callbacks,
                ProfileRunResult& out) {
-    if (!o.annotate_trace.empty() || o.baseline) {
-        out.stopped = std::string(o.annotate_trace.empty() ? "--baseline" : "--annotate-trace") +
+    if (!o.annotate_trace.empty() || o.baseline || o.span) {
+        out.stopped = std::string(!o.annotate_trace.empty() ? "--annotate-trace"
+                                  : o.baseline              ? "--baseline"
+                                                            : "--span") +
                       " takes one trace, and " + std::to_string(traces.size()) +
                       " were given: profile the traces one by one";
         return;
@@ -290,7 +299,7 @@ void ranks_run(const ProfileRunOptions& o, std::vector<TraceFile> traces,
         const std::string path = traces[i].path();
         std::vector<Problem> read_error;
         auto report = profile_trace(std::move(traces[i]), *pairing, o.read, o.source_text, false,
-                                    callbacks, i, count, read_error);
+                                    std::nullopt, callbacks, i, count, read_error);
         if (!report) {
             problems.insert(problems.end(), read_error.begin(), read_error.end());
             out.problems = std::move(problems);
@@ -359,8 +368,8 @@ void baseline_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::
                         std::size_t index) -> std::optional<ProfileReport> {
         std::vector<Problem> read_error;
         auto report =
-            profile_trace(std::move(file), with, o.read, o.source_text, true, callbacks, index, 2,
-                          read_error);
+            profile_trace(std::move(file), with, o.read, o.source_text, true, o.span, callbacks,
+                          index, 2, read_error);
         if (!report) {
             out.problems = std::move(read_error);
             out.problems.insert(out.problems.end(), run_problems.begin(), run_problems.end());
@@ -398,6 +407,11 @@ ProfileRunResult profile(const ProfileRunOptions& options, const ProfileRunCallb
         return out;
     }
     out.trace = inputs->traces.front().path();
+    if (options.span && !options.annotate_trace.empty()) {
+        out.stopped = "--span and --annotate-trace do not go together: the annotated copy "
+                      "describes every paired event";
+        return out;
+    }
     if (inputs->traces.size() > 1) {
         ranks_run(options, std::move(inputs->traces), std::move(inputs->caches), callbacks, out);
     } else if (options.baseline) {

@@ -39,7 +39,12 @@ void StepLog::kernel(std::uint32_t slot, const TraceEvent& e, std::uint64_t ns) 
     if (e.ts_state == FieldState::ok) {
         ts = microseconds_to_ns(e.ts);
     }
-    entries_.push_back({slot, 0, ts.value_or(no_ts), ns});
+    kernel_at(slot, ts, ns);
+}
+
+void StepLog::kernel_at(std::uint32_t slot, std::optional<std::uint64_t> start_ns,
+                        std::uint64_t ns) {
+    entries_.push_back({slot, 0, start_ns.value_or(no_ts), ns});
 }
 
 void StepLog::moved(std::uint32_t from, std::uint32_t to) {

@@ -2,6 +2,7 @@
 
 #include "profile/saturating.hpp"
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/spans.hpp"
 #include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/trace.hpp"
 
@@ -129,8 +130,11 @@ struct Pending {
     std::uint64_t correlation;
     std::uint64_t bytes;
     std::uint64_t seq; // arrival order, for ties
+    std::uint64_t queued;    // a kernel's args.queued, else 0
+    std::uint64_t submitted; // and args.submitted
     std::uint32_t slot;
-    std::uint32_t epoch; // of its slot when it came (moved())
+    std::uint32_t epoch;    // of its slot when it came (moved())
+    std::uint32_t deferred; // TimelineLog::filter()'s index, else no_slot
     bool transfer;
 };
 
@@ -203,6 +207,9 @@ struct TimelineLog::Impl {
     TimelineSummary sum;
     std::vector<std::uint64_t> all_delays;
     std::vector<std::uint64_t> queue_delays;
+    SpanLog spans;
+    Settled settled;
+    std::optional<std::uint64_t> decided_until; // the latest time an activity was counted at
 
     explicit Impl(std::size_t w) : window(w == 0 ? 1 : w) {}
 
@@ -224,13 +231,13 @@ struct TimelineLog::Impl {
         return std::prev(it)->second;
     }
 
-    void gap(const Pending& p, std::uint32_t slot, std::optional<std::uint64_t> launch,
-             std::uint64_t prev_end, StepAcc& acc) {
+    IdleTime gap(const Pending& p, std::uint32_t slot, std::optional<std::uint64_t> launch,
+                 std::uint64_t prev_end, StepAcc& acc) {
         std::uint64_t ns = p.start > prev_end ? p.start - prev_end : 0;
-        if (ns == 0) {
-            return;
-        }
         IdleTime g;
+        if (ns == 0) {
+            return g;
+        }
         g.gaps = 1;
         g.ns = ns;
         if (launch) {
@@ -249,6 +256,7 @@ struct TimelineLog::Impl {
             slot_idle[slot].add(g);
         }
         acc.fig.idle.add(g);
+        return g;
     }
 
     void delay(const Pending& p, std::uint32_t slot, std::uint64_t launch, StepAcc& acc) {
@@ -269,7 +277,26 @@ struct TimelineLog::Impl {
         }
     }
 
-    // An activity leaves its device's window: its gap, delay and step.
+    // The device is busy with `p` (counted or not): the latest end before it, none for the
+    // device's first activity.
+    std::optional<std::uint64_t> occupy(Device& d, const Pending& p, bool counted) {
+        std::optional<std::uint64_t> prev;
+        if (d.started) {
+            if (counted && p.start < d.last_start) {
+                ++sum.out_of_order; // it came after the window moved past its start
+            }
+            prev = d.prev_end;
+            d.prev_end = std::max(d.prev_end, p.end);
+        } else {
+            d.started = true;
+            d.prev_end = p.end;
+        }
+        d.last_start = std::max(d.last_start, p.start);
+        return prev;
+    }
+
+    // An activity leaves its device's window: whether it counts (--span), its gap, delay, step
+    // and spans.
     void leave(std::uint32_t device, const Pending& p) {
         std::uint32_t slot = p.slot;
         if (slot != no_slot && p.epoch != epoch[slot]) {
@@ -282,22 +309,30 @@ struct TimelineLog::Impl {
                 launch = it->second;
             }
         }
-        StepAcc& acc = step_at(launch.value_or(p.start));
-        Device& d = devices[device];
-        if (d.started) {
-            if (p.start < d.last_start) {
-                ++sum.out_of_order; // it came after the window moved past its start
-            }
-            gap(p, slot, launch, d.prev_end, acc);
-            d.prev_end = std::max(d.prev_end, p.end);
-        } else {
-            d.started = true;
-            d.prev_end = p.end;
+        const std::uint64_t at = launch.value_or(p.start);
+        const bool counted = spans.kept(at);
+        decided_until = std::max(decided_until.value_or(0), at);
+        auto prev = occupy(devices[device], p, counted);
+        if (p.deferred != no_slot && settled) {
+            settled(slot, p.deferred, counted, p.start);
         }
-        d.last_start = std::max(d.last_start, p.start);
+        if (!counted) {
+            return;
+        }
+        StepAcc& acc = step_at(at);
+        IdleTime g = prev ? gap(p, slot, launch, *prev, acc) : IdleTime{};
         if (launch) {
             delay(p, slot, *launch, acc);
         }
+        spans.add(at, p.transfer, p.end - p.start, g);
+        count(device, p, acc);
+    }
+
+    // A counted activity's share of its step and of the trace.
+    void count(std::uint32_t device, const Pending& p, StepAcc& acc) {
+        ++sum.activities;
+        first_start = std::min(first_start, p.start);
+        last_end = std::max(last_end, p.end);
         ++acc.activities;
         auto& [kernels, all] = acc.unions[device];
         if (p.transfer) {
@@ -307,6 +342,7 @@ struct TimelineLog::Impl {
         } else {
             ++acc.fig.kernels;
             kernels.add(p.start, p.end);
+            queue(p.queued, p.submitted, p.start);
         }
         all.add(p.start, p.end);
     }
@@ -318,9 +354,7 @@ struct TimelineLog::Impl {
         leave(device, p);
     }
 
-    void queue(const TraceEvent& e, std::uint64_t start) {
-        auto queued = whole_number(e.queued_state, e.queued).value_or(0);
-        auto submitted = whole_number(e.submitted_state, e.submitted).value_or(0);
+    void queue(std::uint64_t queued, std::uint64_t submitted, std::uint64_t start) {
         if (queued == 0 || submitted == 0) {
             return;
         }
@@ -392,7 +426,13 @@ TimelineLog::~TimelineLog() = default;
 TimelineLog::TimelineLog(TimelineLog&&) noexcept = default;
 TimelineLog& TimelineLog::operator=(TimelineLog&&) noexcept = default;
 
+void TimelineLog::filter(const SpanFilter& filter, Settled settled) {
+    impl_->spans = SpanLog(filter);
+    impl_->settled = std::move(settled);
+}
+
 void TimelineLog::event(const TraceEvent& e) {
+    impl_->spans.event(e, impl_->decided_until);
     Span s{};
     if (is_step_span(e, s.start, s.end)) {
         auto hash = e.name.find('#');
@@ -416,11 +456,12 @@ void TimelineLog::event(const TraceEvent& e) {
     }
 }
 
-void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot) {
+bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot,
+                           std::uint32_t deferred) {
     auto start = start_of(e);
     auto dur = e.dur_state == FieldState::ok ? microseconds_to_ns(e.dur) : std::nullopt;
     if (!start || !dur) {
-        return;
+        return false;
     }
     Impl& m = *impl_;
     // "d" and args.device, else "p" and the pid; the last one looked up is kept (events of one
@@ -448,20 +489,19 @@ void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
               whole_number(e.correlation_state, e.correlation).value_or(no_correlation),
               transfer ? whole_number(e.bytes_state, e.bytes).value_or(0) : 0,
               m.seq++,
+              transfer ? 0 : whole_number(e.queued_state, e.queued).value_or(0),
+              transfer ? 0 : whole_number(e.submitted_state, e.submitted).value_or(0),
               slot,
               slot == no_slot ? 0 : m.epoch[slot],
+              deferred,
               transfer};
-    if (!transfer) {
-        m.queue(e, *start);
-    }
-    ++m.sum.activities;
-    m.first_start = std::min(m.first_start, p.start);
-    m.last_end = std::max(m.last_end, p.end);
+    m.spans.seen();
     auto& w = m.devices[dev].window;
     w.insert(p);
     if (w.size() > m.window) {
         m.pop(dev);
     }
+    return true;
 }
 
 void TimelineLog::moved(std::uint32_t from, std::uint32_t to) {
@@ -504,6 +544,7 @@ TimelineLog::Result TimelineLog::finish(std::size_t slots) {
     for (std::size_t s = 0; s < slots; ++s) {
         r.launch[s].median_ns = median_of(r.delays[s]);
     }
+    r.spans = std::make_shared<SpanSummary>(m.spans.finish());
     return r;
 }
 

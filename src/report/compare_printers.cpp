@@ -5,6 +5,7 @@
 #include "report/ci_encoding.hpp"
 #include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
+#include "report/span_printers.hpp"
 #include "report/steps_compared.hpp"
 #include "sdscprov/core/display.hpp"
 #include "sdscprov/report/html.hpp"
@@ -81,6 +82,7 @@ void run_summary(W& w, const ProfileReport& r, const RunCompared& c, CompareBasi
         json_out::member(w, "outside_steps_events", c.outside_events);
         json_out::member(w, "outside_steps_ns", c.outside_ns);
     }
+    span_printers::run_json(w, r.spans);
     w.EndObject();
 }
 
@@ -238,6 +240,7 @@ std::string render_comparison_text(const ProfileComparison& c, const ProfileText
                    width, false) +
                "\n";
     }
+    out += span_printers::comparison_line(c.base, c.now, width);
     if (const std::string outside = outside_text(c); !outside.empty()) {
         out += fit(outside, width, false) + "\n";
     }

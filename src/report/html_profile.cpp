@@ -77,6 +77,12 @@ std::string profile_page(HtmlModel& model, const ProfileReport& report) {
                       std::to_string(c.dirless_bundles) + " of " +
                           std::to_string(c.paired_bundles) + ", " + ms);
     }
+    if (const SpanSummary& s = report.spans; s.filter) {
+        model.summary("--span '" + *s.filter + "'",
+                      std::to_string(s.kept) + " of " + std::to_string(s.seen) +
+                          " device activities, in " + std::to_string(s.matching) +
+                          (s.matching == 1 ? " span matching" : " spans matching"));
+    }
     model.profile_totals(report.coverage, report.bundles.size());
     const bool ideal = report.ideal.any();
     const IdealTime& u = report.ideal.time;

@@ -4,6 +4,7 @@
 #include "handle/source_text_json.hpp"
 #include "report/printer_parts.hpp"
 #include "report/profile_format.hpp"
+#include "report/span_printers.hpp"
 #include "report/timeline_printers.hpp"
 #include "report/utilization_printers.hpp"
 #include "sdscprov/handle/source_text.hpp"
@@ -33,6 +34,9 @@ public:
 
     std::string render() {
         header();
+        if (r_.spans.nothing_kept()) {
+            return std::move(out_); // the header said why
+        }
         if (o_.drill != nullptr) {
             drill();
             return std::move(out_);
@@ -40,6 +44,7 @@ public:
         if (timeline_) {
             out_ += timeline_printers::text(r_, o_.top, width_, o_.color);
         }
+        out_ += span_printers::text(r_, timeline_, o_.top, width_, o_.color);
         const auto shown = rankings_shown(o_, r_);
         bool line_texts = false; // a table that shows source line texts
         for (const RankingSpec* spec : shown) {
@@ -279,6 +284,7 @@ private:
             out_ += "; " + thousands(c.counters_failed_events) + " events with failed counters\n";
         }
         out_ += utilization_printers::header_lines(r_, width_);
+        out_ += span_printers::header_lines(r_, timeline_, width_);
     }
 
     // The column heads of a ranking: time, share, events, the utilization and stage columns.
@@ -668,6 +674,7 @@ std::string render_profile_json(const ProfileReport& r, bool timeline_asked) {
     if (timeline) {
         timeline_printers::timeline_json(w, r.timeline);
     }
+    span_printers::spans_json(w, r, timeline);
 
     for (const auto& ranking : r.rankings) {
         rows_json(w, *ranking.spec, ranking.rows, r.bundles, timeline);

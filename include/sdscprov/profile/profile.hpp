@@ -19,6 +19,7 @@
 #include "sdscprov/handle/source_text.hpp"
 #include "sdscprov/join/handle_index.hpp"
 #include "sdscprov/profile/ranking.hpp"
+#include "sdscprov/profile/spans.hpp"
 #include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/timeline.hpp"
 #include "sdscprov/profile/trace.hpp"
@@ -197,6 +198,7 @@ struct ProfileReport {
     StageTotals stages;
     StepSummary steps; // with ProfileBuilder::record_steps() only
     TimelineSummary timeline; // of one trace (timeline.hpp)
+    SpanSummary spans;        // of one trace: its host spans, and --span (spans.hpp)
     // Sorted by device time (then events, key, event name), largest first; the rankings too
     // (then label).
     std::vector<ProfileBundle> bundles;
@@ -255,6 +257,11 @@ public:
     // (steps.hpp), giving ProfileBundle::step_ns and ProfileReport::steps. Keeps 24 bytes per
     // kernel event until finish().
     void record_steps();
+
+    // Before the trace is read: only the device activities in a host span matching `filter`
+    // count (spans.hpp), in every figure of the report. Their device time is added as they
+    // leave the timeline's window (timeline.hpp).
+    void span_filter(const SpanFilter& filter);
 
     // With `annotate`: the bundle of the event last given to event() when the annotated copy
     // describes it (valid until the next event()), or nullptr when it is not a paired kernel event

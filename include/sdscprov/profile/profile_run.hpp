@@ -59,6 +59,10 @@ struct ProfileRunOptions {
     // Where the text of the source lines the reports show may be read (source_text.hpp).
     SourceTextOptions source_text;
     std::optional<ProfileBaselineOptions> baseline;
+    // --span REGEX: only the device activities in a host span whose name matches count
+    // (spans.hpp); one trace, or both runs of a baseline. Not with several traces nor
+    // --annotate-trace.
+    std::optional<SpanFilter> span;
 };
 
 // The trace being read, for a progress line: the index-th of `traces`, `done` bytes of its text

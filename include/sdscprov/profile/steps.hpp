@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace sdscprov {
@@ -40,6 +41,7 @@ class StepLog {
 public:
     void event(const TraceEvent& e); // a step span is kept, anything else ignored
     void kernel(std::uint32_t slot, const TraceEvent& e, std::uint64_t ns);
+    void kernel_at(std::uint32_t slot, std::optional<std::uint64_t> start_ns, std::uint64_t ns);
     void moved(std::uint32_t from, std::uint32_t to); // from's time so far now belongs to `to`
 
     // Per slot (`slots` of them): the time and events that started in a step; the summary.

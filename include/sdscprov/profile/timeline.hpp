@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,8 @@
 namespace sdscprov {
 
 struct TraceEvent;
+class SpanFilter;
+struct SpanSummary;
 
 // Idle time: the gaps before a set of device activities, split by what the device waited for.
 struct IdleTime {
@@ -100,8 +103,8 @@ enum class ActivityKind : std::uint8_t { kernel, transfer };
 std::optional<ActivityKind> activity_kind(const TraceEvent& e);
 
 // The timeline of a trace as it is read, folded per device as the events stream: memory is bounded
-// by the devices (a window of `window` activities each, in start order), the bundles and the step
-// spans, not by the trace's events; besides, each runtime launch event's correlation and start
+// by the devices (a window of `window` activities each, in start order), the bundles, the step
+// spans and the host spans (spans.hpp), not by the trace's events; besides, each runtime launch event's correlation and start
 // are kept, and each launched activity's delay (for the medians), for traces that have them.
 // Exact when (as torch.profiler writes them) each device's activities come at most `window`
 // activities out of their start order, and a step span or a launch event comes before the
@@ -117,10 +120,20 @@ public:
     TimelineLog(TimelineLog&&) noexcept;
     TimelineLog& operator=(TimelineLog&&) noexcept;
 
-    // A complete event: a runtime launch or a step span is kept, anything else ignored.
+    // Before the trace is read: only the activities in a host span matching `filter` count
+    // (spans.hpp); each activity given a `deferred` index is told, as it leaves its window,
+    // whether it counts (its slot as moved() left it, and its start).
+    using Settled = std::function<void(std::uint32_t slot, std::uint32_t deferred, bool kept,
+                                       std::uint64_t start_ns)>;
+    void filter(const SpanFilter& filter, Settled settled);
+
+    // A complete event: a runtime launch, a step span or a host span is kept, anything else
+    // ignored.
     void event(const TraceEvent& e);
-    // A device activity; `slot`: the profile builder's bundle of a kernel, else no_slot.
-    void activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot);
+    // A device activity; `slot`: the profile builder's bundle of a kernel, else no_slot;
+    // `deferred`: see filter(). False when it has no usable ts and dur (not an activity).
+    bool activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot,
+                  std::uint32_t deferred = no_slot);
     // The activities of slot `from` so far belong to `to` (an unpaired group that left the table
     // for the overflow group, which never moves).
     void moved(std::uint32_t from, std::uint32_t to);
@@ -130,6 +143,7 @@ public:
         std::vector<IdleTime> idle;       // per slot
         std::vector<LaunchDelays> launch; // per slot
         std::vector<std::vector<std::uint64_t>> delays; // per slot: each launch delay (for rows)
+        std::shared_ptr<SpanSummary> spans;             // the host spans (spans.hpp)
     };
     // Once the whole trace was read.
     Result finish(std::size_t slots);

@@ -1,0 +1,100 @@
+// Host spans: the record_function spans of the host (complete events of cat "user_annotation" with
+// a name, ProfilerStep#N aside: those are steps), and what the device did for each. docs/profile.md
+// states the rules; in short:
+//  - an activity is in a span when its launch's start (timeline.hpp), else its own start, lies in
+//    [ts, ts + dur); spans nest, and an activity counts for every span name that holds it (once
+//    per name, however many occurrences of it hold it);
+//  - per span name: its occurrences, the kernel time and activities in it, and the gaps charged to
+//    them (IdleTime);
+//  - `--span REGEX` (SpanFilter): only the activities in a span whose name matches (ECMAScript,
+//    searched anywhere in the name) count, in every ranking, the utilization and the timeline.
+// cpu_op events are not spans here: torch.profiler writes the CPU's ATen ops under that cat.
+#pragma once
+
+#include "sdscprov/profile/timeline.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sdscprov {
+
+struct TraceEvent;
+
+// `--span REGEX`, compiled once.
+class SpanFilter {
+public:
+    // nullopt, with why in `error`, when `pattern` is not an ECMAScript regular expression.
+    static std::optional<SpanFilter> compile(const std::string& pattern, std::string& error);
+    const std::string& pattern() const { return pattern_; }
+    bool matches(const std::string& name) const;
+
+private:
+    std::string pattern_;
+    std::shared_ptr<const std::regex> regex_;
+};
+
+// One span name: its occurrences and what the activities in them add up to.
+struct SpanRow {
+    std::string name;
+    std::uint64_t occurrences = 0;
+    bool matches = false;         // with --span: the name matches it
+    std::uint64_t activities = 0; // device activities in it (kernels and transfers)
+    std::uint64_t kernels = 0;
+    std::uint64_t kernel_ns = 0; // its kernels' durations, summed
+    IdleTime idle;               // the gaps charged to its activities
+};
+
+struct SpanSummary {
+    std::optional<std::string> filter; // --span's pattern
+    std::uint64_t spans = 0;           // host span occurrences read
+    std::uint64_t matching = 0;        // of them, whose name matches --span
+    std::uint64_t seen = 0;            // device activities with a usable ts and dur
+    std::uint64_t kept = 0;            // of them, in a matching span (all, without --span)
+    std::uint64_t late = 0; // spans that came after an activity at or after their start had been
+                            // counted: they may miss activities (docs/profile.md, Memory)
+    std::vector<SpanRow> rows; // by kernel time, then activities, then name
+    bool shown() const { return spans > 0 || filter.has_value(); }
+    bool nothing_kept() const { return filter.has_value() && kept == 0; }
+};
+
+// Whether `e` is a host span; its [start, end) in ns when it is.
+bool is_host_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns);
+
+// The spans of a trace as it is read, and the figures of the activities in them. Memory grows with
+// the span occurrences and how deeply they overlap, never with the device activities.
+class SpanLog {
+public:
+    explicit SpanLog(std::optional<SpanFilter> filter = std::nullopt);
+
+    // A complete event: a host span is kept, anything else ignored. `decided_until`: the latest
+    // time an activity was already counted at (a span starting at or before it came late).
+    void event(const TraceEvent& e, std::optional<std::uint64_t> decided_until);
+    bool filtering() const { return filter_.has_value(); }
+    // Whether an activity at `t` counts: in a matching span, or any with no filter.
+    bool kept(std::uint64_t t) const;
+    // A device activity at `t` that counts: added to every span name that holds it.
+    void add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap);
+    void seen() { ++sum_.seen; }
+
+    SpanSummary finish();
+
+private:
+    const std::vector<std::uint32_t>* covering(std::uint64_t t) const;
+    void split(std::uint64_t at);
+
+    std::optional<SpanFilter> filter_;
+    std::unordered_map<std::string, std::uint32_t> ids_;
+    std::vector<SpanRow> rows_;
+    // The time axis cut where a span starts or ends: each piece's start -> the span names that
+    // hold it (to the next piece's start).
+    std::map<std::uint64_t, std::vector<std::uint32_t>> pieces_;
+    SpanSummary sum_;
+};
+
+} // namespace sdscprov

@@ -1,0 +1,143 @@
+#include "sdscprov/profile/spans.hpp"
+
+#include "profile/saturating.hpp"
+#include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/trace.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <tuple>
+
+namespace sdscprov {
+
+std::optional<SpanFilter> SpanFilter::compile(const std::string& pattern, std::string& error) {
+    SpanFilter f;
+    f.pattern_ = pattern;
+    try {
+        f.regex_ = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+        error = std::string("not a regular expression (ECMAScript): ") + e.what();
+        return std::nullopt;
+    }
+    return f;
+}
+
+bool SpanFilter::matches(const std::string& name) const {
+    return regex_ && std::regex_search(name, *regex_);
+}
+
+bool is_host_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
+    if (e.ph_state != FieldState::ok || e.ph != "X" || e.name_state != FieldState::ok ||
+        e.name.empty() || e.name.starts_with("ProfilerStep#") || e.cat_state != FieldState::ok ||
+        e.cat != "user_annotation" || e.ts_state != FieldState::ok ||
+        e.dur_state != FieldState::ok) {
+        return false;
+    }
+    auto ts = microseconds_to_ns(e.ts);
+    auto dur = microseconds_to_ns(e.dur);
+    if (!ts || !dur) {
+        return false;
+    }
+    start_ns = *ts;
+    end_ns = saturating_add(*ts, *dur);
+    return true;
+}
+
+SpanLog::SpanLog(std::optional<SpanFilter> filter) : filter_(std::move(filter)) {
+    if (filter_) {
+        sum_.filter = filter_->pattern();
+    }
+}
+
+// A piece begins at `at`, holding what the piece it cuts held.
+void SpanLog::split(std::uint64_t at) {
+    auto it = pieces_.upper_bound(at);
+    if (it == pieces_.begin()) {
+        pieces_.emplace(at, std::vector<std::uint32_t>{});
+        return;
+    }
+    auto prev = std::prev(it);
+    if (prev->first != at) {
+        std::vector<std::uint32_t> copy = prev->second;
+        pieces_.emplace_hint(it, at, std::move(copy));
+    }
+}
+
+void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_until) {
+    std::uint64_t start = 0, end = 0;
+    if (!is_host_span(e, start, end)) {
+        return;
+    }
+    ++sum_.spans;
+    std::string name(e.name);
+    auto [at, added] = ids_.try_emplace(name, static_cast<std::uint32_t>(rows_.size()));
+    if (added) {
+        SpanRow row;
+        row.name = name;
+        row.matches = filter_ && filter_->matches(name);
+        rows_.push_back(std::move(row));
+    }
+    const std::uint32_t id = at->second;
+    ++rows_[id].occurrences;
+    sum_.matching += rows_[id].matches ? 1 : 0;
+    if (decided_until && start <= *decided_until) {
+        ++sum_.late;
+    }
+    if (end <= start) {
+        return; // holds no time
+    }
+    split(start);
+    split(end);
+    for (auto it = pieces_.find(start); it != pieces_.end() && it->first < end; ++it) {
+        if (std::find(it->second.begin(), it->second.end(), id) == it->second.end()) {
+            it->second.push_back(id);
+        }
+    }
+}
+
+const std::vector<std::uint32_t>* SpanLog::covering(std::uint64_t t) const {
+    auto it = pieces_.upper_bound(t);
+    if (it == pieces_.begin()) {
+        return nullptr;
+    }
+    return &std::prev(it)->second;
+}
+
+bool SpanLog::kept(std::uint64_t t) const {
+    if (!filter_) {
+        return true;
+    }
+    const auto* names = covering(t);
+    return names != nullptr && std::any_of(names->begin(), names->end(), [this](std::uint32_t id) {
+               return rows_[id].matches;
+           });
+}
+
+void SpanLog::add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap) {
+    ++sum_.kept;
+    const auto* names = covering(t);
+    if (names == nullptr) {
+        return;
+    }
+    for (auto id : *names) {
+        SpanRow& row = rows_[id];
+        ++row.activities;
+        if (!transfer) {
+            ++row.kernels;
+            row.kernel_ns = saturating_add(row.kernel_ns, ns);
+        }
+        row.idle.add(gap);
+    }
+}
+
+SpanSummary SpanLog::finish() {
+    SpanSummary out = std::move(sum_);
+    out.rows = std::move(rows_);
+    std::sort(out.rows.begin(), out.rows.end(), [](const SpanRow& a, const SpanRow& b) {
+        return std::tie(b.kernel_ns, b.activities, a.name) <
+               std::tie(a.kernel_ns, a.activities, b.name);
+    });
+    return out;
+}
+
+} // namespace sdscprov

@@ -1,0 +1,108 @@
+// Host spans: which events are spans, the pieces of the time axis they cut (nested, overlapping,
+// a name nested in itself counted once), the filter, and the late count.
+#include "sdscprov/profile/spans.hpp"
+#include "sdscprov/profile/trace.hpp"
+
+#include <doctest/doctest.h>
+#include <string>
+
+using namespace sdscprov;
+
+namespace {
+
+TraceEvent span(std::string_view name, std::string_view ts, std::string_view dur,
+                std::string_view cat = "user_annotation") {
+    TraceEvent e;
+    e.object = true;
+    e.ph_state = FieldState::ok;
+    e.ph = "X";
+    e.name_state = FieldState::ok;
+    e.name = name;
+    e.cat_state = FieldState::ok;
+    e.cat = cat;
+    e.ts_state = FieldState::ok;
+    e.ts = ts;
+    e.dur_state = FieldState::ok;
+    e.dur = dur;
+    return e;
+}
+
+const SpanRow& row(const SpanSummary& s, const std::string& name) {
+    for (const auto& r : s.rows) {
+        if (r.name == name) {
+            return r;
+        }
+    }
+    FAIL("no row ", name);
+    return s.rows.front();
+}
+
+} // namespace
+
+TEST_CASE("spans: user_annotation spans with a name, not steps, not CPU ops") {
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    CHECK(is_host_span(span("decode", "1.5", "2"), start, end));
+    CHECK(start == 1500);
+    CHECK(end == 3500);
+    CHECK_FALSE(is_host_span(span("ProfilerStep#3", "1", "1"), start, end));
+    CHECK_FALSE(is_host_span(span("aten::add", "1", "1", "cpu_op"), start, end));
+    CHECK_FALSE(is_host_span(span("decode", "1", "1", "gpu_user_annotation"), start, end));
+    CHECK_FALSE(is_host_span(span("", "1", "1"), start, end));
+    CHECK_FALSE(is_host_span(span("decode", "-1", "1"), start, end));
+}
+
+TEST_CASE("spans: nested and overlapping, in any order, a name counted once per activity") {
+    SpanLog log;
+    log.event(span("attn", "20", "10"), std::nullopt);  // [20, 30) us
+    log.event(span("model", "0", "100"), std::nullopt); // [0, 100)
+    log.event(span("attn", "22", "2"), std::nullopt);   // [22, 24): attn in attn
+    log.event(span("late", "50", "60"), std::nullopt);  // [50, 110): past model's end
+    IdleTime gap;
+    gap.gaps = 1;
+    gap.ns = 7;
+    gap.host_wait_ns = 7;
+    log.add(23000, false, 5, gap);  // model, attn (once)
+    log.add(30000, false, 11, {});  // model only: attn ends at 30
+    log.add(105000, true, 13, gap); // late only; a transfer
+    log.add(200000, false, 17, {}); // in none
+    SpanSummary s = log.finish();
+    CHECK(s.spans == 4);
+    CHECK(s.kept == 4);
+    CHECK(s.late == 0);
+    CHECK(row(s, "attn").occurrences == 2);
+    CHECK(row(s, "attn").kernels == 1);
+    CHECK(row(s, "attn").kernel_ns == 5);
+    CHECK(row(s, "attn").idle.ns == 7);
+    CHECK(row(s, "model").kernels == 2);
+    CHECK(row(s, "model").kernel_ns == 16);
+    CHECK(row(s, "late").activities == 1);
+    CHECK(row(s, "late").kernels == 0);
+    CHECK(row(s, "late").idle.host_wait_ns == 7);
+    // by kernel time, then activities, then name
+    REQUIRE(s.rows.size() == 3);
+    CHECK(s.rows[0].name == "model");
+    CHECK(s.rows[1].name == "attn");
+    CHECK(s.rows[2].name == "late");
+}
+
+TEST_CASE("spans: the filter keeps what a matching name holds, late spans are counted") {
+    std::string error;
+    CHECK_FALSE(SpanFilter::compile("de(code", error));
+    CHECK(error.find("regular expression") != std::string::npos);
+    auto filter = SpanFilter::compile("^dec", error);
+    REQUIRE(filter);
+    SpanLog log(*filter);
+    log.event(span("decode", "10", "10"), std::nullopt);
+    log.event(span("predecode", "0", "100"), std::uint64_t{5000}); // starts before 5 us: late
+    log.event(span("decode", "50", "1"), std::uint64_t{5000});
+    CHECK(log.kept(10000));
+    CHECK(log.kept(19999));
+    CHECK_FALSE(log.kept(20000));
+    CHECK(log.kept(50500));
+    CHECK_FALSE(log.kept(5000));
+    SpanSummary s = log.finish();
+    CHECK(s.filter == std::optional<std::string>("^dec"));
+    CHECK(s.matching == 2);
+    CHECK(s.late == 1);
+}
