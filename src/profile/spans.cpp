@@ -69,12 +69,13 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
         return;
     }
     ++sum_.spans;
-    std::string name(e.name);
-    auto [at, added] = ids_.try_emplace(name, static_cast<std::uint32_t>(rows_.size()));
-    if (added) {
+    auto at = ids_.find(e.name);
+    if (at == ids_.end()) {
+        std::string name(e.name);
+        at = ids_.emplace(name, static_cast<std::uint32_t>(rows_.size())).first;
         SpanRow row;
-        row.name = name;
-        row.matches = filter_ && filter_->matches(name);
+        row.name = std::move(name);
+        row.matches = filter_ && filter_->matches(row.name);
         rows_.push_back(std::move(row));
     }
     const std::uint32_t id = at->second;

@@ -14,11 +14,13 @@
 #include "sdscprov/profile/timeline.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -89,7 +91,12 @@ private:
     void split(std::uint64_t at);
 
     std::optional<SpanFilter> filter_;
-    std::unordered_map<std::string, std::uint32_t> ids_;
+    // Looked up by the event's name as it is (a string_view), without a copy per occurrence.
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> ids_;
     std::vector<SpanRow> rows_;
     // The time axis cut where a span starts or ends: each piece's start -> the span names that
     // hold it (to the next piece's start).
