@@ -2,6 +2,7 @@
 
 #include "profile/saturating.hpp"
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/trace.hpp"
 
 #include <algorithm>
@@ -27,20 +28,10 @@ bool SpanFilter::matches(const std::string& name) const {
 }
 
 bool is_host_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
-    if (e.ph_state != FieldState::ok || e.ph != "X" || e.name_state != FieldState::ok ||
-        e.name.empty() || e.name.starts_with("ProfilerStep#") || e.cat_state != FieldState::ok ||
-        e.cat != "user_annotation" || e.ts_state != FieldState::ok ||
-        e.dur_state != FieldState::ok) {
-        return false;
-    }
-    auto ts = microseconds_to_ns(e.ts);
-    auto dur = microseconds_to_ns(e.dur);
-    if (!ts || !dur) {
-        return false;
-    }
-    start_ns = *ts;
-    end_ns = saturating_add(*ts, *dur);
-    return true;
+    return e.ph_state == FieldState::ok && e.ph == "X" && e.name_state == FieldState::ok &&
+           !e.name.empty() && !e.name.starts_with("ProfilerStep#") &&
+           e.cat_state == FieldState::ok && e.cat == "user_annotation" &&
+           interval_of(e, start_ns, end_ns);
 }
 
 SpanLog::SpanLog(std::optional<SpanFilter> filter) : filter_(std::move(filter)) {

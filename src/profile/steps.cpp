@@ -10,11 +10,8 @@
 
 namespace sdscprov {
 
-bool is_step_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
-    if (e.ph_state != FieldState::ok || e.ph != "X" || e.name_state != FieldState::ok ||
-        !e.name.starts_with("ProfilerStep#") || e.cat_state != FieldState::ok ||
-        (e.cat != "user_annotation" && e.cat != "cpu_op") || e.ts_state != FieldState::ok ||
-        e.dur_state != FieldState::ok) {
+bool interval_of(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
+    if (e.ts_state != FieldState::ok || e.dur_state != FieldState::ok) {
         return false;
     }
     auto ts = microseconds_to_ns(e.ts);
@@ -25,6 +22,12 @@ bool is_step_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& e
     start_ns = *ts;
     end_ns = saturating_add(*ts, *dur);
     return true;
+}
+
+bool is_step_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
+    return e.ph_state == FieldState::ok && e.ph == "X" && e.name_state == FieldState::ok &&
+           e.name.starts_with("ProfilerStep#") && e.cat_state == FieldState::ok &&
+           (e.cat == "user_annotation" || e.cat == "cpu_op") && interval_of(e, start_ns, end_ns);
 }
 
 void StepLog::event(const TraceEvent& e) {

@@ -162,6 +162,26 @@ inline std::string inputs_lines(const ProfileReport& r, std::size_t width) {
     return line("sidecars", r.sidecars) + line("caches", r.caches);
 }
 
+// Words wrapped at `width`, continued two spaces in.
+inline std::string wrapped(const std::string& sentence, std::size_t width) {
+    std::string out;
+    std::string line;
+    std::size_t start = 0;
+    while (start < sentence.size()) {
+        auto end = sentence.find(' ', start);
+        end = end == std::string::npos ? sentence.size() : end;
+        std::string word = sentence.substr(start, end - start);
+        if (!line.empty() && width_of(line) + 1 + width_of(word) > width) {
+            out += line + '\n';
+            line = "  " + word;
+        } else {
+            line += (line.empty() ? "" : " ") + word;
+        }
+        start = end + 1;
+    }
+    return out + line + '\n';
+}
+
 inline std::string pad_left(const std::string& s, std::size_t width) {
     std::size_t w = width_of(s);
     return w >= width ? s : std::string(width - w, ' ') + s;

@@ -18,26 +18,6 @@ std::string paint(bool color, const char* tone, const std::string& s) {
     return color ? std::string(tone) + s + "\x1b[0m" : s;
 }
 
-// Words wrapped at `width`, continued two spaces in.
-std::string wrapped(const std::string& sentence, std::size_t width) {
-    std::string out;
-    std::string line;
-    std::size_t start = 0;
-    while (start < sentence.size()) {
-        auto end = sentence.find(' ', start);
-        end = end == std::string::npos ? sentence.size() : end;
-        std::string word = sentence.substr(start, end - start);
-        if (!line.empty() && width_of(line) + 1 + width_of(word) > width) {
-            out += line + '\n';
-            line = "  " + word;
-        } else {
-            line += (line.empty() ? "" : " ") + word;
-        }
-        start = end + 1;
-    }
-    return out + line + '\n';
-}
-
 std::string row_line(const SpanRow& row, std::size_t width) {
     std::string line = pad_left(milliseconds(row.kernel_ns), 13) +
                        pad_left(milliseconds(row.idle.ns), 11) +

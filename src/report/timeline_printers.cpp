@@ -145,23 +145,7 @@ std::string text(const ProfileReport& r, std::size_t top, std::size_t width, boo
     std::string out = "\n";
     out += steps_text(t, top, width, color);
     for (const auto& sentence : {idle_text(t), launch_text(t), queue_text(t.queue)}) {
-        // wrapped between words at the width, continued two spaces in
-        std::string line;
-        std::size_t start = 0;
-        while (start < sentence.size()) {
-            auto end = sentence.find(' ', start);
-            end = end == std::string::npos ? sentence.size() : end;
-            std::string word = sentence.substr(start, end - start);
-            if (!line.empty() && width_of(line) + 1 + width_of(word) > width) {
-                out += line + '\n';
-                line = "  ";
-                line += word;
-            } else {
-                line += (line.empty() ? "" : " ") + word;
-            }
-            start = end + 1;
-        }
-        out += line + '\n';
+        out += wrapped(sentence, width);
     }
     return out;
 }

@@ -28,6 +28,9 @@ struct StepSummary {
     std::uint64_t outside_ns = 0;
 };
 
+// A complete event's [ts, ts + dur) in ns; false when either is missing or unusable.
+bool interval_of(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns);
+
 // Whether `e` is a step span (a complete ProfilerStep# event of the host with a usable ts and
 // dur); its [start, end) in ns when it is.
 bool is_step_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns);
