@@ -2,10 +2,10 @@
 // (scan.cpp, annotate.cpp, ...), which wires the library's stages together; the work is done in
 // the library (include/sdscprov/).
 #include "commands.hpp"
-#include "help.hpp"
 #include "messages.hpp"
 #include "profile.hpp"
 #include "sdscprov/core/display.hpp"
+#include "usage/help.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -38,7 +38,7 @@ std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
     std::string_view first = argv[1];
     auto unknown = [&](std::string_view name) {
         std::string sentence = "unknown command '" + sdscprov::printable_text(name) + "'";
-        if (auto guess = sdscprov::cli::suggest_command(app, name)) {
+        if (auto guess = sdscprov::usage::suggest_command(app, name)) {
             sentence += "; did you mean '" + *guess + "'?";
         }
         messages::error("", sentence + "\nRun 'sdscprov help' for the list of commands.");
@@ -48,7 +48,7 @@ std::optional<int> before_parsing(CLI::App& app, int argc, char** argv) {
         if (argc == 2) {
             std::cout << app.help();
         } else if (std::string_view(argv[2]) == "--man") {
-            sdscprov::cli::write_man_page(std::cout, app);
+            sdscprov::usage::write_man_page(std::cout, app);
         } else {
             CLI::App* command = nullptr;
             try {
@@ -83,8 +83,9 @@ struct Parsed {
 void add_completion_options(CLI::App& completion, std::string& shell) {
     completion.add_option("shell", shell, "The shell: bash, zsh or fish")
         ->required()
-        ->check(CLI::IsMember(
-            std::vector<std::string>(std::begin(completion_shells), std::end(completion_shells))));
+        ->check(
+            CLI::IsMember(std::vector<std::string>(std::begin(sdscprov::usage::completion_shells),
+                                                   std::end(sdscprov::usage::completion_shells))));
     completion.footer(
         "Example:\n  mkdir -p ~/.local/share/bash-completion/completions && "
         "sdscprov completion bash > ~/.local/share/bash-completion/completions/sdscprov\n"
@@ -132,7 +133,7 @@ std::vector<Command> command_table(Parsed& o, const CLI::App& app) {
          "Print a shell completion script (bash, zsh or fish), generated from these options",
          [&](CLI::App& c) { add_completion_options(c, o.shell); },
          [&] {
-             write_completion(std::cout, app, o.shell);
+             sdscprov::usage::write_completion(std::cout, app, o.shell);
              return exit_ok;
          }},
     };
@@ -186,7 +187,7 @@ int main(int argc, char** argv) {
                             parsed.profile.quiet);
     } catch (const CLI::RequiredError& e) {
         // What is missing and how a run looks, rather than CLI11's "paths is required".
-        if (auto message = missing_argument_message(app)) {
+        if (auto message = sdscprov::usage::missing_argument_message(app)) {
             messages::raw(*message);
             return with_report_written(exit_bad_input);
         }

@@ -220,16 +220,6 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
     c.run.read.max_file_size = o.max_file_size;
     c.run.annotate_trace = o.annotate_trace;
     c.run.span = o.span;
-    // Source text is read under the paths given (traces, caches, sidecars), the current
-    // directory, --source-root and --source-map's.
-    std::vector<std::string> given = c.run.inputs;
-    for (const auto* paths : {&o.origins, &o.baseline_origins, &o.baseline_caches}) {
-        given.insert(given.end(), paths->begin(), paths->end());
-    }
-    if (!o.baseline.empty()) {
-        given.push_back(o.baseline);
-    }
-    c.run.source_text = source_text_options(o.source_text, given);
     if (auto error = csv_misuse(o)) {
         misuse = *error;
         return std::nullopt;
@@ -251,6 +241,9 @@ std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& 
             b.gate = GateOptions{*o.fail_over, o.fail_min_share};
         }
     }
+    // Source text is read under the paths read (traces, caches, sidecars), the current
+    // directory, --source-root and --source-map's.
+    c.run.source_text = source_text_options(o.source_text, paths_read(c.run));
     // The text of both reports: rows, width and colour for the terminal it goes to.
     ProfileTextOptions text;
     text.top = o.top;

@@ -23,33 +23,10 @@ std::optional<std::string> csv_misuse(const ProfileCli& o) {
 }
 
 bool write_out_dir(const ProfileCommand& c, const ProfileRunResult& r) {
-    std::vector<const RankingSpec*> specs = c.report.by.tables;
-    if (specs.empty()) {
-        if (r.report) {
-            for (const auto& ranking : r.report->rankings) {
-                specs.push_back(ranking.spec);
-            }
-        } else if (r.comparison) {
-            for (const auto& ranking : r.comparison->rankings) {
-                specs.push_back(ranking.spec);
-            }
-        }
-    }
-    std::vector<OutputFile> files;
-    for (const RankingSpec* spec : specs) {
-        files.push_back({ranking_csv_name(*spec),
-                         r.report ? render_ranking_csv(*r.report, *spec)
-                                  : render_comparison_csv(*r.comparison, *spec)});
-    }
+    const auto files = r.report ? ranking_csv_files(*r.report, c.report.by.tables)
+                                : ranking_csv_files(*r.comparison, c.report.by.tables);
     // No output replaces an input (a trace named line.csv in DIR).
-    std::vector<std::string> inputs = c.run.inputs;
-    inputs.insert(inputs.end(), c.run.origins.begin(), c.run.origins.end());
-    if (c.run.baseline) {
-        inputs.push_back(c.run.baseline->trace);
-        inputs.insert(inputs.end(), c.run.baseline->origins.begin(),
-                      c.run.baseline->origins.end());
-    }
-    const auto problems = write_output_files(c.out_dir, files, inputs);
+    const auto problems = write_output_files(c.out_dir, files, paths_read(c.run));
     messages::problems(problems);
     return problems.empty();
 }

@@ -3,6 +3,7 @@
 #include "core/json_out.hpp"
 #include "profile/utilization_rows.hpp"
 #include "sdscprov/core/path.hpp"
+#include "sdscprov/write/fd_output.hpp"
 #include "sdscprov/write/replace.hpp"
 
 #include <cerrno>
@@ -197,16 +198,12 @@ struct AnnotatedTrace::Impl {
     }
 
     void write_all(std::string_view bytes) {
-        while (!bytes.empty() && error == 0) {
-            ssize_t n = ::write(fd, bytes.data(), bytes.size());
-            if (n < 0) {
-                if (errno == EINTR) {
-                    continue;
-                }
-                fail("cannot write the annotated trace");
-                return;
-            }
-            bytes.remove_prefix(static_cast<std::size_t>(n));
+        if (error != 0) {
+            return;
+        }
+        if (const int failed = sdscprov::write_all(fd, bytes); failed != 0) {
+            errno = failed;
+            fail("cannot write the annotated trace");
         }
     }
 

@@ -424,4 +424,17 @@ ProfileRunResult profile(const ProfileRunOptions& options, const ProfileRunCallb
     return out;
 }
 
+std::vector<std::string> paths_read(const ProfileRunOptions& options) {
+    std::vector<std::string> paths = options.inputs;
+    paths.insert(paths.end(), options.origins.begin(), options.origins.end());
+    if (const auto& base = options.baseline) {
+        if (!base->trace.empty()) {
+            paths.push_back(base->trace);
+        }
+        paths.insert(paths.end(), base->origins.begin(), base->origins.end());
+        paths.insert(paths.end(), base->caches.begin(), base->caches.end());
+    }
+    return paths;
+}
+
 } // namespace sdscprov

@@ -121,10 +121,36 @@ void time_cells(Record& rec, const ProfileReport& r, const DeviceTime& t,
     }
 }
 
+// One file per ranking chosen, every ranking of `run` when none is.
+template <class Run>
+std::vector<OutputFile> csv_files(const Run& run, std::vector<const RankingSpec*> chosen,
+                                  std::string (*render)(const Run&, const RankingSpec&)) {
+    if (chosen.empty()) {
+        for (const auto& ranking : run.rankings) {
+            chosen.push_back(ranking.spec);
+        }
+    }
+    std::vector<OutputFile> files;
+    for (const RankingSpec* spec : chosen) {
+        files.push_back({ranking_csv_name(*spec), render(run, *spec)});
+    }
+    return files;
+}
+
 } // namespace
 
 std::string ranking_csv_name(const RankingSpec& spec) {
     return std::string(spec.word) + ".csv";
+}
+
+std::vector<OutputFile> ranking_csv_files(const ProfileReport& report,
+                                          std::vector<const RankingSpec*> chosen) {
+    return csv_files(report, std::move(chosen), render_ranking_csv);
+}
+
+std::vector<OutputFile> ranking_csv_files(const ProfileComparison& comparison,
+                                          std::vector<const RankingSpec*> chosen) {
+    return csv_files(comparison, std::move(chosen), render_comparison_csv);
 }
 
 std::string render_ranking_csv(const ProfileReport& r, const RankingSpec& spec) {

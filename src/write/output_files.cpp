@@ -1,5 +1,6 @@
 #include "sdscprov/write/output_files.hpp"
 
+#include "sdscprov/write/fd_output.hpp"
 #include "sdscprov/write/replace.hpp"
 
 #include <cerrno>
@@ -12,17 +13,9 @@ namespace sdscprov {
 namespace {
 
 // Writes all of `bytes` to `fd`, then fsyncs it; errno's text when it fails.
-std::string write_all(int fd, const std::string& bytes) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return write_error_text(errno);
-        }
-        done += static_cast<std::size_t>(n);
+std::string write_synced(int fd, const std::string& bytes) {
+    if (const int failed = write_all(fd, bytes); failed != 0) {
+        return write_error_text(failed);
     }
     if (::fsync(fd) != 0) {
         return write_error_text(errno);
@@ -69,8 +62,8 @@ std::optional<PendingReplace> written_temp(const std::string& path, const std::s
         return std::nullopt;
     }
     if (exists && !S_ISREG(st.st_mode)) {
-        problems.push_back(make_problem(path, {}, ProblemCode::bad_argument,
-                                        "exists and is not a regular file"));
+        problems.push_back(
+            make_problem(path, {}, ProblemCode::bad_argument, "exists and is not a regular file"));
         return std::nullopt;
     }
     if (exists && is_input(st, inputs)) {
@@ -84,13 +77,13 @@ std::optional<PendingReplace> written_temp(const std::string& path, const std::s
         problems.push_back(std::move(problem));
         return std::nullopt;
     }
-    std::string error = write_all(temp->fd(), bytes);
+    std::string error = write_synced(temp->fd(), bytes);
     if (error.empty() && exists) {
         error = give_metadata_of(temp->fd(), path, st);
     }
     if (!error.empty()) {
-        problems.push_back(make_problem(path, {}, ProblemCode::write_failed,
-                                        error + ": not written"));
+        problems.push_back(
+            make_problem(path, {}, ProblemCode::write_failed, error + ": not written"));
         return std::nullopt; // the temporary goes with it
     }
     return temp;
@@ -118,9 +111,9 @@ std::vector<Problem> write_output_files(const std::string& dir,
     }
     for (auto& t : temps) {
         if (::rename(t.temp.c_str(), t.path.c_str()) != 0) {
-            problems.push_back(make_problem(t.path, {}, ProblemCode::write_failed,
-                                            "cannot rename the new file into place: " +
-                                                write_error_text(errno)));
+            problems.push_back(
+                make_problem(t.path, {}, ProblemCode::write_failed,
+                             "cannot rename the new file into place: " + write_error_text(errno)));
         } else {
             t.done = true;
         }

@@ -106,8 +106,19 @@ def main():
             f.write('\n' * 301)
         rc, out = run(root)
         assert rc == 1 and 'src/loose.cpp:1:' in out and 'src/cli/long.cpp:301:' in out, out
-    print('ok   the layering check fails on an upward include, a loose file and a long file, '
-          'and lists the functions over 80 lines')
+        os.remove(os.path.join(root, 'src', 'loose.cpp'))
+        os.remove(os.path.join(root, 'src', 'cli', 'long.cpp'))
+        # The front over its lines in all, and the documents including the front.
+        with open(os.path.join(root, 'src', 'cli', 'bulk.cpp'), 'w') as f:
+            f.write('\n' * 2501)
+        with open(os.path.join(root, 'src', 'usage', 'help.cpp'), 'a') as f:
+            f.write('#include "cli/messages.hpp"\n')
+        rc, out = run(root)
+        assert rc == 1 and 'src/cli:1: the front holds' in out, out
+        assert 'src/usage/help.cpp:' in out and 'usage/ includes the front' in out, out
+    print('ok   the layering check fails on an upward include, a loose file, a long file, a front '
+          'over its lines and documents that include the front, and lists the functions over 80 '
+          'lines')
     return 0
 
 

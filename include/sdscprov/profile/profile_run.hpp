@@ -65,6 +65,10 @@ struct ProfileRunOptions {
     std::optional<SpanFilter> span;
 };
 
+// Every path the run reads: its inputs and sidecars, then the base run's trace, sidecars and
+// caches. Source text is read under them; no output of the run (--out-dir's files) replaces one.
+std::vector<std::string> paths_read(const ProfileRunOptions& options);
+
 // The trace being read, for a progress line: the index-th of `traces`, `done` bytes of its text
 // read of `total` (0: not known before the end: gzip, standard input, a pipe).
 struct TraceReading {

@@ -9,10 +9,12 @@
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/ranking.hpp"
 #include "sdscprov/report/report.hpp"
+#include "sdscprov/write/output_files.hpp"
 
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace sdscprov {
 
@@ -25,6 +27,13 @@ std::string render_ranking_csv(const ProfileReport& report, const RankingSpec& s
 
 // The file a ranking is written to with --out-dir: "<its --by word>.csv".
 std::string ranking_csv_name(const RankingSpec& spec);
+
+// --out-dir's files: one per ranking chosen (none: every ranking of the report or comparison),
+// named by ranking_csv_name.
+std::vector<OutputFile> ranking_csv_files(const ProfileReport& report,
+                                          std::vector<const RankingSpec*> chosen);
+std::vector<OutputFile> ranking_csv_files(const ProfileComparison& comparison,
+                                          std::vector<const RankingSpec*> chosen);
 
 // The rows of one ranking of a comparison (`--baseline`), in its order: the label, the base and
 // the new device time and events, the change in ns and as a fraction of the base time.

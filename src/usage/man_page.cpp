@@ -7,7 +7,7 @@
 #include <ostream>
 #include <sstream>
 
-namespace sdscprov::cli {
+namespace sdscprov::usage {
 
 namespace {
 
@@ -254,4 +254,4 @@ void write_man_page(std::ostream& out, const CLI::App& app) {
     examples_and_see_also(out);
 }
 
-} // namespace sdscprov::cli
+} // namespace sdscprov::usage

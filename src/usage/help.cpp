@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-namespace sdscprov::cli {
+namespace sdscprov::usage {
 
 namespace {
 
@@ -212,4 +212,4 @@ std::optional<std::string> missing_argument_message(const CLI::App& app) {
     return std::nullopt;
 }
 
-} // namespace sdscprov::cli
+} // namespace sdscprov::usage

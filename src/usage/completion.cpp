@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-namespace sdscprov::cli {
+namespace sdscprov::usage {
 
 namespace {
 
@@ -262,4 +262,4 @@ void write_completion(std::ostream& out, const CLI::App& app, std::string_view s
     }
 }
 
-} // namespace sdscprov::cli
+} // namespace sdscprov::usage

@@ -1,6 +1,7 @@
-// Help that is generated from the command-line definition itself, so that it cannot drift from
+// The command line's documents, generated from its definition so that they cannot drift from
 // `--help`: the man page (man_page.cpp), the shell completions (completion.cpp), the suggestion
-// for a mistyped command and the message for a missing argument.
+// for a mistyped command and the message for a missing argument. Linked into the binary with the
+// front (src/cli/), which alone calls them.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sdscprov::cli {
+namespace sdscprov::usage {
 
 // The command closest to `typo` (at most two edits away, as git suggests), if any.
 std::optional<std::string> suggest_command(const CLI::App& app, std::string_view typo);
@@ -53,4 +54,4 @@ std::string command_synopsis(const CLI::App& app, const CLI::App& command);
 
 } // namespace help_parts
 
-} // namespace sdscprov::cli
+} // namespace sdscprov::usage
