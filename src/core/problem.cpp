@@ -91,7 +91,7 @@ std::string_view to_string(Severity s) {
 namespace {
 
 // The code strings, in the enum's order.
-constexpr std::array<std::string_view, 54> code_names = {
+constexpr std::array<std::string_view, 55> code_names = {
     "io-error",                    // io_error
     "not-a-regular-file",          // not_regular_file
     "file-too-large",              // file_too_large
@@ -125,6 +125,7 @@ constexpr std::array<std::string_view, 54> code_names = {
     "symlink-not-followed",        // symlink_not_followed
     "hard-links",                  // hard_links
     "nested-handle",               // nested_handle
+    "untimed-annotations",         // untimed_annotations
     "carrier-conflict",            // carrier_conflict
     "collision",                   // collision
     "unknown-key",                 // unknown_key
@@ -187,6 +188,7 @@ Severity default_severity(ProblemCode c) {
     case ProblemCode::kernel_without_dir:
     case ProblemCode::symlink_not_followed:
     case ProblemCode::hard_links:
+    case ProblemCode::untimed_annotations:
         return Severity::note;
     default:
         return Severity::error;

@@ -183,7 +183,8 @@ void Aggregation::ideal_event(DeviceTime& t, std::uint32_t slot, const TraceEven
     }
 }
 
-const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, const TraceEvent& e) {
+const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, const TraceEvent& e,
+                                          std::uint64_t tag) {
     BundleState& bundle = bundles_[slot];
     for (auto d : bundle.diagnostics) {
         log_.count(d);
@@ -201,7 +202,8 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
             free_held_.pop_back();
             held_[at] = t;
         }
-        if (!timeline_.activity(e, ActivityKind::kernel, slot, at)) {
+        last_timed_ = timeline_.activity(e, ActivityKind::kernel, slot, at, tag);
+        if (!last_timed_) {
             free_held_.push_back(at);
         }
         return bundle;
@@ -212,7 +214,7 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
         start = microseconds_to_ns(e.ts);
     }
     count(slot, t, start);
-    timeline_.activity(e, ActivityKind::kernel, slot);
+    last_timed_ = timeline_.activity(e, ActivityKind::kernel, slot, TimelineLog::no_slot, tag);
     return bundle;
 }
 

@@ -90,8 +90,15 @@ public:
         timeline_.activity(e, kind, TimelineLog::no_slot);
     }
     // One kernel event of the bundle at `slot` (`unpaired`: of an unresolved group): its time,
-    // stages and ideal added, what its values ran into diagnosed.
-    const BundleState& add_event(std::uint32_t slot, bool unpaired, const TraceEvent& e);
+    // stages and ideal added, what its values ran into diagnosed. `tag`: the timeline tells its
+    // figures by it (time_each()).
+    const BundleState& add_event(std::uint32_t slot, bool unpaired, const TraceEvent& e,
+                                 std::uint64_t tag = TimelineLog::no_tag);
+    // Whether the timeline took the last event given to add_event() as an activity (and will
+    // tell its figures, when it has a tag).
+    bool last_timed() const { return last_timed_; }
+    // Each tagged kernel event's own figures, as the timeline settles it.
+    void time_each(TimelineLog::Timed timed) { timeline_.time_each(std::move(timed)); }
 
     // The report but its diagnostics: bundles sorted and labelled, rankings made.
     ProfileReport finish(const TraceReadResult& read, const std::string& trace,
@@ -135,6 +142,7 @@ private:
     // With span_filter(): the times of the kernel events in the timeline's windows, and the
     // free places among them.
     bool deferring_ = false;
+    bool last_timed_ = false;
     std::vector<DeviceTime> held_;
     std::vector<std::uint32_t> free_held_;
 };

@@ -161,8 +161,24 @@ struct AnnotatedTrace::Impl {
     struct Insertion {
         std::uint64_t offset; // inserted before the trace's byte at this offset
         std::string text;
+        std::size_t times_at = 0; // where the event's timeline figures go into `text`
+        bool ready = true;        // false until they are known (tell())
     };
+    // In the trace's order; the n-th annotated event's is the n-th pushed (its tag), and the
+    // bundles' table, last, the only one without a tag.
     std::deque<Insertion> insertions;
+    std::uint64_t passed = 0; // insertions written (popped)
+    // The trace's bytes from `written` on that wait for an insertion not ready: from held_at.
+    std::string held;
+    std::size_t held_at = 0;
+    // At most this many bytes wait: past it, the first insertion goes without its figures
+    // (counted: untimed), so that a device with few activities among many of another's does not
+    // hold the trace in memory.
+    static constexpr std::size_t hold_limit = std::size_t{64} << 20;
+    std::uint64_t untimed = 0;
+    // The figures of the event being added, told before its insertion was made (it left its
+    // device's window at once).
+    std::optional<std::pair<std::uint64_t, ActivityTimes>> early;
     // The bundles referred to, in the order of their first annotated event: key, description.
     struct Described {
         std::size_t index = 0;
@@ -242,6 +258,80 @@ struct AnnotatedTrace::Impl {
         }
     }
 
+    // Writes `text` (the trace's bytes from `written` on) with the insertions that fall in it,
+    // up to the first one not ready; returns the rest of `text`, from that insertion on.
+    std::string_view pass(std::string_view text) {
+        for (;;) {
+            const std::uint64_t end = written + text.size();
+            if (insertions.empty() || insertions.front().offset > end) {
+                append(text);
+                written = end;
+                return {};
+            }
+            Insertion& insertion = insertions.front();
+            const auto before = static_cast<std::size_t>(insertion.offset - written);
+            append(text.substr(0, before));
+            text.remove_prefix(before);
+            written = insertion.offset;
+            if (!insertion.ready) {
+                return text;
+            }
+            append(insertion.text);
+            insertions.pop_front();
+            ++passed;
+        }
+    }
+
+    // Passes the held bytes as far as the insertions allow.
+    void pass_held() {
+        const std::string_view rest = pass(std::string_view(held).substr(held_at));
+        held_at = held.size() - rest.size();
+        if (rest.empty()) {
+            held.clear();
+            held_at = 0;
+        } else if (held_at >= (std::size_t{1} << 20) && held_at * 2 >= held.size()) {
+            held.erase(0, held_at);
+            held_at = 0;
+        }
+    }
+
+    // Bytes that wait for an insertion: held, within hold_limit.
+    void hold(std::string_view text) {
+        held.append(text);
+        while (held.size() - held_at > hold_limit && !insertions.empty() &&
+               !insertions.front().ready) {
+            insertions.front().ready = true;
+            ++untimed;
+            pass_held();
+        }
+    }
+
+    // The tag-th annotated event's figures: its insertion is ready.
+    void tell(std::uint64_t tag, const ActivityTimes& t) {
+        if (tag == passed + insertions.size()) {
+            early.emplace(tag, t); // its insertion comes next
+            return;
+        }
+        if (tag < passed || tag - passed >= insertions.size()) {
+            return;
+        }
+        Insertion& insertion = insertions[static_cast<std::size_t>(tag - passed)];
+        std::string members;
+        auto member = [&](const char* name, const std::optional<std::uint64_t>& ns) {
+            if (ns) {
+                members += std::string(",\"") + name + "\":" + std::to_string(*ns);
+            }
+        };
+        member("gap_ns", t.gap_ns);
+        member("host_wait_ns", t.host_wait_ns);
+        member("launch_delay_ns", t.launch_delay_ns);
+        insertion.text.insert(insertion.times_at, members);
+        insertion.ready = true;
+        if (tag == passed) {
+            pass_held();
+        }
+    }
+
     // Removes the temporaries of OUT whose writer is gone (a run killed while writing it), as
     // annotate removes those of the files it writes; only names made for OUT are looked at.
     void sweep() {
@@ -284,12 +374,29 @@ struct AnnotatedTrace::Impl {
 };
 
 AnnotatedTrace::AnnotatedTrace(ProfileBuilder& builder, std::string out)
-    : impl_(std::make_unique<Impl>(builder, std::move(out))) {}
+    : impl_(std::make_unique<Impl>(builder, std::move(out))) {
+    builder.time_annotated(
+        [s = impl_.get()](std::uint64_t tag, const ActivityTimes& t) { s->tell(tag, t); });
+}
 
 AnnotatedTrace::~AnnotatedTrace() = default;
 
 const std::vector<Problem>& AnnotatedTrace::notes() const {
     return impl_->notes;
+}
+
+std::optional<Problem> AnnotatedTrace::untimed_note() const {
+    const Impl& s = *impl_;
+    if (s.untimed == 0) {
+        return std::nullopt;
+    }
+    return make_problem(s.to_stdout ? std::string("<stdout>") : s.out, {},
+                        ProblemCode::untimed_annotations,
+                        std::to_string(s.untimed) +
+                            " annotated events are written without their gap_ns, host_wait_ns "
+                            "and launch_delay_ns: more than 64 MiB of the trace came after each "
+                            "before its device's timeline settled it (a device with few "
+                            "activities among many of another's)");
 }
 
 bool AnnotatedTrace::to_stdout() const {
@@ -394,12 +501,22 @@ void AnnotatedTrace::event(const TraceEvent& e) {
     if (bundle->ideal) { // the event's own ideal and utilization (utilization.hpp)
         reference = with_ideal(reference, *bundle->ideal, dur ? &*dur : nullptr);
     }
+    // The timeline's figures go before the reference's closing brace, once known.
+    const bool waits = s.builder.annotated_timed();
     if (e.args_state == FieldState::ok) {
-        s.insertions.push_back(
-            {e.args_open + 1, "\"sdscprov\":" + reference + (e.args_empty ? "" : ",")});
+        std::string text = "\"sdscprov\":" + reference + (e.args_empty ? "" : ",");
+        const std::size_t at = text.size() - (e.args_empty ? 1 : 2);
+        s.insertions.push_back({e.args_open + 1, std::move(text), at, !waits});
     } else {
-        s.insertions.push_back({e.end, std::string(e.empty ? "" : ", ") +
-                                           "\"args\":{\"sdscprov\":" + reference + "}"});
+        std::string text = std::string(e.empty ? "" : ", ") + "\"args\":{\"sdscprov\":" +
+                           reference + "}";
+        const std::size_t at = text.size() - 2;
+        s.insertions.push_back({e.end, std::move(text), at, !waits});
+    }
+    if (s.early) {
+        const auto [tag, times] = *s.early;
+        s.early.reset();
+        s.tell(tag, times);
     }
 }
 
@@ -422,22 +539,25 @@ void AnnotatedTrace::events_end(std::uint64_t offset) {
 
 void AnnotatedTrace::bytes(std::string_view text) {
     Impl& s = *impl_;
-    std::uint64_t end = s.written + text.size();
-    while (!s.insertions.empty() && s.insertions.front().offset <= end) {
-        auto& insertion = s.insertions.front();
-        auto before = static_cast<std::size_t>(insertion.offset - s.written);
-        s.append(text.substr(0, before));
-        s.append(insertion.text);
-        text.remove_prefix(before);
-        s.written = insertion.offset;
-        s.insertions.pop_front();
+    if (s.held_at < s.held.size()) {
+        s.hold(text); // after bytes still waiting for an insertion
+        return;
     }
-    s.append(text);
-    s.written = end;
+    const std::string_view rest = s.pass(text);
+    if (!rest.empty()) {
+        s.held.clear();
+        s.held_at = 0;
+        s.hold(rest);
+    }
 }
 
 std::optional<Problem> AnnotatedTrace::commit() {
     Impl& s = *impl_;
+    // Every figure the timeline had was told by the builder's finish(); none waits any longer.
+    for (auto& insertion : s.insertions) {
+        insertion.ready = true;
+    }
+    s.pass_held();
     s.flush(true);
     auto failed = [&]() {
         std::string reason = std::strerror(s.error);

@@ -18,6 +18,8 @@ struct ProfileBuilder::Impl {
     Aggregation aggregation;
     Pairing pairing;
     const ProfileBundle* last_annotated = nullptr;
+    bool last_timed = false;        // the timeline will tell last_annotated's figures
+    std::uint64_t annotated_n = 0; // the events annotated so far (the next one's tag)
 
     Impl(const PairingSources& s, std::string p, TraceReader& r, bool a)
         : sources(s), path(std::move(p)), annotate(a), log(path, r),
@@ -59,14 +61,19 @@ struct ProfileBuilder::Impl {
             return false;
         }
         const std::uint32_t slot = v.group ? aggregation.unresolved_bundle(*v.group) : v.bundle;
-        const BundleState& bundle = aggregation.add_event(slot, v.group.has_value(), e);
-        if (annotate && bundle.bundle.resolution != Resolution::unresolved) {
-            if (e.has_sdscprov_arg) {
-                log.diagnose_event(ProblemCode::already_annotated, slot, e,
-                                   "args.sdscprov is there already: the event is left as it is");
-            } else if (e.args_state != FieldState::wrong_type) {
-                last_annotated = &bundle.bundle;
-            }
+        const bool resolved =
+            aggregation.bundle(slot).bundle.resolution != Resolution::unresolved;
+        const bool annotated = annotate && resolved && !e.has_sdscprov_arg &&
+                               e.args_state != FieldState::wrong_type;
+        const BundleState& bundle = aggregation.add_event(
+            slot, v.group.has_value(), e, annotated ? annotated_n : TimelineLog::no_tag);
+        if (annotated) {
+            ++annotated_n;
+            last_annotated = &bundle.bundle;
+            last_timed = aggregation.last_timed();
+        } else if (annotate && resolved && e.has_sdscprov_arg) {
+            log.diagnose_event(ProblemCode::already_annotated, slot, e,
+                               "args.sdscprov is there already: the event is left as it is");
         }
         return true;
     }
@@ -99,6 +106,14 @@ void ProfileBuilder::span_filter(const SpanFilter& filter) {
 
 const ProfileBundle* ProfileBuilder::annotated_bundle() const {
     return impl_->last_annotated;
+}
+
+bool ProfileBuilder::annotated_timed() const {
+    return impl_->last_timed;
+}
+
+void ProfileBuilder::time_annotated(TimelineLog::Timed timed) {
+    impl_->aggregation.time_each(std::move(timed));
 }
 
 ProfileReport ProfileBuilder::finish(const TraceReadResult& read) {

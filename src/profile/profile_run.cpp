@@ -270,6 +270,8 @@ void single_run(const ProfileRunOptions& o, TraceFile trace, std::vector<std::st
     if (annotated) {
         if (auto problem = annotated->commit()) {
             report.problems.push_back(*problem);
+        } else if (auto note = annotated->untimed_note()) {
+            report.problems.push_back(*note);
         }
         out.annotated_to_stdout = annotated->to_stdout();
     }

@@ -130,6 +130,7 @@ struct Pending {
     std::uint64_t correlation;
     std::uint64_t bytes;
     std::uint64_t seq; // arrival order, for ties
+    std::uint64_t tag; // TimelineLog::time_each()'s, else no_tag
     std::uint64_t queued;    // a kernel's args.queued, else 0
     std::uint64_t submitted; // and args.submitted
     std::uint32_t slot;
@@ -209,6 +210,7 @@ struct TimelineLog::Impl {
     std::vector<std::uint64_t> queue_delays;
     SpanLog spans;
     Settled settled;
+    Timed timed;
     std::optional<std::uint64_t> decided_until; // the latest time an activity was counted at
 
     explicit Impl(std::size_t w) : window(w == 0 ? 1 : w) {}
@@ -326,6 +328,17 @@ struct TimelineLog::Impl {
         }
         spans.add(at, p.transfer, p.end - p.start, g);
         count(device, p, acc);
+        if (p.tag != no_tag && timed) {
+            ActivityTimes t;
+            if (prev) {
+                t.gap_ns = g.ns;
+            }
+            if (launch) {
+                t.host_wait_ns = g.host_wait_ns;
+                t.launch_delay_ns = p.start >= *launch ? p.start - *launch : 0;
+            }
+            timed(p.tag, t);
+        }
     }
 
     // A counted activity's share of its step and of the trace.
@@ -456,8 +469,12 @@ void TimelineLog::event(const TraceEvent& e) {
     }
 }
 
+void TimelineLog::time_each(Timed timed) {
+    impl_->timed = std::move(timed);
+}
+
 bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot,
-                           std::uint32_t deferred) {
+                           std::uint32_t deferred, std::uint64_t tag) {
     auto start = start_of(e);
     auto dur = e.dur_state == FieldState::ok ? microseconds_to_ns(e.dur) : std::nullopt;
     if (!start || !dur) {
@@ -489,6 +506,7 @@ bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
               whole_number(e.correlation_state, e.correlation).value_or(no_correlation),
               transfer ? whole_number(e.bytes_state, e.bytes).value_or(0) : 0,
               m.seq++,
+              tag,
               transfer ? 0 : whole_number(e.queued_state, e.queued).value_or(0),
               transfer ? 0 : whole_number(e.submitted_state, e.submitted).value_or(0),
               slot,

@@ -405,6 +405,67 @@ def test_baseline_compares_the_mean_step():
         assert by_idle['mean_step']['base']['steps'] == 2
 
 
+def event_times(doc):
+    """Each device activity's own figures, by its index in traceEvents: its gap (none for its
+    device's first), and with a launch event the gap's host-wait part and its launch delay."""
+    launches, acts = {}, []
+    for i, e in enumerate(doc['traceEvents']):
+        if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
+            continue
+        cat, args = e.get('cat', ''), e.get('args', {})
+        start, dur = ns_of(e['ts']), ns_of(e['dur'])
+        if cat in ('kernel', 'gpu_memcpy', 'gpu_memset'):
+            device = 'd%s' % args['device'] if 'device' in args else 'p%s' % e['pid']
+            acts.append((device, start, i, start + dur, args.get('correlation')))
+        elif 'runtime' in cat and isinstance(args.get('correlation'), int):
+            c = args['correlation']
+            launches[c] = min(start, launches.get(c, start))
+    times, prev_end = {}, {}
+    for device, start, i, end, corr in sorted(acts):
+        t, prev = {}, prev_end.get(device)
+        gap = max(0, start - prev) if prev is not None else 0
+        if prev is not None:
+            t['gap_ns'] = gap
+        launch = launches.get(corr) if isinstance(corr, int) else None
+        if launch is not None:
+            t['host_wait_ns'] = min(gap, max(0, launch - prev)) if prev is not None else 0
+            t['launch_delay_ns'] = max(0, start - launch)
+        prev_end[device] = end if prev is None else max(prev, end)
+        times[i] = t
+    return times
+
+
+def test_annotate_trace_carries_each_events_gap_host_wait_and_launch_delay():
+    """--annotate-trace: each paired kernel event's args.sdscprov gains its gap_ns, host_wait_ns
+    and launch_delay_ns, each as the trace's events give them (computed here per event)."""
+    with TempDir() as tmp:
+        generate(tmp, '--host-lanes', '--steps', '3', '--devices', '2', '--seed', '5')
+        trace, out = os.path.join(tmp, 'trace.json'), os.path.join(tmp, 'annotated.json')
+        run('profile', trace, '--origins', os.path.join(tmp, 'spyre_provenance.json'),
+            '--annotate-trace', out, '-q', check_rc=0)
+        with open(trace) as f:
+            want = event_times(json.load(f, parse_float=decimal.Decimal))
+        with open(out) as f:
+            copy = json.load(f)
+        annotated = first = skewed = waited = 0
+        for i, e in enumerate(copy['traceEvents']):
+            ours = e.get('args', {}).get('sdscprov') if isinstance(e.get('args'), dict) else None
+            if not ours or 'bundle' not in ours:
+                continue
+            annotated += 1
+            got = {k: ours[k] for k in ('gap_ns', 'host_wait_ns', 'launch_delay_ns') if k in ours}
+            assert got == want[i], (i, e['name'], got, want[i])
+            first += 'gap_ns' not in got
+            waited += got.get('host_wait_ns', 0) > 0
+            skewed += 'launch_delay_ns' in got and got['launch_delay_ns'] == 0
+        # The trace has what makes each member count: several devices' first kernels (no gap),
+        # gaps with host wait, kernels without a launch event, and clock skew.
+        assert annotated > 100 and 0 < first <= 3 and waited > 0, (annotated, first, waited)
+        assert any('launch_delay_ns' not in copy['traceEvents'][i]['args']['sdscprov']
+                   for i in want if 'sdscprov' in copy['traceEvents'][i].get('args', {}))
+        assert skewed > 0
+
+
 if __name__ == '__main__':
     main([test_generated_host_lanes_exact_to_the_ns, test_by_idle_and_folded_values,
           test_inconsistent_submitted_is_said_and_not_used,
@@ -412,4 +473,5 @@ if __name__ == '__main__':
           test_hand_built_without_correlation_and_without_steps,
           test_hand_built_launch_delay_skew_and_host_wait,
           test_baseline_by_idle_compares_and_gates_the_idle_time,
-          test_baseline_compares_the_mean_step])
+          test_baseline_compares_the_mean_step,
+          test_annotate_trace_carries_each_events_gap_host_wait_and_launch_delay])

@@ -81,6 +81,7 @@ enum class ProblemCode {
     symlink_not_followed, // a kernel directory reached only through a symbolic link (a note)
     hard_links,           // a file written has other names, which keep the old bytes (a note)
     nested_handle,        // a debug_handle_ below the op's members, not the op's own (a warning)
+    untimed_annotations,  // --annotate-trace: events written without their timeline figures
     // profile's diagnostics of trace events (Problem::events counts them), in this order; the
     // names of torch-spyre's trace reader where it has one (carrier-conflict, collision,
     // native-handle-disagreement).

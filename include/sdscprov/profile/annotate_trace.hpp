@@ -1,7 +1,10 @@
 // `profile --annotate-trace OUT`: a copy of the trace in which every paired kernel event gains
 // `args.sdscprov`, a reference to its bundle (`{"bundle": "<provenance key>"}`), and one metadata
 // event at the end of traceEvents, `sdscprov_bundles`, describes each bundle once (its source
-// lines, ATen ops, kernels, kernel directories and handle ids): the copy stays within a few
+// lines, ATen ops, kernels, kernel directories and handle ids). Each annotated event also gets
+// its own timeline figures (gap_ns, host_wait_ns, launch_delay_ns: timeline.hpp) once the
+// timeline settles it: the bytes after the first event still waiting are held, at most 64 MiB
+// (past that the event goes without them, counted by untimed_note()). The copy stays within a few
 // percent of the trace's size however many events a bundle has, and Perfetto or chrome://tracing
 // load it as they load the trace. Every other byte is the trace's own: the member is inserted as
 // args' first member (or an `args` object is added as the event's last member).
@@ -49,6 +52,10 @@ public:
     std::optional<Problem> open(const AnnotateTraceInputs& inputs);
     // What open() found beside OUT: leftover-temp warnings.
     const std::vector<Problem>& notes() const;
+    // After commit(): a note (untimed-annotations) when some events were written without their
+    // gap, host wait and launch delay (more than 64 MiB of the trace came before their device's
+    // timeline settled them).
+    std::optional<Problem> untimed_note() const;
     // OUT is "-": the copy goes to standard output.
     bool to_stdout() const;
 

@@ -267,6 +267,12 @@ public:
     // describes it (valid until the next event()), or nullptr when it is not a paired kernel event
     // (or was annotated before).
     const ProfileBundle* annotated_bundle() const;
+    // With `annotate`, before the trace is read: the figures of the n-th event annotated (n from
+    // 0, in the order annotated_bundle() gave them) as the timeline settles it (timeline.hpp),
+    // by the end of finish() at the latest. An event the timeline did not take (no usable ts and
+    // dur) is never told: annotated_timed() is false for it.
+    void time_annotated(TimelineLog::Timed timed);
+    bool annotated_timed() const;
 
     // The report, once the whole trace was read: rankings sorted (the rows' texts are left to
     // read_line_texts).

@@ -94,6 +94,16 @@ struct TimelineSummary {
     bool shown() const { return launch_events > 0; } // the trace has host lanes
 };
 
+// One device activity's own figures, as they are charged (--annotate-trace writes them into
+// the event): its gap (none before the device's first activity; 0 when it overlaps the ones
+// before it), and with a launch event the part of the gap that was host wait and its launch delay
+// (0 when it starts before its launch: clock skew).
+struct ActivityTimes {
+    std::optional<std::uint64_t> gap_ns;
+    std::optional<std::uint64_t> host_wait_ns;
+    std::optional<std::uint64_t> launch_delay_ns;
+};
+
 // The median of `values` (reordered): the middle one, or the mean of the two middle ones rounded
 // down; 0 for none.
 std::uint64_t median_of(std::vector<std::uint64_t>& values);
@@ -127,13 +137,20 @@ public:
                                        std::uint64_t start_ns)>;
     void filter(const SpanFilter& filter, Settled settled);
 
+    // Before the trace is read: each activity given a `tag` is told its own figures as it leaves
+    // its window (after the activities before it on its device, and its launch, were seen).
+    static constexpr std::uint64_t no_tag = ~std::uint64_t{0};
+    using Timed = std::function<void(std::uint64_t tag, const ActivityTimes& times)>;
+    void time_each(Timed timed);
+
     // A complete event: a runtime launch, a step span or a host span is kept, anything else
     // ignored.
     void event(const TraceEvent& e);
     // A device activity; `slot`: the profile builder's bundle of a kernel, else no_slot;
-    // `deferred`: see filter(). False when it has no usable ts and dur (not an activity).
+    // `deferred`: see filter(); `tag`: see time_each(). False when it has no usable ts and dur
+    // (not an activity: neither settled nor timed).
     bool activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot,
-                  std::uint32_t deferred = no_slot);
+                  std::uint32_t deferred = no_slot, std::uint64_t tag = no_tag);
     // The activities of slot `from` so far belong to `to` (an unpaired group that left the table
     // for the overflow group, which never moves).
     void moved(std::uint32_t from, std::uint32_t to);

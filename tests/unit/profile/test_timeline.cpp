@@ -254,3 +254,38 @@ TEST_CASE("timeline: an activity that comes after its window left is counted, it
     CHECK(exact.out_of_order == 0);
     CHECK(exact.idle.ns == 17 * us);
 }
+
+TEST_CASE("timeline: each tagged activity is told its own gap, host wait and launch delay") {
+    std::vector<Ev> keep = {
+        launch("5", "1"),
+        launch("35", "2"),
+        kernel("10", "20", "1", "0", "1"), // tag 0 [10,30]: the device's first, delay 5
+        kernel("40", "10", "2", "0", "1"), // tag 1 [40,50]: gap 10, host wait 5, delay 5
+        kernel("45", "2", "", "0", "1"),   // tag 2 [45,47]: overlaps, no launch
+        kernel("60", "5", "", "0", "1"),   // untagged: never told
+    };
+    TimelineLog log(1); // each activity leaves its window as the next one comes
+    std::vector<std::pair<std::uint64_t, ActivityTimes>> told;
+    log.time_each([&](std::uint64_t tag, const ActivityTimes& t) { told.emplace_back(tag, t); });
+    log.event(view(keep[0]));
+    log.event(view(keep[1]));
+    for (std::uint64_t tag = 0; tag < 4; ++tag) {
+        auto e = view(keep[2 + tag]);
+        log.activity(e, ActivityKind::kernel, 0, TimelineLog::no_slot,
+                     tag < 3 ? tag : TimelineLog::no_tag);
+    }
+    (void)log.finish(1);
+    REQUIRE(told.size() == 3);
+    CHECK(told[0].first == 0);
+    CHECK_FALSE(told[0].second.gap_ns);
+    CHECK(told[0].second.host_wait_ns == 0);
+    CHECK(told[0].second.launch_delay_ns == 5 * us);
+    CHECK(told[1].first == 1);
+    CHECK(told[1].second.gap_ns == 10 * us);
+    CHECK(told[1].second.host_wait_ns == 5 * us);
+    CHECK(told[1].second.launch_delay_ns == 5 * us);
+    CHECK(told[2].first == 2);
+    CHECK(told[2].second.gap_ns == 0);
+    CHECK_FALSE(told[2].second.host_wait_ns);
+    CHECK_FALSE(told[2].second.launch_delay_ns);
+}
