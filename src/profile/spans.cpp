@@ -42,16 +42,37 @@ SpanLog::SpanLog(std::optional<SpanFilter> filter) : filter_(std::move(filter)) 
 
 // A piece begins at `at`, holding what the piece it cuts held.
 void SpanLog::split(std::uint64_t at) {
+    if (!pieces_.empty() && at > pieces_.rbegin()->first) {
+        // After every cut so far, as spans mostly come: no search.
+        pieces_.emplace_hint(pieces_.end(), at, pieces_.rbegin()->second);
+        return;
+    }
     auto it = pieces_.upper_bound(at);
     if (it == pieces_.begin()) {
-        pieces_.emplace(at, std::vector<std::uint32_t>{});
+        pieces_.emplace(at, 0);
         return;
     }
     auto prev = std::prev(it);
     if (prev->first != at) {
-        std::vector<std::uint32_t> copy = prev->second;
-        pieces_.emplace_hint(it, at, std::move(copy));
+        pieces_.emplace_hint(it, at, prev->second);
     }
+}
+
+std::uint32_t SpanLog::with(std::uint32_t set, std::uint32_t id) {
+    const std::uint64_t key = (std::uint64_t{set} << 32) | id;
+    if (auto known = with_.find(key); known != with_.end()) {
+        return known->second;
+    }
+    std::vector<std::uint32_t> names = sets_[set];
+    if (std::find(names.begin(), names.end(), id) == names.end()) {
+        names.insert(std::upper_bound(names.begin(), names.end(), id), id);
+    }
+    auto [found, added] = set_ids_.try_emplace(names, static_cast<std::uint32_t>(sets_.size()));
+    if (added) {
+        sets_.push_back(std::move(names));
+    }
+    with_.emplace(key, found->second);
+    return found->second;
 }
 
 void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_until) {
@@ -81,9 +102,7 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     split(start);
     split(end);
     for (auto it = pieces_.find(start); it != pieces_.end() && it->first < end; ++it) {
-        if (std::find(it->second.begin(), it->second.end(), id) == it->second.end()) {
-            it->second.push_back(id);
-        }
+        it->second = with(it->second, id);
     }
 }
 
@@ -92,7 +111,7 @@ const std::vector<std::uint32_t>* SpanLog::covering(std::uint64_t t) const {
     if (it == pieces_.begin()) {
         return nullptr;
     }
-    return &std::prev(it)->second;
+    return &sets_[std::prev(it)->second];
 }
 
 bool SpanLog::kept(std::uint64_t t) const {

@@ -69,7 +69,9 @@ struct SpanSummary {
 bool is_host_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns);
 
 // The spans of a trace as it is read, and the figures of the activities in them. Memory grows with
-// the span occurrences and how deeply they overlap, never with the device activities.
+// the span occurrences and how deeply they overlap, never with the device activities: the time
+// axis is cut where a span starts or ends, and each piece refers to one set of names, each set
+// kept once however many pieces share it.
 class SpanLog {
 public:
     explicit SpanLog(std::optional<SpanFilter> filter = std::nullopt);
@@ -89,6 +91,8 @@ public:
 private:
     const std::vector<std::uint32_t>* covering(std::uint64_t t) const;
     void split(std::uint64_t at);
+    // The set of `set`'s names and `id`.
+    std::uint32_t with(std::uint32_t set, std::uint32_t id);
 
     std::optional<SpanFilter> filter_;
     // Looked up by the event's name as it is (a string_view), without a copy per occurrence.
@@ -98,9 +102,14 @@ private:
     };
     std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> ids_;
     std::vector<SpanRow> rows_;
-    // The time axis cut where a span starts or ends: each piece's start -> the span names that
-    // hold it (to the next piece's start).
-    std::map<std::uint64_t, std::vector<std::uint32_t>> pieces_;
+    // The time axis cut where a span starts or ends: each piece's start -> the set of span
+    // names that hold it (to the next piece's start), an index into sets_.
+    std::map<std::uint64_t, std::uint32_t> pieces_;
+    // The sets of names pieces refer to (the first: none), and a set with one more name by the
+    // set's index and the name's.
+    std::vector<std::vector<std::uint32_t>> sets_{{}};
+    std::unordered_map<std::uint64_t, std::uint32_t> with_;
+    std::map<std::vector<std::uint32_t>, std::uint32_t> set_ids_{{{}, 0}};
     SpanSummary sum_;
 };
 
