@@ -134,10 +134,11 @@ std::uint32_t Aggregation::unresolved_bundle(const UnpairedGroup& g) {
 }
 
 // One event's device time, stages and ideal; what its dur and cycles_ts ran into diagnosed.
-DeviceTime Aggregation::event_time(std::uint32_t slot, const TraceEvent& e) {
+DeviceTime Aggregation::event_time(std::uint32_t slot, const TraceEvent& e,
+                                   std::optional<std::uint64_t>& ns) {
     DeviceTime t;
     t.events = 1;
-    std::optional<std::uint64_t> ns;
+    ns.reset();
     if (e.dur_state == FieldState::ok) {
         ns = microseconds_to_ns(e.dur);
     }
@@ -189,7 +190,21 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
     for (auto d : bundle.diagnostics) {
         log_.count(d);
     }
-    DeviceTime t = event_time(slot, e);
+    std::optional<std::uint64_t> dur;
+    DeviceTime t = event_time(slot, e, dur);
+    std::optional<std::uint64_t> start;
+    if (e.ts_state == FieldState::ok) {
+        start = microseconds_to_ns(e.ts);
+    }
+    // An activity of the timeline when its ts and dur are usable (each converted once, here).
+    auto timed = [&](std::uint32_t deferred) {
+        if (!start || !dur) {
+            return false;
+        }
+        timeline_.activity(e, ActivityKind::kernel, TimelineLog::Interval{*start, *dur}, slot,
+                           deferred, tag);
+        return true;
+    };
     if (deferring_) {
         // Held until the timeline says whether it counts; without a usable ts and dur it is no
         // activity, in no span: it does not count.
@@ -202,19 +217,15 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
             free_held_.pop_back();
             held_[at] = t;
         }
-        last_timed_ = timeline_.activity(e, ActivityKind::kernel, slot, at, tag);
+        last_timed_ = timed(at);
         if (!last_timed_) {
             free_held_.push_back(at);
         }
         return bundle;
     }
     (void)unpaired;
-    std::optional<std::uint64_t> start;
-    if (e.ts_state == FieldState::ok) {
-        start = microseconds_to_ns(e.ts);
-    }
     count(slot, t, start);
-    last_timed_ = timeline_.activity(e, ActivityKind::kernel, slot, TimelineLog::no_slot, tag);
+    last_timed_ = timed(TimelineLog::no_slot);
     return bundle;
 }
 

@@ -99,6 +99,7 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     if (end <= start) {
         return; // holds no time
     }
+    found_.valid = false;
     split(start);
     split(end);
     for (auto it = pieces_.find(start); it != pieces_.end() && it->first < end; ++it) {
@@ -107,11 +108,17 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
 }
 
 const std::vector<std::uint32_t>* SpanLog::covering(std::uint64_t t) const {
+    if (found_.valid && found_.from <= t && t < found_.to) {
+        return &sets_[found_.set];
+    }
     auto it = pieces_.upper_bound(t);
     if (it == pieces_.begin()) {
         return nullptr;
     }
-    return &sets_[std::prev(it)->second];
+    const auto piece = std::prev(it);
+    found_ = {true, piece->first, it == pieces_.end() ? ~std::uint64_t{0} : it->first,
+              piece->second};
+    return &sets_[piece->second];
 }
 
 bool SpanLog::kept(std::uint64_t t) const {

@@ -191,7 +191,8 @@ struct TimelineLog::Impl {
     std::unordered_map<std::string, std::uint32_t> device_ids;
     std::vector<Device> devices;
     std::string name_buf;  // the device's name of the activity being added
-    std::string last_name; // the device last looked up, and its index
+    char last_by = 0;      // the device last looked up ('d' or 'p', its id), and its index
+    std::string last_name;
     std::uint32_t last_device = 0;
     std::unordered_map<std::uint64_t, std::uint64_t> launches; // correlation -> earliest start
     std::uint64_t launch_events = 0;
@@ -480,29 +481,45 @@ bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
     if (!start || !dur) {
         return false;
     }
+    activity(e, kind, Interval{*start, *dur}, slot, deferred, tag);
+    return true;
+}
+
+void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, Interval at, std::uint32_t slot,
+                           std::uint32_t deferred, std::uint64_t tag) {
+    const auto start = at.start_ns;
+    const auto dur = at.dur_ns;
     Impl& m = *impl_;
     // "d" and args.device, else "p" and the pid; the last one looked up is kept (events of one
-    // device come in runs).
-    std::string& name = m.name_buf;
-    name.clear();
+    // device come in runs), compared without making its name.
+    char by = 0;
+    std::string_view id;
     if (e.device_state == FieldState::ok) {
-        name.append(1, 'd').append(e.device);
+        by = 'd';
+        id = e.device;
     } else if (e.pid_state == FieldState::ok) {
-        name.append(1, 'p').append(e.pid);
+        by = 'p';
+        id = e.pid;
     }
-    if (m.devices.empty() || name != m.last_name) {
+    if (m.devices.empty() || by != m.last_by || id != m.last_name) {
+        std::string& name = m.name_buf;
+        name.clear();
+        if (by != 0) {
+            name.append(1, by).append(id);
+        }
         auto [it, added] = m.device_ids.emplace(name, m.devices.size());
         if (added) {
             m.devices.emplace_back();
         }
-        m.last_name = name;
+        m.last_by = by;
+        m.last_name.assign(id);
         m.last_device = it->second;
     }
     const std::uint32_t dev = m.last_device;
     m.ensure(slot);
     const bool transfer = kind == ActivityKind::transfer;
-    Pending p{*start,
-              saturating_add(*start, *dur),
+    Pending p{start,
+              saturating_add(start, dur),
               whole_number(e.correlation_state, e.correlation).value_or(no_correlation),
               transfer ? whole_number(e.bytes_state, e.bytes).value_or(0) : 0,
               m.seq++,
@@ -519,7 +536,6 @@ bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
     if (w.size() > m.window) {
         m.pop(dev);
     }
-    return true;
 }
 
 void TimelineLog::moved(std::uint32_t from, std::uint32_t to) {

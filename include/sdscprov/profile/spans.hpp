@@ -105,6 +105,15 @@ private:
     // The time axis cut where a span starts or ends: each piece's start -> the set of span
     // names that hold it (to the next piece's start), an index into sets_.
     std::map<std::uint64_t, std::uint32_t> pieces_;
+    // The piece covering() found last, [from, to) and its set (activities come in about the
+    // order of their times); forgotten when a span changes the pieces.
+    struct Found {
+        bool valid = false;
+        std::uint64_t from = 0;
+        std::uint64_t to = 0;
+        std::uint32_t set = 0;
+    };
+    mutable Found found_;
     // The sets of names pieces refer to (the first: none), and a set with one more name by the
     // set's index and the name's.
     std::vector<std::vector<std::uint32_t>> sets_{{}};

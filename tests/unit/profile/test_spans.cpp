@@ -106,3 +106,16 @@ TEST_CASE("spans: the filter keeps what a matching name holds, late spans are co
     CHECK(s.matching == 2);
     CHECK(s.late == 1);
 }
+
+TEST_CASE("spans: a span read after an activity was looked up changes what a later one finds") {
+    std::string error;
+    SpanLog log(SpanFilter::compile("^decode$", error));
+    log.event(span("model", "0", "100"), std::nullopt); // [0, 100) us
+    CHECK_FALSE(log.kept(50'000));                       // in model only
+    log.event(span("decode", "40", "20"), std::nullopt); // [40, 60): holds 50 us now
+    CHECK(log.kept(50'000));
+    CHECK_FALSE(log.kept(70'000));
+    log.event(span("decode", "65", "10"), std::nullopt); // [65, 75)
+    CHECK(log.kept(70'000));
+    CHECK_FALSE(log.kept(90'000));
+}
