@@ -28,9 +28,10 @@ bool SpanFilter::matches(const std::string& name) const {
 }
 
 bool is_host_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
-    return e.ph_state == FieldState::ok && e.ph == "X" && e.name_state == FieldState::ok &&
+    // The cat first: it turns most events away.
+    return e.cat_state == FieldState::ok && e.cat == "user_annotation" &&
+           e.ph_state == FieldState::ok && e.ph == "X" && e.name_state == FieldState::ok &&
            !e.name.empty() && !e.name.starts_with("ProfilerStep#") &&
-           e.cat_state == FieldState::ok && e.cat == "user_annotation" &&
            interval_of(e, start_ns, end_ns);
 }
 
@@ -41,21 +42,20 @@ SpanLog::SpanLog(std::optional<SpanFilter> filter) : filter_(std::move(filter)) 
 }
 
 // A piece begins at `at`, holding what the piece it cuts held.
-void SpanLog::split(std::uint64_t at) {
+std::map<std::uint64_t, std::uint32_t>::iterator SpanLog::split(std::uint64_t at) {
     if (!pieces_.empty() && at > pieces_.rbegin()->first) {
         // After every cut so far, as spans mostly come: no search.
-        pieces_.emplace_hint(pieces_.end(), at, pieces_.rbegin()->second);
-        return;
+        return pieces_.emplace_hint(pieces_.end(), at, pieces_.rbegin()->second);
     }
     auto it = pieces_.upper_bound(at);
     if (it == pieces_.begin()) {
-        pieces_.emplace(at, 0);
-        return;
+        return pieces_.emplace_hint(it, at, 0);
     }
     auto prev = std::prev(it);
-    if (prev->first != at) {
-        pieces_.emplace_hint(it, at, prev->second);
+    if (prev->first == at) {
+        return prev;
     }
+    return pieces_.emplace_hint(it, at, prev->second);
 }
 
 std::uint32_t SpanLog::with(std::uint32_t set, std::uint32_t id) {
@@ -100,9 +100,9 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
         return; // holds no time
     }
     found_.valid = false;
-    split(start);
-    split(end);
-    for (auto it = pieces_.find(start); it != pieces_.end() && it->first < end; ++it) {
+    auto first = split(start);
+    split(end); // iterators stay valid as the map grows
+    for (auto it = first; it != pieces_.end() && it->first < end; ++it) {
         it->second = with(it->second, id);
     }
 }

@@ -90,7 +90,8 @@ public:
 
 private:
     const std::vector<std::uint32_t>* covering(std::uint64_t t) const;
-    void split(std::uint64_t at);
+    // The piece that begins at `at`, made by cutting the one that holds it when there is none.
+    std::map<std::uint64_t, std::uint32_t>::iterator split(std::uint64_t at);
     // The set of `set`'s names and `id`.
     std::uint32_t with(std::uint32_t set, std::uint32_t id);
 
