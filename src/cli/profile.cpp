@@ -172,7 +172,7 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
             failed |= !write_out_dir(c, r);
         } else if (!drill_found(c.report.text, *r.report)) {
             failed = true;
-        } else if (!c.quiet && !r.annotated_to_stdout) {
+        } else if (!messages::quiet() && !r.annotated_to_stdout) {
             failed |= !print_to_stdout([&](std::ostream& out) {
                 make_profile_printer(c.format, out, c.report)->end(*r.report);
             });
@@ -184,7 +184,7 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
     const ProfileComparison& comparison = *r.comparison;
     if (!c.out_dir.empty()) {
         failed |= !write_out_dir(c, r);
-    } else if (!c.quiet) {
+    } else if (!messages::quiet()) {
         ComparisonPrinterOptions options = c.comparison;
         options.trace = r.trace;
         failed |= !print_to_stdout([&](std::ostream& out) {
@@ -209,7 +209,6 @@ int print_run(const ProfileCommand& c, const ProfileRunResult& r) {
 std::optional<ProfileCommand> profile_command(const ProfileCli& o, std::string& misuse) {
     ProfileCommand c;
     c.format = o.format;
-    c.quiet = o.quiet;
     c.per_code = o.all ? std::numeric_limits<std::size_t>::max() : 10;
     c.run.inputs.push_back(o.trace);
     c.run.inputs.insert(c.run.inputs.end(), o.caches.begin(), o.caches.end());

@@ -56,7 +56,6 @@ struct ProfileCommand {
     Format format = Format::text;
     ProfilePrinterOptions report;        // one trace or several
     ComparisonPrinterOptions comparison; // --baseline
-    bool quiet = false;
     std::size_t per_code = 10; // problems and diagnostics of one code on standard error (--all)
     std::string out_dir; // --out-dir with --format csv
 };
