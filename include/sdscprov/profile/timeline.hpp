@@ -128,7 +128,8 @@ std::optional<ActivityKind> activity_kind(const TraceEvent& e);
 
 // The timeline of a trace as it is read, folded per device as the events stream: memory is bounded
 // by the devices (a window of `window` activities each, in start order), the bundles, the step
-// spans and the host spans (spans.hpp), not by the trace's events; besides, each runtime launch event's correlation and start
+// spans (with, per step, each bundle its kernels are of) and the host spans (spans.hpp), not by
+// the trace's events; besides, each runtime launch event's correlation and start
 // are kept, and each launched activity's delay (for the medians), for traces that have them.
 // Exact when (as torch.profiler writes them) each device's activities come at most `window`
 // activities out of their start order, and a step span or a launch event comes before the
