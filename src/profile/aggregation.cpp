@@ -268,6 +268,25 @@ void Aggregation::settled(std::uint32_t slot, std::uint32_t deferred, bool kept,
     free_held_.push_back(deferred);
 }
 
+namespace {
+
+// A step's bundles by their index in the report (`index`: each slot's, no_slot for a bundle left
+// out), in that order.
+void index_step_bundles(StepTimeline& step, const std::vector<std::uint32_t>& index) {
+    std::vector<StepBundleTime> by_index;
+    for (const auto& b : step.bundles) {
+        if (b.bundle < index.size() && index[b.bundle] != TimelineLog::no_slot) {
+            by_index.push_back(b);
+            by_index.back().bundle = index[b.bundle];
+        }
+    }
+    std::sort(by_index.begin(), by_index.end(),
+              [](const StepBundleTime& a, const StepBundleTime& b) { return a.bundle < b.bundle; });
+    step.bundles = std::move(by_index);
+}
+
+} // namespace
+
 // The bundles that events reached, largest first (then key, event name, reason), labelled, and
 // their handles by id.
 void Aggregation::take_bundles(ProfileReport& r) {
@@ -294,6 +313,7 @@ void Aggregation::take_bundles(ProfileReport& r) {
     }
     delays_.clear();
     std::map<std::string, DebugHandle> handles;
+    std::vector<std::uint32_t> index(bundles_.size(), TimelineLog::no_slot); // slot -> r.bundles
     for (auto i : order) {
         // A group that no event reached (only its variant's diagnostics) is left out.
         if (bundles_[i].bundle.time.events == 0) {
@@ -309,7 +329,11 @@ void Aggregation::take_bundles(ProfileReport& r) {
         for (auto& h : bundles_[i].handles) {
             handles.emplace(h.id, h);
         }
+        index[i] = static_cast<std::uint32_t>(r.bundles.size());
         r.bundles.push_back(bundles_[i].bundle);
+    }
+    for (auto& step : r.timeline.steps) {
+        index_step_bundles(step, index);
     }
     label_rows(r.bundles);
     for (auto& [id, h] : handles) {

@@ -76,6 +76,12 @@ void IdleTime::add(const IdleTime& other) {
     unattributed_ns = saturating_add(unattributed_ns, other.unattributed_ns);
 }
 
+void StepBundleTime::add(const StepBundleTime& other) {
+    events += other.events;
+    ns = saturating_add(ns, other.ns);
+    idle_ns = saturating_add(idle_ns, other.idle_ns);
+}
+
 std::uint64_t median_of(std::vector<std::uint64_t>& values) {
     if (values.empty()) {
         return 0;
@@ -121,6 +127,8 @@ struct StepAcc {
     std::unordered_map<std::uint32_t, std::pair<Union, Union>> unions;
     std::vector<std::uint64_t> delays;
     std::uint64_t activities = 0;
+    // Per slot: its kernels' count, device time and the gaps before them.
+    std::unordered_map<std::uint32_t, StepBundleTime> bundles;
 };
 
 // An activity waiting in its device's window.
@@ -329,6 +337,9 @@ struct TimelineLog::Impl {
         }
         spans.add(at, p.transfer, p.end - p.start, g);
         count(device, p, acc);
+        if (!p.transfer && slot != no_slot) {
+            acc.bundles[slot].add({slot, 1, p.end - p.start, g.ns});
+        }
         if (p.tag != no_tag && timed) {
             ActivityTimes t;
             if (prev) {
@@ -393,6 +404,14 @@ struct TimelineLog::Impl {
             fig.transfer_ns += u.second.length() - u.first.length();
         }
         fig.launch.median_ns = median_of(acc.delays);
+        for (const auto& [slot, times] : acc.bundles) {
+            fig.bundles.push_back(times);
+            fig.bundles.back().bundle = slot;
+        }
+        std::sort(fig.bundles.begin(), fig.bundles.end(),
+                  [](const StepBundleTime& a, const StepBundleTime& b) {
+                      return a.bundle < b.bundle;
+                  });
         return fig;
     }
 
@@ -551,6 +570,18 @@ void TimelineLog::moved(std::uint32_t from, std::uint32_t to) {
     auto& d = m.slot_delays[from];
     m.slot_delays[to].insert(m.slot_delays[to].end(), d.begin(), d.end());
     d.clear();
+    auto move_step = [from, to](StepAcc& acc) {
+        auto it = acc.bundles.find(from);
+        if (it != acc.bundles.end()) {
+            const StepBundleTime moved = it->second;
+            acc.bundles.erase(it);
+            acc.bundles[to].add(moved);
+        }
+    };
+    for (auto& [span, acc] : m.steps) {
+        move_step(acc);
+    }
+    move_step(m.outside);
     ++m.epoch[from]; // what is still in a window goes to `to` when it leaves
     m.moved_to[from] = to;
 }

@@ -62,6 +62,7 @@ struct HtmlModel::Buffers {
     std::string profile = "null";
     std::string compare; // profile --baseline only: the member is left out when empty
     std::string ranks;   // several traces only: the member is left out when empty
+    std::string steps;   // a timeline shown only: the member is left out when empty
     JsonArray rankings;
     std::size_t kernel_count = 0;
     std::size_t op_count = 0;
@@ -82,6 +83,7 @@ std::size_t HtmlModel::source_index(const std::string& file) {
         heat_.emplace_back();
         lost_.emplace_back();
         base_.emplace_back();
+        idle_.emplace_back();
     }
     return it->second;
 }
@@ -425,6 +427,44 @@ void HtmlModel::line_lost(const std::string& file, std::int64_t line, std::uint6
     any_lost_ = true;
 }
 
+void HtmlModel::line_idle(const std::string& file, std::int64_t line, std::uint64_t ns) {
+    std::size_t i = source_index(file);
+    source_lines_[i].insert(line);
+    idle_[i][line] += ns;
+    any_idle_ = true;
+}
+
+void HtmlModel::steps(const TimelineSummary& timeline) {
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
+    // [name, start, wall, kernel busy, transfer, host wait, launch latency, unattributed, gaps,
+    // kernels, transfers, launched, median launch delay, [[bundle, events, ns, idle]]] per step,
+    // in the timeline's order (the slowest first).
+    w.StartArray();
+    for (const StepTimeline& s : timeline.steps) {
+        w.StartArray();
+        json_out::string(w, s.name);
+        for (auto n : {s.start_ns, s.wall_ns, s.kernel_busy_ns, s.transfer_ns, s.idle.host_wait_ns,
+                       s.idle.launch_latency_ns, s.idle.unattributed_ns, s.idle.gaps, s.kernels,
+                       s.transfers, s.launch.launched, s.launch.median_ns}) {
+            w.Uint64(n);
+        }
+        w.StartArray();
+        for (const StepBundleTime& b : s.bundles) {
+            w.StartArray();
+            w.Uint(b.bundle);
+            for (auto n : {b.events, b.ns, b.idle_ns}) {
+                w.Uint64(n);
+            }
+            w.EndArray();
+        }
+        w.EndArray();
+        w.EndArray();
+    }
+    w.EndArray();
+    b_->steps.assign(buffer.GetString(), buffer.GetSize());
+}
+
 void HtmlModel::line_base(const std::string& file, std::int64_t line, std::uint64_t ns) {
     std::size_t i = source_index(file);
     source_lines_[i].insert(line);
@@ -537,6 +577,9 @@ std::string HtmlModel::sources_json(SourceTextNote& note) const {
         if (any_base_) {
             heat_json(w, "base", base_[i]);
         }
+        if (any_idle_) {
+            heat_json(w, "idle", idle_[i]);
+        }
         w.EndObject();
     }
     w.EndArray();
@@ -580,6 +623,9 @@ std::string HtmlModel::json() {
     }
     if (!b_->ranks.empty()) {
         member("ranks", b_->ranks);
+    }
+    if (!b_->steps.empty()) {
+        member("steps", b_->steps);
     }
     member("rankings", b_->rankings.close());
     out += '}';

@@ -109,6 +109,11 @@ public:
     // ideal (the other heat; the page offers the switch once a line has one).
     void line_time(const std::string& file, std::int64_t line, std::uint64_t ns);
     void line_lost(const std::string& file, std::int64_t line, std::uint64_t ns);
+    // Profile, when the trace has runtime launch events: the steps of its timeline (their
+    // figures and each bundle's time in them; bundles index the kernels in the order given to
+    // kernel()), and the idle time before a source line's kernels (the heat by idle time).
+    void steps(const TimelineSummary& timeline);
+    void line_idle(const std::string& file, std::int64_t line, std::uint64_t ns);
     // Profile --baseline: the base run's totals (profile_totals gives the new run's), how the
     // runs are compared (totals, and why; or per step) and each run's figures as compared.
     void baseline_totals(const ProfileComparison& c);
@@ -138,7 +143,9 @@ private:
     std::vector<std::map<std::int64_t, std::uint64_t>> heat_; // ns by line
     std::vector<std::map<std::int64_t, std::uint64_t>> lost_; // lost ns by line
     std::vector<std::map<std::int64_t, std::uint64_t>> base_; // base run's ns by line
+    std::vector<std::map<std::int64_t, std::uint64_t>> idle_; // idle ns by line
     bool any_lost_ = false;
+    bool any_idle_ = false;
     bool any_base_ = false;
 };
 

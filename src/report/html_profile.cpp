@@ -1,6 +1,7 @@
 // What profile puts in the HTML page (html_model.hpp): its bundles as the kernels, with their
-// device time and stages; its three rankings, worst first, as the text report has them; and the
-// device time of each source line as a heat.
+// device time and stages; its three rankings, worst first, as the text report has them; the
+// device time of each source line as a heat; and, when the trace has runtime launch events, its
+// steps and each source line's idle time.
 #include "report/html_model.hpp"
 #include "sdscprov/report/html.hpp"
 
@@ -54,6 +55,29 @@ std::vector<HtmlOp> profile_bundle_ops(const ProfileBundle& b,
     row.files = ops.size();
     return ops;
 }
+
+namespace {
+
+// Each source line's device time, lost time and (with a timeline shown) idle time; the steps.
+void line_heats(HtmlModel& model, const ProfileReport& report) {
+    const bool timeline = report.timeline.shown();
+    if (timeline) {
+        model.steps(report.timeline);
+    }
+    for (const auto& r : report.rows(ProfileRanking::line)) {
+        if (r.line) {
+            model.line_time(r.line->file, r.line->line, r.time.ns);
+            if (r.time.ideal.lost_ns > 0) {
+                model.line_lost(r.line->file, r.line->line, r.time.ideal.lost_ns);
+            }
+            if (timeline && r.idle.ns > 0) {
+                model.line_idle(r.line->file, r.line->line, r.idle.ns);
+            }
+        }
+    }
+}
+
+} // namespace
 
 std::string render_profile_html(const ProfileReport& report, const SourceTextOptions& source_text) {
     HtmlModel model("profile", "sdscprov profile", source_text);
@@ -114,14 +138,7 @@ std::string profile_page(HtmlModel& model, const ProfileReport& report) {
                           ranking.rows, ideal);
         }
     }
-    for (const auto& r : report.rows(ProfileRanking::line)) {
-        if (r.line) {
-            model.line_time(r.line->file, r.line->line, r.time.ns);
-            if (r.time.ideal.lost_ns > 0) {
-                model.line_lost(r.line->file, r.line->line, r.time.ideal.lost_ns);
-            }
-        }
-    }
+    line_heats(model, report);
     for (const auto& p : report.problems) {
         model.problem(p);
     }

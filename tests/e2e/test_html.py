@@ -13,6 +13,7 @@ trace and sidecar files, never from sdscprov's output. Without chromium the test
 pass.
 """
 import base64
+import decimal
 import hashlib
 import json
 import os
@@ -26,6 +27,7 @@ from e2e import BIN, ROOT, SCRIPTS, TESTDATA, TempDir, copy_tree, main, run  # n
 
 sys.path.insert(0, SCRIPTS)
 from html_browser import Browser, check_line_cells  # noqa: E402
+from test_profile_timeline import from_trace, ns_of  # noqa: E402
 
 SHOTS = os.path.join(os.path.dirname(os.path.abspath(BIN)), 'screenshots')
 SIZES = ((1400, 1000), (800, 600))
@@ -576,6 +578,151 @@ def test_profile_page():
         shoot(b, 'profile-caches')
 
 
+def kernels_by_step(trace):
+    """Step name -> provenance key -> [ns, events] of the trace's kernel events, each in the
+    ProfilerStep span that holds its launch's start (the earliest runtime event of its
+    correlation), else its own start; events in no span are left out."""
+    with open(trace) as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    spans, launches, kernels = [], {}, []
+    for e in doc['traceEvents']:
+        if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
+            continue
+        cat, name, args = e.get('cat', ''), e.get('name', ''), e.get('args', {})
+        start, dur = ns_of(e['ts']), ns_of(e['dur'])
+        if name.startswith('ProfilerStep#') and cat in ('user_annotation', 'cpu_op'):
+            spans.append((start, start + dur, name))
+        elif 'runtime' in cat and isinstance(args.get('correlation'), int):
+            c = args['correlation']
+            launches[c] = min(start, launches.get(c, start))
+        elif cat == 'kernel':
+            kernels.append((name.split('#')[0][-16:], start, dur, args.get('correlation')))
+    out = {}
+    for key, start, dur, corr in kernels:
+        at = launches.get(corr, start)
+        for first, end, name in spans:
+            if first <= at < end:
+                row = out.setdefault(name, {}).setdefault(key, [0, 0])
+                row[0] += dur
+                row[1] += 1
+                break
+    return out
+
+
+def step_table(pairing, table, in_step):
+    """A ranking's rows (label -> [ns, events]) over one step's kernels: each row counts its
+    bundles' time in the step, as the generator's members say which bundles a row holds."""
+    key_of = {label: r['key'] for label, r in pairing['kernel_rows'].items()}
+    out = {}
+    for label, members in pairing['members'][table].items():
+        ns = sum(in_step.get(key_of[m], [0, 0])[0] for m in members)
+        events = sum(in_step.get(key_of[m], [0, 0])[1] for m in members)
+        if ns > 0:
+            out[label] = [ns, events]
+    return out
+
+
+def rank_rows(b):
+    return all_rows(b, 'rank-list', "[...['.c-time', '.c-share', '.c-ev', '.label']].map((s) => "
+                    "e.querySelector(s).textContent)")
+
+
+STEP_SEGMENTS = ('busy', 'transfer', 'wait', 'latency', 'unattributed')
+
+
+def step_figures(s):
+    """A step's bar's segments (as the timeline's figures name them)."""
+    return {'busy': s['kernel_busy_ns'], 'transfer': s['transfer_ns'],
+            'wait': s['idle']['host_wait_ns'], 'latency': s['idle']['launch_latency_ns'],
+            'unattributed': s['idle']['unattributed_ns']}
+
+
+def test_profile_page_steps():
+    with TempDir() as tmp, Browser() as b:
+        out = os.path.join(tmp, 't')
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, 'gen_trace.py'), out, '--files', '80',
+                        '--host-lanes', '--steps', '4', '--devices', '2'],
+                       check=True, capture_output=True, timeout=600)
+        with open(os.path.join(out, 'expected.json')) as f:
+            expected = json.load(f)
+        pairing = expected['sidecar']
+        trace, sidecar = os.path.join(out, 'trace.json'), os.path.join(out, 'spyre_provenance.json')
+        path = os.path.join(tmp, 'steps.html')
+        write_page(path, 'profile', trace, '--origins', sidecar)
+        b.open(path)
+        assert_clean(b, 'steps')
+        # One bar per step, the slowest first, its name and wall time as text.
+        want = from_trace(trace)['steps']
+        assert len(want) == 4 and len({s['wall_ns'] for s in want}) == 4, want
+        bars = b.eval("""[...document.querySelectorAll('#step-bars .step-row')].map((e) => ({
+            name: e.querySelector('.step-name').textContent, wall: e.querySelector('.step-wall').textContent,
+            title: e.title, segs: [...e.querySelectorAll('.step-bar > i')].map((i) =>
+              [i.dataset.seg, Number(i.dataset.ns), parseFloat(i.style.width)]) }))""")
+        assert [x['name'] for x in bars] == [s['name'] for s in want], (bars, want)
+        assert [x['wall'] for x in bars] == [fmt_dur(s['wall_ns']) for s in want], bars
+        # Each segment its figure, all drawn to one scale: the longest wall or sum of parts (the
+        # width as CSS keeps it: six significant digits).
+        scale = max(max(s['wall_ns'], sum(step_figures(s).values())) for s in want)
+        for x, s in zip(bars, want):
+            figures = step_figures(s)
+            assert [seg[:2] for seg in x['segs']] == [[k, figures[k]] for k in STEP_SEGMENTS], (x, s)
+            for name, ns, width in x['segs']:
+                exact = 100 * ns / scale
+                assert abs(width - exact) <= 1e-5 * exact + 1e-9, (s['name'], name, ns, width, scale)
+            assert sum(figures.values()) > 0 and figures['busy'] > 0, s
+            # The tooltip: every figure in readable units.
+            idle = s['idle']
+            for text in (f"{s['name']}: wall {fmt_dur(s['wall_ns'])}",
+                         f"kernel busy {fmt_dur(s['kernel_busy_ns'])} ({count(s['kernels'], 'kernel', 'kernels')})",
+                         f"transfer {fmt_dur(s['transfer_ns'])} ({count(s['transfers'], 'transfer', 'transfers')})",
+                         f"idle {fmt_dur(idle['idle_ns'])} in {count(idle['gaps'], 'gap', 'gaps')}: "
+                         f"host wait {fmt_dur(idle['host_wait_ns'])}, launch latency "
+                         f"{fmt_dur(idle['launch_latency_ns'])}, unattributed {fmt_dur(idle['unattributed_ns'])}",
+                         f"{count(s['launch']['launched'], 'launch', 'launches')}, median launch delay "
+                         f"{fmt_dur(s['launch']['median_ns'])}"):
+                assert text in x['title'].split('\n'), (text, x['title'])
+        assert b.eval("document.getElementById('step-clear').hidden")
+        # A click on a step: each ranking shows the step's device time per row, as the trace's
+        # kernel events in that step sum it; its share of the step's device time.
+        by_step = kernels_by_step(trace)
+        whole = pairing['coverage']['kernel_ns']
+        for i in (0, len(want) - 1):
+            name = want[i]['name']
+            in_step = by_step[name]
+            total = sum(ns for ns, _ in in_step.values())
+            b.click(f'.step-row[data-step="{i}"]')
+            assert not b.eval("document.getElementById('step-clear').hidden")
+            assert name in text_of(b, 'step-status') and fmt_dur(total) in text_of(b, 'step-status')
+            for tab, table in (('line', 'by_line'), ('aten', 'by_aten'), ('kernel', 'by_kernel')):
+                b.click(f'.tab[data-tab="{tab}"]')
+                rows = rank_rows(b)
+                step_rows = ranked(step_table(pairing, table, in_step), total)
+                assert rows == step_rows, f'{name} {tab}: {rows[:4]} ... != {step_rows[:4]} ...'
+                assert rows != ranked(pairing[table], whole), f'{name} {tab}: the whole trace shown'
+        b.click('.tab[data-tab="line"]')
+        # "all steps" restores the whole trace's rankings.
+        b.click('#step-clear')
+        assert b.eval("document.getElementById('step-clear').hidden")
+        for tab, table in (('line', 'by_line'), ('aten', 'by_aten'), ('kernel', 'by_kernel')):
+            b.click(f'.tab[data-tab="{tab}"]')
+            assert rank_rows(b) == ranked(pairing[table], whole), tab
+        b.click('.tab[data-tab="line"]')
+        # The heat by idle time: each source line's idle, as the generator charged its bundles.
+        b.eval("(() => { const s = document.getElementById('heat-select'); s.value = 'idle'; "
+               "s.dispatchEvent(new Event('change')); })()")
+        b.settle()
+        heat = {}
+        for path_i in source_files(b):
+            for line, ns in b.eval("[...document.querySelectorAll('.line-row')].map((e) => "
+                                   "[e.dataset.line, Number(e.querySelector('.heat').dataset.ns)])"):
+                if ns:
+                    heat[f'{path_i}:{line}'] = ns
+        want_idle = {label: r['idle']['idle_ns'] for label, r in expected['timeline_rows']['by_line'].items()
+                     if not label.startswith('[') and r['idle']['idle_ns'] > 0}
+        assert want_idle and heat == want_idle, f'idle heat differs: {set(heat.items()) ^ set(want_idle.items())}'
+        shoot(b, 'steps')
+
+
 def detail_in_view(b, name):
     """The kernel just clicked: its detail's title in the window, without scrolling by hand."""
     top, height, title = b.eval("(() => { const h = document.querySelector('#kernel-detail h3'); "
@@ -774,6 +921,6 @@ def test_large_cache_page_is_virtualised():
 
 
 if __name__ == '__main__':
-    main([test_demo_pages_scan_annotate_check_explain, test_profile_page, test_profile_demo_page,
-          test_profile_page_without_kernel_events, test_page_is_its_files,
+    main([test_demo_pages_scan_annotate_check_explain, test_profile_page, test_profile_page_steps,
+          test_profile_demo_page, test_profile_page_without_kernel_events, test_page_is_its_files,
           test_large_cache_page_is_virtualised])

@@ -52,6 +52,17 @@ struct LaunchDelays {
     bool operator==(const LaunchDelays&) const = default;
 };
 
+// A bundle's kernels in one step: how many, their device time (durations summed) and the gaps
+// before them.
+struct StepBundleTime {
+    std::uint32_t bundle = 0; // TimelineLog: the slot; a ProfileReport's: an index into its bundles
+    std::uint64_t events = 0;
+    std::uint64_t ns = 0;
+    std::uint64_t idle_ns = 0;
+    void add(const StepBundleTime& other);
+    bool operator==(const StepBundleTime&) const = default;
+};
+
 // One step (or the whole trace, without step spans).
 struct StepTimeline {
     std::string name;           // "ProfilerStep#3", or "(whole trace)"
@@ -65,6 +76,9 @@ struct StepTimeline {
     std::uint64_t transfer_active_ns = 0; // its transfers' durations summed (for the bandwidth)
     IdleTime idle;
     LaunchDelays launch;
+    // Its kernels' device time and idle per bundle, by bundle (kernels with no bundle are left
+    // out): at most one entry per bundle, whatever the events.
+    std::vector<StepBundleTime> bundles;
 };
 
 // Kernel queue delay: its start minus args.submitted.
@@ -114,7 +128,8 @@ std::optional<ActivityKind> activity_kind(const TraceEvent& e);
 
 // The timeline of a trace as it is read, folded per device as the events stream: memory is bounded
 // by the devices (a window of `window` activities each, in start order), the bundles, the step
-// spans and the host spans (spans.hpp), not by the trace's events; besides, each runtime launch event's correlation and start
+// spans (with, per step, each bundle its kernels are of) and the host spans (spans.hpp), not by
+// the trace's events; besides, each runtime launch event's correlation and start
 // are kept, and each launched activity's delay (for the medians), for traces that have them.
 // Exact when (as torch.profiler writes them) each device's activities come at most `window`
 // activities out of their start order, and a step span or a launch event comes before the

@@ -385,6 +385,12 @@
 
   // ---- profile: where the device time goes --------------------------------------------------
   let rankTab = 0, rankSel = -1;
+  // A step clicked: the rankings show its time only (`step`: its bundles' [events, ns] by
+  // bundle; `stepNs`: its device time, what the shares are of).
+  let step = null, stepSel = -1, stepNs = 0;
+  const inStep = (r, j) => r[3].reduce((n, k) => n + (step.get(k) || [0, 0])[j], 0);
+  const rowNs = (r) => (step ? inStep(r, 1) : r[1]), rowEv = (r) => (step ? inStep(r, 0) : r[2]);
+  const allNs = () => (step ? stepNs : T.ns);
   // Compared: each ranking's largest change, the length of its change bars.
   const maxChange = R.map((rk) => (rk.cmp ? rk.rows.reduce((m, r) => Math.max(m, Math.abs(r[1] - r[7])), 0) : 0));
   // A compared row's cells: base, new, the change and its mark, and a bar (growth or shrink).
@@ -404,6 +410,11 @@
   const rowAt = (i) => R[rankTab].rows[rankBy ? rankBy[i] : i];
   function orderRanking() {
     const rows = R[rankTab].rows;
+    if (step && !R[rankTab].cmp) { // the rows with time in the step, the most first
+      const ns = rows.map(rowNs), ev = rows.map(rowEv);
+      rankBy = rows.map((_, i) => i).filter((i) => ns[i] > 0).sort((a, b) => (ns[b] - ns[a]) || (ev[b] - ev[a]) || byText(rows[a][0], rows[b][0]));
+      return;
+    }
     rankBy = rankOrder.value === 'growth' && R[rankTab].cmp
       ? rows.map((_, i) => i).sort((a, b) => ((rows[b][1] - rows[b][7]) - (rows[a][1] - rows[a][7])) || a - b) : null;
   }
@@ -417,12 +428,12 @@
       e.addEventListener('click', () => activateRank(i));
       return e;
     }
-    const bar = el('span', 'bar small'), t = el('i', 'b-time');
-    t.style.width = (T.ns ? Math.min(100, 100 * r[1] / T.ns) : 0) + '%';
+    const bar = el('span', 'bar small'), t = el('i', 'b-time'), ns = rowNs(r), whole = allNs();
+    t.style.width = (whole ? Math.min(100, 100 * ns / whole) : 0) + '%';
     bar.append(t);
-    e.append(el('span', 'num c-time', dur(r[1])), el('span', 'num c-share', share(r[1], T.ns)));
+    e.append(el('span', 'num c-time', dur(ns)), el('span', 'num c-share', share(ns, whole)));
     if (rankCols.bar) e.append(bar);
-    if (rankCols.events) e.append(el('span', 'num c-ev dim', thousands(r[2])));
+    if (rankCols.events) e.append(el('span', 'num c-ev dim', thousands(rowEv(r))));
     // Several ranks: each one's time, the longest marked.
     if (rankCols.ranks) {
       const ns = R[rankTab].rank_ns[rankBy ? rankBy[i] : i], most = Math.max(...ns);
@@ -430,7 +441,7 @@
     }
     // Against the ideal: its ideal, utilization (over the events that have one) and lost time.
     if (R[rankTab].ideal) {
-      const known = r[9] !== null;
+      const known = !step && r[9] !== null; // the whole trace's: none for a step
       e.append(el('span', 'num c-time', known ? dur(r[7]) : '-'), el('span', 'num c-share', known ? share(r[7], r[9]) : '-'),
         el('span', 'num c-time', known ? dur(r[8]) : '-'));
     }
@@ -471,7 +482,7 @@
     rankTab = t;
     if (!keep) rankSel = -1;
     [...$('rank-tabs').children].forEach((b, i) => b.setAttribute('aria-selected', String(i === t)));
-    $('rank-note').textContent = R[t].note ? '(' + R[t].note + ')' : 'each event counts once';
+    $('rank-note').textContent = (R[t].note ? '(' + R[t].note + ')' : 'each event counts once') + (step ? ' \u00b7 ' + ST[stepSel][0] + ' only' : '');
     if (R[t].cmp) {
       $('rank-head').replaceChildren(el('span', 'num c-time', 'base'), el('span', 'num c-time', 'new'), el('span', 'num c-time', 'change'),
         el('span', 'num c-pct', '%'), el('span', 'bar small'));
@@ -489,7 +500,7 @@
     $('rank-head').append(el('span', 'grow', R[t].what));
     if (!keep) rankList.top();
     orderRanking();
-    rankList.set(R[t].rows.length);
+    rankList.set(rankBy ? rankBy.length : R[t].rows.length);
   }
   // A window of another width: the columns that fit again.
   if (profile && R.length) {
@@ -511,9 +522,56 @@
     }
     setFocus(r[0], new Set(r[3]));
     setText('line-status', r[0] + ' \u2192 ' + count(r[3].length, 'kernel', 'kernels') + ', ' +
-      (R[rankTab].cmp ? signedDur(r[1] - r[7]) + ' (' + changeMark(r[1] - r[7], r[7], r[9]).textContent + ')' : dur(r[1])));
+      (R[rankTab].cmp ? signedDur(r[1] - r[7]) + ' (' + changeMark(r[1] - r[7], r[7], r[9]).textContent + ')' : dur(rowNs(r))));
     if (r[3].length === 1) selectKernel(r[3][0], true);
   }
+
+  // ---- profile: the steps (each ProfilerStep span, or the whole trace), the slowest first ------
+  // [name, start, wall, kernel busy, transfer, host wait, launch latency, unattributed, gaps,
+  // kernels, transfers, launched, median launch delay, [[bundle, events, ns, idle]]]. Every bar
+  // is drawn to one scale: the longest wall or sum of the parts (the parts add up over devices).
+  const ST = (D.steps || []).slice().sort((a, b) => (b[2] - a[2]) || (a[1] - b[1]));
+  const SEGS = [['busy', 3, 'kernel busy'], ['transfer', 4, 'transfer'], ['wait', 5, 'host wait'],
+    ['latency', 6, 'launch latency'], ['unattributed', 7, 'unattributed idle']];
+  if (profile && ST.length) {
+    $('steps-pane').hidden = false;
+    setText('steps-note', '(' + count(ST.length, 'step', 'steps') + ', the slowest first; kernel busy and transfer time summed over the devices)');
+    for (const [cls, , text] of SEGS) $('step-legend').append(el('i', 's-' + cls), document.createTextNode(text));
+    const scale = Math.max(...ST.map((s) => Math.max(s[2], SEGS.reduce((n, [, j]) => n + s[j], 0))));
+    ST.forEach((s, i) => {
+      const row = el('div', 'step-row'), bar = el('span', 'step-bar');
+      row.dataset.step = i;
+      row.dataset.wall = s[2];
+      for (const [cls, j] of SEGS) {
+        const seg = el('i', 's-' + cls);
+        seg.dataset.seg = cls;
+        seg.dataset.ns = s[j];
+        seg.style.width = (scale ? 100 * s[j] / scale : 0) + '%';
+        bar.append(seg);
+      }
+      row.append(el('span', 'step-name', s[0]), el('span', 'num step-wall', dur(s[2])), bar);
+      row.title = shown(s[0] + ': wall ' + dur(s[2]) + '\nkernel busy ' + dur(s[3]) + ' (' + count(s[9], 'kernel', 'kernels') + ')' +
+        '\ntransfer ' + dur(s[4]) + ' (' + count(s[10], 'transfer', 'transfers') + ')' +
+        '\nidle ' + dur(s[5] + s[6] + s[7]) + ' in ' + count(s[8], 'gap', 'gaps') + ': host wait ' + dur(s[5]) +
+        ', launch latency ' + dur(s[6]) + ', unattributed ' + dur(s[7]) +
+        '\n' + count(s[11], 'launch', 'launches') + (s[11] ? ', median launch delay ' + dur(s[12]) : ''));
+      row.addEventListener('click', () => selectStep(i));
+      $('step-bars').append(row);
+    });
+  }
+  // A step clicked: the rankings show its device time per row; "all steps" shows the whole trace.
+  function selectStep(i) {
+    stepSel = i;
+    step = i < 0 ? null : new Map(ST[i][13].map(([k, ev, ns]) => [k, [ev, ns]]));
+    stepNs = i < 0 ? 0 : ST[i][13].reduce((n, b) => n + b[2], 0);
+    [...$('step-bars').children].forEach((e, j) => e.classList.toggle('sel', j === i));
+    $('step-clear').hidden = i < 0;
+    setText('step-status', i < 0 ? 'Click a step to restrict the rankings to it.' : 'The rankings show ' + ST[i][0] + ' only: ' + dur(stepNs) +
+      ' of device time in ' + count(ST[i][13].reduce((n, b) => n + b[1], 0), 'kernel event', 'kernel events') + '.');
+    rankSel = -1;
+    if (R.length) showRanking(rankTab);
+  }
+  $('step-clear').addEventListener('click', () => selectStep(-1));
   if (C) {
     rankOrder.hidden = false;
     for (const [v, text] of [['change', 'by the size of the change'], ['growth', 'by growth (the largest growth first)']]) {
@@ -552,9 +610,12 @@
   };
   heatOf(heatMode);
   const heatSelect = $('heat-select');
+  // Profile: the time lost against the ideal when a line has some, the idle time with the steps.
+  const lost = S.some((s) => s.lost && s.lost.length);
   const heats = C ? [['change', 'heat: change in device time (red: growth, blue: shrink)'], ['time', 'heat: new device time'], ['base', 'heat: base device time']]
-    : [['time', 'heat: device time'], ['lost', 'heat: time lost against the ideal']];
-  if (C || (profile && S.some((s) => s.lost && s.lost.length))) {
+    : [['time', 'heat: device time'], ...(lost ? [['lost', 'heat: time lost against the ideal']] : []),
+      ...(ST.length ? [['idle', 'heat: idle time before the line\'s kernels']] : [])];
+  if (C || (profile && heats.length > 1)) {
     heatSelect.hidden = false;
     for (const [v, text] of heats) {
       const o = el('option', '', text);
@@ -596,14 +657,15 @@
       h.style.background = 'rgba(var(' + (ns < 0 ? '--shrink' : '--heat') + '), ' +
         (ns && fileMax[current] ? Math.max(0.12, Math.sqrt(Math.abs(ns) / fileMax[current])).toFixed(3) : 0) + ')';
       h.title = heatMode === 'change' ? signedDur(ns) : dur(ns);
+      h.dataset.ns = ns;
       e.append(h);
     }
     e.append(el('span', 'grow src' + (text === null ? ' dim' : ''), text === null ? '(text not readable here)' : text));
     if (ks || ranked) {
       const n_k = ranked ? ranked[3].length : ks.size;
       const ops = [...(lineOps.get(key) || [])];
-      const lostHeat = heatMode === 'lost';
-      let ann = (profile && ns ? (lostHeat ? 'lost ' : '') + dur(ns) + ' (' + share(ns, T.ns) + ') \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');
+      const word = { lost: 'lost ', idle: 'idle ' }[heatMode] || '';
+      let ann = (profile && ns ? word + dur(ns) + ' (' + share(ns, T.ns) + ') \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');
       if (C) {
         ann = (ranked ? signedDur(ranked[1] - ranked[7]) + ' (' + changeMark(ranked[1] - ranked[7], ranked[7], ranked[9]).textContent + ') \u00b7 ' +
           (ranked[9] === 2 ? 'gone' : dur(ranked[1]) + ' new') + ' \u00b7 ' : '') + count(n_k, 'kernel', 'kernels');

@@ -162,6 +162,20 @@ TEST_CASE("timeline: gaps, host wait, launch latency and steps of a hand-worked 
     CHECK(s.queue.kernels == 0);
 }
 
+TEST_CASE("timeline: each step's kernels per slot, their device time and the gaps before them") {
+    std::vector<Ev> keep;
+    TimelineLog log = scenario(keep);
+    auto s = log.finish(2).summary;
+    REQUIRE(s.steps.size() == 2);
+    // Step 1: K1, K3, K5 (slot 0: gaps 10 before K3 and K5), K2, K4 (slot 1: 10 before each).
+    CHECK(s.steps[1].bundles == std::vector<StepBundleTime>{{0, 3, 40 * us, 20 * us},
+                                                            {1, 2, 40 * us, 20 * us}});
+    // Step 2: K6 (its device's first), K7 (70 after T2); the transfers' gaps and K8 (in no step)
+    // are no slot's in any step.
+    CHECK(s.steps[0].bundles == std::vector<StepBundleTime>{{0, 1, 10 * us, 0},
+                                                            {1, 1, 10 * us, 70 * us}});
+}
+
 TEST_CASE("timeline: without step spans the whole trace is one step, without launches gaps are "
           "unattributed") {
     TimelineLog log;
@@ -223,6 +237,9 @@ TEST_CASE("timeline: a slot's activities so far move to the overflow group") {
     auto r = log.finish(3);
     CHECK(r.idle[0].ns == 2 * us);
     CHECK(r.idle[2].ns == 6 * us);
+    REQUIRE(r.summary.steps.size() == 1);
+    CHECK(r.summary.steps[0].bundles ==
+          std::vector<StepBundleTime>{{0, 2, 2 * us, 2 * us}, {2, 1, 1 * us, 6 * us}});
 }
 
 TEST_CASE("timeline: what left the window moves with its slot, what is still in it when it leaves") {
@@ -236,6 +253,10 @@ TEST_CASE("timeline: what left the window moves with its slot, what is still in 
     CHECK(r.idle[0].ns == 8 * us);
     CHECK(r.idle[2].ns == 1 * us);
     CHECK(r.summary.out_of_order == 0);
+    // The whole trace's step: [0,1] and [3,4] moved when 2 did, [10,11] as it left.
+    REQUIRE(r.summary.steps.size() == 1);
+    CHECK(r.summary.steps[0].bundles ==
+          std::vector<StepBundleTime>{{0, 3, 3 * us, 8 * us}, {2, 1, 1 * us, 1 * us}});
 }
 
 TEST_CASE("timeline: an activity that comes after its window left is counted, its gap 0") {
