@@ -41,21 +41,51 @@ SpanLog::SpanLog(std::optional<SpanFilter> filter) : filter_(std::move(filter)) 
     }
 }
 
-// A piece begins at `at`, holding what the piece it cuts held.
-std::map<std::uint64_t, std::uint32_t>::iterator SpanLog::split(std::uint64_t at) {
-    if (!pieces_.empty() && at > pieces_.rbegin()->first) {
+std::optional<SpanLog::Place> SpanLog::last_at_or_before(std::uint64_t t) const {
+    const auto c = std::upper_bound(firsts_.begin(), firsts_.end(), t);
+    if (c == firsts_.begin()) {
+        return std::nullopt;
+    }
+    const auto ci = static_cast<std::size_t>(c - firsts_.begin()) - 1;
+    const auto& cuts = chunks_[ci];
+    const auto p = std::upper_bound(cuts.begin(), cuts.end(), t,
+                                    [](std::uint64_t v, const Cut& x) { return v < x.at; });
+    return Place{ci, static_cast<std::size_t>(p - cuts.begin()) - 1}; // its first is at or before t
+}
+
+SpanLog::Place SpanLog::split(std::uint64_t at) {
+    Place place{0, 0};
+    Cut cut{at, 0};
+    if (!chunks_.empty() && at > chunks_.back().back().at) {
         // After every cut so far, as spans mostly come: no search.
-        return pieces_.emplace_hint(pieces_.end(), at, pieces_.rbegin()->second);
+        place = {chunks_.size() - 1, chunks_.back().size()};
+        cut.set = chunks_.back().back().set;
+    } else if (auto found = last_at_or_before(at)) {
+        const Cut& before = chunks_[found->chunk][found->at];
+        if (before.at == at) {
+            return *found;
+        }
+        cut.set = before.set;
+        place = {found->chunk, found->at + 1};
+    } else if (chunks_.empty()) { // the first cut
+        chunks_.emplace_back();
+        firsts_.push_back(at);
     }
-    auto it = pieces_.upper_bound(at);
-    if (it == pieces_.begin()) {
-        return pieces_.emplace_hint(it, at, 0);
+    auto& cuts = chunks_[place.chunk];
+    cuts.insert(cuts.begin() + static_cast<std::ptrdiff_t>(place.at), cut);
+    firsts_[place.chunk] = cuts.front().at;
+    if (cuts.size() > 2 * chunk) {
+        std::vector<Cut> upper(cuts.begin() + chunk, cuts.end());
+        cuts.resize(chunk);
+        const std::uint64_t first = upper.front().at;
+        chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(place.chunk) + 1,
+                       std::move(upper));
+        firsts_.insert(firsts_.begin() + static_cast<std::ptrdiff_t>(place.chunk) + 1, first);
+        if (place.at >= chunk) {
+            place = {place.chunk + 1, place.at - chunk};
+        }
     }
-    auto prev = std::prev(it);
-    if (prev->first == at) {
-        return prev;
-    }
-    return pieces_.emplace_hint(it, at, prev->second);
+    return place;
 }
 
 std::uint32_t SpanLog::with(std::uint32_t set, std::uint32_t id) {
@@ -100,10 +130,16 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
         return; // holds no time
     }
     found_.valid = false;
-    auto first = split(start);
-    split(end); // iterators stay valid as the map grows
-    for (auto it = first; it != pieces_.end() && it->first < end; ++it) {
-        it->second = with(it->second, id);
+    split(start);
+    split(end);
+    // From the cut at start to the one at end (made above; a chunk may have split since).
+    Place p = *last_at_or_before(start);
+    while (chunks_[p.chunk][p.at].at < end) {
+        Cut& cut = chunks_[p.chunk][p.at];
+        cut.set = with(cut.set, id);
+        if (++p.at == chunks_[p.chunk].size()) {
+            p = {p.chunk + 1, 0}; // the cut at end follows: there is a next chunk
+        }
     }
 }
 
@@ -111,14 +147,17 @@ const std::vector<std::uint32_t>* SpanLog::covering(std::uint64_t t) const {
     if (found_.valid && found_.from <= t && t < found_.to) {
         return &sets_[found_.set];
     }
-    auto it = pieces_.upper_bound(t);
-    if (it == pieces_.begin()) {
+    const auto place = last_at_or_before(t);
+    if (!place) {
         return nullptr;
     }
-    const auto piece = std::prev(it);
-    found_ = {true, piece->first, it == pieces_.end() ? ~std::uint64_t{0} : it->first,
-              piece->second};
-    return &sets_[piece->second];
+    const auto& cuts = chunks_[place->chunk];
+    const Cut& cut = cuts[place->at];
+    const std::uint64_t to = place->at + 1 < cuts.size()         ? cuts[place->at + 1].at
+                             : place->chunk + 1 < chunks_.size() ? firsts_[place->chunk + 1]
+                                                                 : ~std::uint64_t{0};
+    found_ = {true, cut.at, to, cut.set};
+    return &sets_[cut.set];
 }
 
 bool SpanLog::kept(std::uint64_t t) const {
@@ -126,9 +165,8 @@ bool SpanLog::kept(std::uint64_t t) const {
         return true;
     }
     const auto* names = covering(t);
-    return names != nullptr && std::any_of(names->begin(), names->end(), [this](std::uint32_t id) {
-               return rows_[id].matches;
-           });
+    return names != nullptr && std::any_of(names->begin(), names->end(),
+                                           [this](std::uint32_t id) { return rows_[id].matches; });
 }
 
 void SpanLog::add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap) {

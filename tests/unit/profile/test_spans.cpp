@@ -110,7 +110,7 @@ TEST_CASE("spans: the filter keeps what a matching name holds, late spans are co
 TEST_CASE("spans: a span read after an activity was looked up changes what a later one finds") {
     std::string error;
     SpanLog log(SpanFilter::compile("^decode$", error));
-    log.event(span("model", "0", "100"), std::nullopt); // [0, 100) us
+    log.event(span("model", "0", "100"), std::nullopt);  // [0, 100) us
     CHECK_FALSE(log.kept(50'000));                       // in model only
     log.event(span("decode", "40", "20"), std::nullopt); // [40, 60): holds 50 us now
     CHECK(log.kept(50'000));
@@ -118,4 +118,51 @@ TEST_CASE("spans: a span read after an activity was looked up changes what a lat
     log.event(span("decode", "65", "10"), std::nullopt); // [65, 75)
     CHECK(log.kept(70'000));
     CHECK_FALSE(log.kept(90'000));
+}
+
+TEST_CASE(
+    "spans: thousands of spans in a scrambled order, each activity in the names that hold it") {
+    // 3,000 spans of 7 names (overlapping, nested, out of order: the time axis is cut into many
+    // chunks, each split as it grows), then activities at every 7 us: each name's activities
+    // against a count over the spans themselves.
+    std::uint64_t seed = 12345;
+    auto next = [&seed](std::uint64_t n) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (seed >> 33) % n;
+    };
+    struct Interval {
+        std::uint64_t start, end;
+        int name;
+    };
+    std::vector<Interval> spans;
+    std::vector<std::string> texts; // the events' text, alive while the log reads them
+    for (int i = 0; i < 3000; ++i) {
+        std::uint64_t start = next(200'000), dur = 1 + next(i % 10 == 0 ? 5'000 : 60);
+        spans.push_back({start, start + dur, static_cast<int>(next(7))});
+    }
+    SpanLog log;
+    for (const auto& s : spans) {
+        texts.push_back(std::to_string(s.start));
+        texts.push_back(std::to_string(s.end - s.start));
+    }
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const std::string name = "s" + std::to_string(spans[i].name);
+        log.event(span(name, texts[2 * i], texts[2 * i + 1]), std::nullopt);
+    }
+    std::vector<std::uint64_t> want(7, 0);
+    for (std::uint64_t t = 0; t < 206'000; t += 7) {
+        log.add(t * 1000, false, 1, IdleTime{});
+        std::vector<bool> in(7, false);
+        for (const auto& s : spans) {
+            in[static_cast<std::size_t>(s.name)] =
+                in[static_cast<std::size_t>(s.name)] || (s.start <= t && t < s.end);
+        }
+        for (std::size_t n = 0; n < 7; ++n) {
+            want[n] += in[n] ? 1 : 0;
+        }
+    }
+    const SpanSummary sum = log.finish();
+    for (std::size_t n = 0; n < 7; ++n) {
+        CHECK(row(sum, "s" + std::to_string(n)).activities == want[n]);
+    }
 }
