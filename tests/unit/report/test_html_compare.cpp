@@ -2,6 +2,7 @@
 // bundles of both runs as kernels with their time in either run, the compared rows with both
 // times and their new/gone mark in the comparison's order, and each source line's time in both
 // runs (the heat by change). On hand-built reports whose figures are spelled out.
+#include "page_data.hpp"
 #include "sdscprov/report/html.hpp"
 
 #include <doctest/doctest.h>
@@ -56,19 +57,6 @@ ProfileReport run(std::string trace, std::vector<ProfileBundle> bundles) {
     r.coverage.resolved_events = events;
     r.bundles = std::move(bundles);
     return r;
-}
-
-// The page's data, parsed.
-rapidjson::Document page_data(const std::string& page) {
-    const std::string open = "<script type=\"application/json\" id=\"sdscprov-data\">";
-    auto from = page.find(open);
-    REQUIRE(from != std::string::npos);
-    from += open.size();
-    auto to = page.find("</script>", from);
-    rapidjson::Document d;
-    d.Parse(page.data() + from, to - from);
-    REQUIRE_FALSE(d.HasParseError());
-    return d;
 }
 
 ProfileComparison two_runs() {

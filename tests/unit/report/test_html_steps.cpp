@@ -1,6 +1,7 @@
 // The steps on profile's page (render_profile_html): with runtime launch events, each step of the
 // timeline with its figures and each bundle's time in it, and each source line's idle time (the
 // heat by idle); without them, neither. On a hand-built report whose figures are spelled out.
+#include "page_data.hpp"
 #include "sdscprov/report/html.hpp"
 
 #include <doctest/doctest.h>
@@ -11,18 +12,6 @@
 using namespace sdscprov;
 
 namespace {
-
-rapidjson::Document page_data(const std::string& page) {
-    const std::string open = "<script type=\"application/json\" id=\"sdscprov-data\">";
-    auto from = page.find(open);
-    REQUIRE(from != std::string::npos);
-    from += open.size();
-    auto to = page.find("</script>", from);
-    rapidjson::Document d;
-    d.Parse(page.data() + from, to - from);
-    REQUIRE_FALSE(d.HasParseError());
-    return d;
-}
 
 std::vector<std::uint64_t> numbers(const rapidjson::Value& a, rapidjson::SizeType from,
                                    rapidjson::SizeType to) {
