@@ -13,7 +13,6 @@ trace and sidecar files, never from sdscprov's output. Without chromium the test
 pass.
 """
 import base64
-import decimal
 import hashlib
 import json
 import os
@@ -27,7 +26,7 @@ from e2e import BIN, ROOT, SCRIPTS, TESTDATA, TempDir, copy_tree, main, run  # n
 
 sys.path.insert(0, SCRIPTS)
 from html_browser import Browser, check_line_cells  # noqa: E402
-from test_profile_timeline import from_trace, ns_of  # noqa: E402
+from test_profile_timeline import complete_events, from_trace  # noqa: E402
 
 SHOTS = os.path.join(os.path.dirname(os.path.abspath(BIN)), 'screenshots')
 SIZES = ((1400, 1000), (800, 600))
@@ -582,14 +581,8 @@ def kernels_by_step(trace):
     """Step name -> provenance key -> [ns, events] of the trace's kernel events, each in the
     ProfilerStep span that holds its launch's start (the earliest runtime event of its
     correlation), else its own start; events in no span are left out."""
-    with open(trace) as f:
-        doc = json.load(f, parse_float=decimal.Decimal)
     spans, launches, kernels = [], {}, []
-    for e in doc['traceEvents']:
-        if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
-            continue
-        cat, name, args = e.get('cat', ''), e.get('name', ''), e.get('args', {})
-        start, dur = ns_of(e['ts']), ns_of(e['dur'])
+    for _, _, cat, name, args, start, dur in complete_events(trace):
         if name.startswith('ProfilerStep#') and cat in ('user_annotation', 'cpu_op'):
             spans.append((start, start + dur, name))
         elif 'runtime' in cat and isinstance(args.get('correlation'), int):

@@ -35,16 +35,22 @@ def ns_of(value):
                                                         decimal.ROUND_HALF_UP))
 
 
-def from_trace(path):
-    """The timeline's figures of the trace at `path`, from its events."""
+def complete_events(path):
+    """The complete events with a ts and a dur of the trace at `path`, read with exact decimals:
+    (index in traceEvents, event, cat, name, args, start ns, dur ns)."""
     with open(path) as f:
         doc = json.load(f, parse_float=decimal.Decimal)
-    lanes = gen_timeline.HostLanes(None, 1, None)
-    for e in doc['traceEvents']:
+    for i, e in enumerate(doc['traceEvents']):
         if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
             continue
-        cat, name, args = e.get('cat', ''), e.get('name', ''), e.get('args', {})
-        start, dur = ns_of(e['ts']), ns_of(e['dur'])
+        yield (i, e, e.get('cat', ''), e.get('name', ''), e.get('args', {}), ns_of(e['ts']),
+               ns_of(e['dur']))
+
+
+def from_trace(path):
+    """The timeline's figures of the trace at `path`, from its events."""
+    lanes = gen_timeline.HostLanes(None, 1, None)
+    for _, e, cat, name, args, start, dur in complete_events(path):
         if name.startswith('ProfilerStep#') and cat in ('user_annotation', 'cpu_op'):
             lanes.spans.append((start, start + dur, int(name[len('ProfilerStep#'):])))
         elif 'runtime' in cat and isinstance(args.get('correlation'), int):
@@ -405,15 +411,11 @@ def test_baseline_compares_the_mean_step():
         assert by_idle['mean_step']['base']['steps'] == 2
 
 
-def event_times(doc):
+def event_times(path):
     """Each device activity's own figures, by its index in traceEvents: its gap (none for its
     device's first), and with a launch event the gap's host-wait part and its launch delay."""
     launches, acts = {}, []
-    for i, e in enumerate(doc['traceEvents']):
-        if e.get('ph') != 'X' or 'ts' not in e or 'dur' not in e:
-            continue
-        cat, args = e.get('cat', ''), e.get('args', {})
-        start, dur = ns_of(e['ts']), ns_of(e['dur'])
+    for i, e, cat, _, args, start, dur in complete_events(path):
         if cat in ('kernel', 'gpu_memcpy', 'gpu_memset'):
             device = 'd%s' % args['device'] if 'device' in args else 'p%s' % e['pid']
             acts.append((device, start, i, start + dur, args.get('correlation')))
@@ -443,8 +445,7 @@ def test_annotate_trace_carries_each_events_gap_host_wait_and_launch_delay():
         trace, out = os.path.join(tmp, 'trace.json'), os.path.join(tmp, 'annotated.json')
         run('profile', trace, '--origins', os.path.join(tmp, 'spyre_provenance.json'),
             '--annotate-trace', out, '-q', check_rc=0)
-        with open(trace) as f:
-            want = event_times(json.load(f, parse_float=decimal.Decimal))
+        want = event_times(trace)
         with open(out) as f:
             copy = json.load(f)
         annotated = first = skewed = waited = 0
