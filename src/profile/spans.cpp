@@ -6,6 +6,7 @@
 #include "sdscprov/profile/trace.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <tuple>
 
@@ -42,11 +43,23 @@ SpanLog::SpanLog(std::optional<SpanFilter> filter) : filter_(std::move(filter)) 
 }
 
 std::optional<SpanLog::Place> SpanLog::last_at_or_before(std::uint64_t t) const {
-    const auto c = std::upper_bound(firsts_.begin(), firsts_.end(), t);
-    if (c == firsts_.begin()) {
+    if (firsts_.empty() || t < firsts_.front()) {
         return std::nullopt;
     }
-    const auto ci = static_cast<std::size_t>(c - firsts_.begin()) - 1;
+    // Its chunk: the one found last, the last one (where spans mostly come), else searched.
+    const std::size_t n = firsts_.size();
+    auto holds = [&](std::size_t c) {
+        return c < n && firsts_[c] <= t && (c + 1 == n || t < firsts_[c + 1]);
+    };
+    std::size_t ci = hint_;
+    if (!holds(ci)) {
+        ci = t >= firsts_.back() ? n - 1
+                                 : static_cast<std::size_t>(
+                                       std::upper_bound(firsts_.begin(), firsts_.end(), t) -
+                                       firsts_.begin()) -
+                                       1;
+        hint_ = ci;
+    }
     const auto& cuts = chunks_[ci];
     const auto p = std::upper_bound(cuts.begin(), cuts.end(), t,
                                     [](std::uint64_t v, const Cut& x) { return v < x.at; });
@@ -88,21 +101,88 @@ SpanLog::Place SpanLog::split(std::uint64_t at) {
     return place;
 }
 
+namespace {
+
+std::size_t mixed(std::uint64_t key) {
+    key *= 0x9E3779B97F4A7C15ULL;
+    return static_cast<std::size_t>(key ^ (key >> 32));
+}
+
+} // namespace
+
 std::uint32_t SpanLog::with(std::uint32_t set, std::uint32_t id) {
-    const std::uint64_t key = (std::uint64_t{set} << 32) | id;
-    if (auto known = with_.find(key); known != with_.end()) {
-        return known->second;
+    const std::uint64_t key = ((std::uint64_t{set} << 32) | id) + 1; // ids are under 2^32 - 1
+    if (with_.empty()) {
+        with_.resize(1024);
     }
-    std::vector<std::uint32_t> names = sets_[set];
+    std::size_t mask = with_.size() - 1;
+    std::size_t i = mixed(key) & mask;
+    for (; with_[i].first != 0; i = (i + 1) & mask) {
+        if (with_[i].first == key) {
+            return with_[i].second;
+        }
+    }
+    std::vector<std::uint32_t> names = sets_[set].names;
     if (std::find(names.begin(), names.end(), id) == names.end()) {
         names.insert(std::upper_bound(names.begin(), names.end(), id), id);
     }
     auto [found, added] = set_ids_.try_emplace(names, static_cast<std::uint32_t>(sets_.size()));
     if (added) {
-        sets_.push_back(std::move(names));
+        const bool matches = std::any_of(names.begin(), names.end(),
+                                         [this](std::uint32_t n) { return rows_[n].matches; });
+        sets_.push_back({std::move(names), matches, {}});
     }
-    with_.emplace(key, found->second);
+    with_[i] = {key, found->second};
+    if (++with_count_ * 2 > with_.size()) { // grown: every entry to its place in twice the room
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> old(with_.size() * 2);
+        old.swap(with_);
+        mask = with_.size() - 1;
+        for (const auto& entry : old) {
+            if (entry.first != 0) {
+                std::size_t j = mixed(entry.first) & mask;
+                while (with_[j].first != 0) {
+                    j = (j + 1) & mask;
+                }
+                with_[j] = entry;
+            }
+        }
+    }
     return found->second;
+}
+
+namespace {
+
+// A span name's place in SpanLog's cache of names: from its length and its first and last eight
+// bytes (names differ mostly at their ends: "launch_jobplan:<kernel>"), not from every byte.
+std::size_t cache_place(std::string_view name, std::size_t places) {
+    std::uint64_t head = 0;
+    std::uint64_t tail = 0;
+    const std::size_t n = std::min<std::size_t>(name.size(), 8);
+    std::memcpy(&head, name.data(), n);
+    std::memcpy(&tail, name.data() + name.size() - n, n);
+    std::uint64_t h = (head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ name.size();
+    h ^= h >> 29;
+    return static_cast<std::size_t>(h) & (places - 1);
+}
+
+} // namespace
+
+std::uint32_t SpanLog::name_id(std::string_view name) {
+    std::uint32_t& cached = name_cache_[cache_place(name, name_cache_.size())];
+    if (cached != 0 && rows_[cached - 1].name == name) {
+        return cached - 1;
+    }
+    auto at = ids_.find(name);
+    if (at == ids_.end()) {
+        std::string copy(name);
+        at = ids_.emplace(copy, static_cast<std::uint32_t>(rows_.size())).first;
+        SpanRow row;
+        row.name = std::move(copy);
+        row.matches = filter_ && filter_->matches(row.name);
+        rows_.push_back(std::move(row));
+    }
+    cached = at->second + 1;
+    return at->second;
 }
 
 void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_until) {
@@ -111,16 +191,7 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
         return;
     }
     ++sum_.spans;
-    auto at = ids_.find(e.name);
-    if (at == ids_.end()) {
-        std::string name(e.name);
-        at = ids_.emplace(name, static_cast<std::uint32_t>(rows_.size())).first;
-        SpanRow row;
-        row.name = std::move(name);
-        row.matches = filter_ && filter_->matches(row.name);
-        rows_.push_back(std::move(row));
-    }
-    const std::uint32_t id = at->second;
+    const std::uint32_t id = name_id(e.name);
     ++rows_[id].occurrences;
     sum_.matching += rows_[id].matches ? 1 : 0;
     if (decided_until && start <= *decided_until) {
@@ -129,7 +200,9 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     if (end <= start) {
         return; // holds no time
     }
-    found_.valid = false;
+    if (start < found_.to && found_.from < end) {
+        found_.valid = false; // the piece found last changes (else it stays as it is)
+    }
     split(start);
     split(end);
     // From the cut at start to the one at end (made above; a chunk may have split since).
@@ -143,50 +216,87 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     }
 }
 
-const std::vector<std::uint32_t>* SpanLog::covering(std::uint64_t t) const {
-    if (found_.valid && found_.from <= t && t < found_.to) {
-        return &sets_[found_.set];
+std::optional<SpanLog::Place> SpanLog::near_found(std::uint64_t t) const {
+    if (!found_.place || t < found_.from) {
+        return std::nullopt;
     }
-    const auto place = last_at_or_before(t);
+    Place p = *found_.place;
+    if (p.chunk >= chunks_.size() || p.at >= chunks_[p.chunk].size() ||
+        chunks_[p.chunk][p.at].at != found_.from) {
+        return std::nullopt; // cuts were made before it: its place moved
+    }
+    for (int step = 0; step < 8; ++step) {
+        Place next{p.chunk, p.at + 1};
+        if (next.at == chunks_[p.chunk].size()) {
+            if (p.chunk + 1 == chunks_.size()) {
+                return p; // the last cut
+            }
+            next = {p.chunk + 1, 0};
+        }
+        if (chunks_[next.chunk][next.at].at > t) {
+            return p;
+        }
+        p = next;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::uint32_t> SpanLog::covering(std::uint64_t t) const {
+    if (found_.valid && found_.from <= t && t < found_.to) {
+        return found_.set;
+    }
+    auto place = near_found(t);
     if (!place) {
-        return nullptr;
+        place = last_at_or_before(t);
+    }
+    if (!place) {
+        return std::nullopt;
     }
     const auto& cuts = chunks_[place->chunk];
     const Cut& cut = cuts[place->at];
     const std::uint64_t to = place->at + 1 < cuts.size()         ? cuts[place->at + 1].at
                              : place->chunk + 1 < chunks_.size() ? firsts_[place->chunk + 1]
                                                                  : ~std::uint64_t{0};
-    found_ = {true, cut.at, to, cut.set};
-    return &sets_[cut.set];
+    found_ = {true, cut.at, to, cut.set, place};
+    return cut.set;
 }
 
 bool SpanLog::kept(std::uint64_t t) const {
     if (!filter_) {
         return true;
     }
-    const auto* names = covering(t);
-    return names != nullptr && std::any_of(names->begin(), names->end(),
-                                           [this](std::uint32_t id) { return rows_[id].matches; });
+    const auto set = covering(t);
+    return set && sets_[*set].matches;
 }
 
 void SpanLog::add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap) {
     ++sum_.kept;
-    const auto* names = covering(t);
-    if (names == nullptr) {
+    const auto set = covering(t);
+    if (!set) {
         return;
     }
-    for (auto id : *names) {
-        SpanRow& row = rows_[id];
-        ++row.activities;
-        if (!transfer) {
-            ++row.kernels;
-            row.kernel_ns = saturating_add(row.kernel_ns, ns);
-        }
-        row.idle.add(gap);
+    // Added up per set of names; each name gets the sums of the sets it is in at the end.
+    Totals& totals = sets_[*set].totals;
+    ++totals.activities;
+    if (!transfer) {
+        ++totals.kernels;
+        totals.kernel_ns = saturating_add(totals.kernel_ns, ns);
+    }
+    if (gap.gaps != 0) {
+        totals.idle.add(gap);
     }
 }
 
 SpanSummary SpanLog::finish() {
+    for (const NameSet& set : sets_) {
+        for (auto id : set.names) {
+            SpanRow& row = rows_[id];
+            row.activities += set.totals.activities;
+            row.kernels += set.totals.kernels;
+            row.kernel_ns = saturating_add(row.kernel_ns, set.totals.kernel_ns);
+            row.idle.add(set.totals.idle);
+        }
+    }
     SpanSummary out = std::move(sum_);
     out.rows = std::move(rows_);
     std::sort(out.rows.begin(), out.rows.end(), [](const SpanRow& a, const SpanRow& b) {

@@ -89,7 +89,8 @@ public:
     SpanSummary finish();
 
 private:
-    const std::vector<std::uint32_t>* covering(std::uint64_t t) const;
+    // The set of names (an index into sets_) of the piece holding `t`; none before every cut.
+    std::optional<std::uint32_t> covering(std::uint64_t t) const;
     // Where a cut is: its chunk and its place in it.
     struct Place {
         std::size_t chunk;
@@ -110,6 +111,10 @@ private:
         std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
     std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> ids_;
+    // A name's id, looked up in name_cache_ first (1 + the id of the name last seen at its place;
+    // 0: none), then in ids_; a new name gets a row.
+    std::uint32_t name_id(std::string_view name);
+    std::vector<std::uint32_t> name_cache_ = std::vector<std::uint32_t>(4096, 0);
     std::vector<SpanRow> rows_;
     // The time axis cut where a span starts or ends: each cut's time and the set of span names
     // that hold the piece from it to the next cut (an index into sets_), in order, in chunks of
@@ -123,19 +128,40 @@ private:
     static constexpr std::size_t chunk = 256;
     std::vector<std::vector<Cut>> chunks_;
     std::vector<std::uint64_t> firsts_;
+    mutable std::size_t hint_ = 0; // the chunk last_at_or_before() found last
     // The piece covering() found last, [from, to) and its set (activities come in about the
     // order of their times); forgotten when a span changes the pieces.
+    // Its cut's place is kept too (still its place while the cut there is at `from`): the next
+    // activity's piece is looked for a few cuts on from it before it is searched.
     struct Found {
         bool valid = false;
         std::uint64_t from = 0;
         std::uint64_t to = 0;
         std::uint32_t set = 0;
+        std::optional<Place> place;
     };
     mutable Found found_;
-    // The sets of names pieces refer to (the first: none), and a set with one more name by the
-    // set's index and the name's.
-    std::vector<std::vector<std::uint32_t>> sets_{{}};
-    std::unordered_map<std::uint64_t, std::uint32_t> with_;
+    std::optional<Place> near_found(std::uint64_t t) const;
+    // The sets of names pieces refer to (the first: none), each with what the activities in its
+    // pieces add up to (each of its names gets that at the end: one sum an activity, however
+    // many names hold it); a set with one more name by the set's index and the name's; each set's
+    // index by its names.
+    struct Totals {
+        std::uint64_t activities = 0;
+        std::uint64_t kernels = 0;
+        std::uint64_t kernel_ns = 0;
+        IdleTime idle;
+    };
+    struct NameSet {
+        std::vector<std::uint32_t> names; // sorted
+        bool matches = false;             // one of them matches --span
+        Totals totals;
+    };
+    std::vector<NameSet> sets_{NameSet{}};
+    // with()'s answers by (set << 32 | name) + 1 (0: an empty place), open addressing, at most
+    // half full.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> with_;
+    std::size_t with_count_ = 0;
     std::map<std::vector<std::uint32_t>, std::uint32_t> set_ids_{{{}, 0}};
     SpanSummary sum_;
 };
