@@ -138,10 +138,7 @@ DeviceTime Aggregation::event_time(std::uint32_t slot, const TraceEvent& e,
                                    std::optional<std::uint64_t>& ns) {
     DeviceTime t;
     t.events = 1;
-    ns.reset();
-    if (e.dur_state == FieldState::ok) {
-        ns = microseconds_to_ns(e.dur);
-    }
+    ns = event_dur_ns(e);
     if (ns) {
         t.ns = *ns;
         if (bundles_[slot].bundle.ideal) {
@@ -192,10 +189,7 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
     }
     std::optional<std::uint64_t> dur;
     DeviceTime t = event_time(slot, e, dur);
-    std::optional<std::uint64_t> start;
-    if (e.ts_state == FieldState::ok) {
-        start = microseconds_to_ns(e.ts);
-    }
+    const std::optional<std::uint64_t> start = event_ts_ns(e);
     // An activity of the timeline when its ts and dur are usable (each converted once, here).
     auto timed = [&](std::uint32_t deferred) {
         if (!start || !dur) {

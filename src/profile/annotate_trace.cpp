@@ -476,7 +476,7 @@ void AnnotatedTrace::event(const TraceEvent& e) {
     if (bundle == nullptr) {
         return;
     }
-    auto dur = e.dur_state == FieldState::ok ? microseconds_to_ns(e.dur) : std::nullopt;
+    auto dur = event_dur_ns(e);
     auto [it, added] = s.described.try_emplace(bundle->key);
     Impl::Described& d = it->second;
     if (added) {

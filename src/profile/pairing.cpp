@@ -1,5 +1,7 @@
 #include "profile/pairing.hpp"
 
+#include "profile/derived.hpp"
+
 #include "sdscprov/handle/compiler_generated.hpp"
 
 #include "sdscprov/handle/source_text.hpp"
@@ -117,27 +119,35 @@ Pairing::Pairing(const PairingSources& sources, Aggregation& aggregation, Diagno
     }
 }
 
-const Variant& Pairing::variant(const TraceEvent& e, std::optional<Variant>& uncached) {
-    // Events with the same name (step aside), provenance key and handles pair alike.
-    key_buf_.clear();
+void variant_key(const TraceEvent& e, std::string& out) {
+    out.clear();
     std::string_view name = e.name_state == FieldState::ok ? e.name : std::string_view();
-    append_field(key_buf_, 'n', without_step(name).value_or(name));
-    append_field(key_buf_, static_cast<char>('0' + static_cast<int>(e.provenance_key_state)),
+    append_field(out, 'n', without_step(name).value_or(name));
+    append_field(out, static_cast<char>('0' + static_cast<int>(e.provenance_key_state)),
                  e.provenance_key);
-    append_field(key_buf_, static_cast<char>('0' + static_cast<int>(e.dir_prefix_state)),
-                 e.dir_prefix);
-    key_buf_.push_back(static_cast<char>('0' + static_cast<int>(e.debug_handles_state)));
+    append_field(out, static_cast<char>('0' + static_cast<int>(e.dir_prefix_state)), e.dir_prefix);
+    out.push_back(static_cast<char>('0' + static_cast<int>(e.debug_handles_state)));
     for (auto h : e.debug_handles) {
-        append_field(key_buf_, 'h', h);
+        append_field(out, 'h', h);
     }
-    auto found = variant_of_.find(key_buf_);
+}
+
+const Variant& Pairing::variant(const TraceEvent& e, std::optional<Variant>& uncached) {
+    // Events with the same name (step aside), provenance key and handles pair alike; the key's
+    // hash is the reader's when it worked it out on its parsing thread.
+    VariantKeyRef key{e.variant_key, e.variant_hash};
+    if (!e.variant_hash_known) {
+        key.hash = variant_hash_of(e, key_buf_);
+        key.bytes = key_buf_;
+    }
+    auto found = variant_of_.find(key);
     if (found != variant_of_.end()) {
         return variants_[found->second];
     }
     if (variant_of_.size() < max_cached_variants) {
         auto index = static_cast<std::uint32_t>(variants_.size());
         variants_.push_back(classify(e));
-        variant_of_.emplace(key_buf_, index);
+        variant_of_.emplace(VariantKey{std::string(key.bytes), key.hash}, index);
         return variants_[index];
     }
     uncached = classify(e);

@@ -61,7 +61,27 @@ private:
     HandleHolders holders_;
     NamedDirs named_;
     std::vector<std::multimap<std::string, const SpyreOccurrence*>> occurrences_; // per sidecar
-    std::unordered_map<std::string, std::uint32_t> variant_of_;
+    // By the key's bytes and their hash (worked out once, by the reader's parsing thread).
+    struct VariantKey {
+        std::string bytes;
+        std::uint64_t hash;
+    };
+    struct VariantKeyRef {
+        std::string_view bytes;
+        std::uint64_t hash;
+    };
+    struct VariantKeyHash {
+        using is_transparent = void;
+        std::size_t operator()(const VariantKey& k) const { return k.hash; }
+        std::size_t operator()(const VariantKeyRef& k) const { return k.hash; }
+    };
+    struct VariantKeyEqual {
+        using is_transparent = void;
+        template <class A, class B> bool operator()(const A& a, const B& b) const {
+            return a.hash == b.hash && std::string_view(a.bytes) == std::string_view(b.bytes);
+        }
+    };
+    std::unordered_map<VariantKey, std::uint32_t, VariantKeyHash, VariantKeyEqual> variant_of_;
     std::vector<Variant> variants_;
     std::unordered_map<std::string, std::uint32_t> resolved_by_key_;
     std::string key_buf_;

@@ -1,5 +1,6 @@
 // The profile's units and names: trace times in nanoseconds, device stages, device time, and the
 // names of diagnostics and resolutions (profile.hpp).
+#include "profile/digits.hpp"
 #include "profile/saturating.hpp"
 #include "sdscprov/profile/profile.hpp"
 
@@ -27,10 +28,7 @@ bool plain_microseconds(std::string_view t, std::uint64_t& ns) {
     }
     std::uint64_t v = 0;
     std::size_t i = 0;
-    while (i < n && is_digit(t[i])) {
-        v = v * 10 + static_cast<std::uint64_t>(t[i] - '0');
-        ++i;
-    }
+    read_digits(t, i, v, 17); // 17: one too many, turned away below
     std::size_t fraction = 0;
     if (i == 0 || i > 16) {
         return false;
@@ -143,6 +141,28 @@ std::optional<std::uint64_t> microseconds_to_ns(std::string_view t) {
         return ns;
     }
     return any_microseconds(t);
+}
+
+bool plain_microseconds_to_ns(std::string_view t, std::uint64_t& ns) {
+    // JSON allows no digit after a leading zero ("007"): such a text is not this form.
+    if (t.size() > 1 && t[0] == '0' && t[1] != '.') {
+        return false;
+    }
+    return plain_microseconds(t, ns);
+}
+
+std::optional<std::uint64_t> event_dur_ns(const TraceEvent& e) {
+    if (e.dur_state != FieldState::ok) {
+        return std::nullopt;
+    }
+    return e.dur_ns_known ? std::optional(e.dur_ns) : microseconds_to_ns(e.dur);
+}
+
+std::optional<std::uint64_t> event_ts_ns(const TraceEvent& e) {
+    if (e.ts_state != FieldState::ok) {
+        return std::nullopt;
+    }
+    return e.ts_ns_known ? std::optional(e.ts_ns) : microseconds_to_ns(e.ts);
 }
 
 std::string_view to_string(Stage s) {

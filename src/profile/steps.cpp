@@ -11,11 +11,8 @@
 namespace sdscprov {
 
 bool interval_of(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
-    if (e.ts_state != FieldState::ok || e.dur_state != FieldState::ok) {
-        return false;
-    }
-    auto ts = microseconds_to_ns(e.ts);
-    auto dur = microseconds_to_ns(e.dur);
+    auto ts = event_ts_ns(e);
+    auto dur = event_dur_ns(e);
     if (!ts || !dur) {
         return false;
     }
@@ -38,11 +35,7 @@ void StepLog::event(const TraceEvent& e) {
 }
 
 void StepLog::kernel(std::uint32_t slot, const TraceEvent& e, std::uint64_t ns) {
-    std::optional<std::uint64_t> ts;
-    if (e.ts_state == FieldState::ok) {
-        ts = microseconds_to_ns(e.ts);
-    }
-    kernel_at(slot, ts, ns);
+    kernel_at(slot, event_ts_ns(e), ns);
 }
 
 void StepLog::kernel_at(std::uint32_t slot, std::optional<std::uint64_t> start_ns,

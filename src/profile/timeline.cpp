@@ -1,5 +1,6 @@
 #include "sdscprov/profile/timeline.hpp"
 
+#include "profile/derived.hpp"
 #include "profile/saturating.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/spans.hpp"
@@ -21,21 +22,8 @@ namespace sdscprov {
 
 namespace {
 
-// A whole number's JSON text ("12"), else nullopt ("1.5", "-3", "1e3").
-std::optional<std::uint64_t> whole_number(FieldState state, std::string_view text) {
-    std::uint64_t v = 0;
-    if (state != FieldState::ok || text.empty()) {
-        return std::nullopt;
-    }
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return v;
-}
-
 std::optional<std::uint64_t> start_of(const TraceEvent& e) {
-    return e.ts_state == FieldState::ok ? microseconds_to_ns(e.ts) : std::nullopt;
+    return event_ts_ns(e);
 }
 
 bool is_runtime(const TraceEvent& e) {
@@ -123,12 +111,26 @@ struct Span {
 // What a step (or the activities in no step) adds up as its activities leave their window.
 struct StepAcc {
     StepTimeline fig;
-    // Per device: the union of its kernels' intervals, and of its kernels' and transfers'.
-    std::unordered_map<std::uint32_t, std::pair<Union, Union>> unions;
+    // Per device (by its index): the union of its kernels' intervals, and of its kernels' and
+    // transfers'.
+    std::vector<std::pair<Union, Union>> unions;
     std::vector<std::uint64_t> delays;
     std::uint64_t activities = 0;
-    // Per slot: its kernels' count, device time and the gaps before them.
-    std::unordered_map<std::uint32_t, StepBundleTime> bundles;
+    // Per slot: its kernels' count, device time and the gaps before them (bundle_at: 1 + the
+    // slot's place in bundles, 0 for none).
+    std::vector<StepBundleTime> bundles;
+    std::vector<std::uint32_t> bundle_at;
+
+    StepBundleTime& bundle(std::uint32_t slot) {
+        if (slot >= bundle_at.size()) {
+            bundle_at.resize(slot + 1, 0);
+        }
+        if (bundle_at[slot] == 0) {
+            bundles.push_back({slot, 0, 0, 0});
+            bundle_at[slot] = static_cast<std::uint32_t>(bundles.size());
+        }
+        return bundles[bundle_at[slot] - 1];
+    }
 };
 
 // An activity waiting in its device's window.
@@ -191,6 +193,63 @@ struct Device {
 
 constexpr std::uint64_t no_correlation = ~std::uint64_t{0};
 
+// Each correlation's earliest launch start: open addressing in one array of 16 bytes a place, at
+// most 70 % full (no allocation a launch). The correlation 2^64 - 1 is an empty place's mark:
+// no activity is looked up by it (no_correlation).
+class LaunchStarts {
+public:
+    bool empty() const { return count_ == 0; }
+    // The earliest start given for `correlation` so far (a later, earlier one replaces it).
+    void add(std::uint64_t correlation, std::uint64_t start) {
+        if (correlation == no_correlation) {
+            return;
+        }
+        if ((count_ + 1) * 10 > places_.size() * 7) {
+            grow();
+        }
+        Place& p = places_[index_of(correlation)];
+        if (p.correlation == no_correlation) {
+            p = {correlation, start};
+            ++count_;
+        } else {
+            p.start = std::min(p.start, start);
+        }
+    }
+    std::optional<std::uint64_t> find(std::uint64_t correlation) const {
+        if (count_ == 0 || correlation == no_correlation) {
+            return std::nullopt;
+        }
+        const Place& p = places_[index_of(correlation)];
+        return p.correlation == correlation ? std::optional(p.start) : std::nullopt;
+    }
+
+private:
+    struct Place {
+        std::uint64_t correlation = no_correlation;
+        std::uint64_t start = 0;
+    };
+    // Its place, or the empty one where it would go.
+    std::size_t index_of(std::uint64_t correlation) const {
+        const std::size_t mask = places_.size() - 1;
+        std::size_t i = static_cast<std::size_t>((correlation * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
+        while (places_[i].correlation != no_correlation && places_[i].correlation != correlation) {
+            i = (i + 1) & mask;
+        }
+        return i;
+    }
+    void grow() {
+        std::vector<Place> old(std::max<std::size_t>(places_.size() * 2, 1024));
+        old.swap(places_);
+        for (const Place& p : old) {
+            if (p.correlation != no_correlation) {
+                places_[index_of(p.correlation)] = p;
+            }
+        }
+    }
+    std::vector<Place> places_;
+    std::size_t count_ = 0;
+};
+
 } // namespace
 
 struct TimelineLog::Impl {
@@ -202,9 +261,10 @@ struct TimelineLog::Impl {
     char last_by = 0;      // the device last looked up ('d' or 'p', its id), and its index
     std::string last_name;
     std::uint32_t last_device = 0;
-    std::unordered_map<std::uint64_t, std::uint64_t> launches; // correlation -> earliest start
+    LaunchStarts launches;
     std::uint64_t launch_events = 0;
     std::map<Span, StepAcc> steps;
+    std::map<Span, StepAcc>::iterator last_step = steps.end(); // step_at()'s last found
     StepAcc outside; // the activities in no step (all of them, without step spans)
     std::uint64_t first_start = ~std::uint64_t{0};
     std::uint64_t last_end = 0;
@@ -215,7 +275,6 @@ struct TimelineLog::Impl {
     std::vector<std::uint32_t> epoch;
     std::vector<std::uint32_t> moved_to;
     TimelineSummary sum;
-    std::vector<std::uint64_t> all_delays;
     std::vector<std::uint64_t> queue_delays;
     SpanLog spans;
     Settled settled;
@@ -235,11 +294,16 @@ struct TimelineLog::Impl {
     }
 
     StepAcc& step_at(std::uint64_t t) {
+        if (last_step != steps.end() && last_step->first.start <= t && t < last_step->first.end &&
+            (std::next(last_step) == steps.end() || t < std::next(last_step)->first.start)) {
+            return last_step->second; // the step found last (activities come in about time order)
+        }
         auto it = steps.upper_bound(Span{t, ~std::uint64_t{0}, ~std::uint64_t{0}});
         if (it == steps.begin() || t >= std::prev(it)->first.end) {
             return outside;
         }
-        return std::prev(it)->second;
+        last_step = std::prev(it);
+        return last_step->second;
     }
 
     IdleTime gap(const Pending& p, std::uint32_t slot, std::optional<std::uint64_t> launch,
@@ -279,7 +343,6 @@ struct TimelineLog::Impl {
             l.total_ns = saturating_add(l.total_ns, d);
         };
         add(sum.launch);
-        all_delays.push_back(d);
         add(acc.fig.launch);
         acc.delays.push_back(d);
         if (!p.transfer && slot != no_slot) {
@@ -316,9 +379,7 @@ struct TimelineLog::Impl {
         }
         std::optional<std::uint64_t> launch;
         if (p.correlation != no_correlation) {
-            if (auto it = launches.find(p.correlation); it != launches.end()) {
-                launch = it->second;
-            }
+            launch = launches.find(p.correlation);
         }
         const std::uint64_t at = launch.value_or(p.start);
         const bool counted = spans.kept(at);
@@ -338,7 +399,7 @@ struct TimelineLog::Impl {
         spans.add(at, p.transfer, p.end - p.start, g);
         count(device, p, acc);
         if (!p.transfer && slot != no_slot) {
-            acc.bundles[slot].add({slot, 1, p.end - p.start, g.ns});
+            acc.bundle(slot).add({slot, 1, p.end - p.start, g.ns});
         }
         if (p.tag != no_tag && timed) {
             ActivityTimes t;
@@ -359,6 +420,9 @@ struct TimelineLog::Impl {
         first_start = std::min(first_start, p.start);
         last_end = std::max(last_end, p.end);
         ++acc.activities;
+        if (device >= acc.unions.size()) {
+            acc.unions.resize(device + 1);
+        }
         auto& [kernels, all] = acc.unions[device];
         if (p.transfer) {
             ++acc.fig.transfers;
@@ -399,14 +463,15 @@ struct TimelineLog::Impl {
 
     static StepTimeline figures(StepAcc& acc) {
         StepTimeline fig = acc.fig;
-        for (const auto& [device, u] : acc.unions) {
+        for (const auto& u : acc.unions) {
             fig.kernel_busy_ns += u.first.length();
             fig.transfer_ns += u.second.length() - u.first.length();
         }
         fig.launch.median_ns = median_of(acc.delays);
-        for (const auto& [slot, times] : acc.bundles) {
-            fig.bundles.push_back(times);
-            fig.bundles.back().bundle = slot;
+        for (const auto& times : acc.bundles) {
+            if (times.events > 0) { // a slot moved away (moved()) has none
+                fig.bundles.push_back(times);
+            }
         }
         std::sort(fig.bundles.begin(), fig.bundles.end(),
                   [](const StepBundleTime& a, const StepBundleTime& b) {
@@ -447,7 +512,18 @@ struct TimelineLog::Impl {
                          [](const StepTimeline& a, const StepTimeline& b) {
                              return a.wall_ns > b.wall_ns;
                          });
-        sum.launch.median_ns = median_of(all_delays);
+        // Every launch delay is in one step's (or outside's): together once the steps' medians
+        // are taken, each step's given up as it is added.
+        std::vector<std::uint64_t> all;
+        auto gather = [&all](StepAcc& acc) {
+            all.insert(all.end(), acc.delays.begin(), acc.delays.end());
+            std::vector<std::uint64_t>().swap(acc.delays);
+        };
+        for (auto& [span, acc] : steps) {
+            gather(acc);
+        }
+        gather(outside);
+        sum.launch.median_ns = median_of(all);
         if (sum.queue.consistent()) {
             sum.queue.median_ns = median_of(queue_delays);
         }
@@ -477,16 +553,13 @@ void TimelineLog::event(const TraceEvent& e) {
     if (!is_runtime(e) || activity_kind(e)) {
         return;
     }
-    auto correlation = whole_number(e.correlation_state, e.correlation);
+    auto correlation = arg_number(e, correlation_number);
     auto start = start_of(e);
     if (!correlation || !start) {
         return;
     }
     ++impl_->launch_events;
-    auto [it, added] = impl_->launches.emplace(*correlation, *start);
-    if (!added) {
-        it->second = std::min(it->second, *start);
-    }
+    impl_->launches.add(*correlation, *start);
 }
 
 void TimelineLog::time_each(Timed timed) {
@@ -496,7 +569,7 @@ void TimelineLog::time_each(Timed timed) {
 bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot,
                            std::uint32_t deferred, std::uint64_t tag) {
     auto start = start_of(e);
-    auto dur = e.dur_state == FieldState::ok ? microseconds_to_ns(e.dur) : std::nullopt;
+    auto dur = event_dur_ns(e);
     if (!start || !dur) {
         return false;
     }
@@ -539,12 +612,12 @@ void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, Interval at, 
     const bool transfer = kind == ActivityKind::transfer;
     Pending p{start,
               saturating_add(start, dur),
-              whole_number(e.correlation_state, e.correlation).value_or(no_correlation),
-              transfer ? whole_number(e.bytes_state, e.bytes).value_or(0) : 0,
+              arg_number(e, correlation_number).value_or(no_correlation),
+              transfer ? arg_number(e, bytes_number).value_or(0) : 0,
               m.seq++,
               tag,
-              transfer ? 0 : whole_number(e.queued_state, e.queued).value_or(0),
-              transfer ? 0 : whole_number(e.submitted_state, e.submitted).value_or(0),
+              transfer ? 0 : arg_number(e, queued_number).value_or(0),
+              transfer ? 0 : arg_number(e, submitted_number).value_or(0),
               slot,
               slot == no_slot ? 0 : m.epoch[slot],
               deferred,
@@ -571,11 +644,11 @@ void TimelineLog::moved(std::uint32_t from, std::uint32_t to) {
     m.slot_delays[to].insert(m.slot_delays[to].end(), d.begin(), d.end());
     d.clear();
     auto move_step = [from, to](StepAcc& acc) {
-        auto it = acc.bundles.find(from);
-        if (it != acc.bundles.end()) {
-            const StepBundleTime moved = it->second;
-            acc.bundles.erase(it);
-            acc.bundles[to].add(moved);
+        if (from < acc.bundle_at.size() && acc.bundle_at[from] != 0) {
+            StepBundleTime& was = acc.bundles[acc.bundle_at[from] - 1];
+            const StepBundleTime moved = was;
+            was = {from, 0, 0, 0};
+            acc.bundle(to).add(moved);
         }
     };
     for (auto& [span, acc] : m.steps) {

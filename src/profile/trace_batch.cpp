@@ -1,6 +1,8 @@
 #include "profile/trace_batch.hpp"
 
 #include "sdscprov/core/json_error.hpp"
+#include "profile/derived.hpp"
+#include "sdscprov/profile/profile.hpp"
 
 namespace sdscprov::trace_batch {
 
@@ -179,6 +181,24 @@ public:
         }
         *text = saved;
         closer = saved_closer;
+        // What the handing-over thread would otherwise work out for each event, here; each
+        // variant key kept in the batch (its view made once none is added any more).
+        std::vector<std::size_t>& key_at = key_at_;
+        key_at.clear();
+        for (auto& record : b.records) {
+            record.event.debug_handles = std::span<const std::string_view>(
+                b.handles.data() + record.handles_begin, record.handles_count);
+            derive(record.event, scratch_);
+            key_at.push_back(b.keys.size());
+            if (record.event.variant_hash_known) {
+                b.keys += scratch_;
+            }
+        }
+        key_at.push_back(b.keys.size());
+        for (std::size_t i = 0; i < b.records.size(); ++i) {
+            b.records[i].event.variant_key =
+                std::string_view(b.keys).substr(key_at[i], key_at[i + 1] - key_at[i]);
+        }
     }
 
 private:
@@ -274,6 +294,26 @@ private:
         return !v.get_double().get(d);
     }
 
+    // ts or dur: read_number's, and its nanoseconds when the text is in the form profilers write
+    // (converted here, on the parsing thread, once; `known` false for any other form).
+    bool read_time(od::value v, FieldState& state, std::string_view& out, bool& known,
+                   std::uint64_t& ns) {
+        known = false;
+        if (bool result = false; !of_type(v, od::json_type::number, 3, state, result)) {
+            return result;
+        }
+        out = trimmed_token(v.raw_json_token());
+        if (plain_microseconds_to_ns(out, ns)) {
+            known = true;
+            return true; // a JSON number, in range
+        }
+        if (plain_json_number(out)) {
+            return true;
+        }
+        double d = 0; // validates the number (the text is what is converted)
+        return !v.get_double().get(d);
+    }
+
     bool read_event(od::value v) {
         od::object o;
         if (v.get_object().get(o)) {
@@ -295,11 +335,11 @@ private:
                     return false;
                 }
             } else if (is(key, "dur")) {
-                if (!read_number(value, ev_->dur_state, ev_->dur)) {
+                if (!read_time(value, ev_->dur_state, ev_->dur, ev_->dur_ns_known, ev_->dur_ns)) {
                     return false;
                 }
             } else if (is(key, "ts")) {
-                if (!read_number(value, ev_->ts_state, ev_->ts)) {
+                if (!read_time(value, ev_->ts_state, ev_->ts, ev_->ts_ns_known, ev_->ts_ns)) {
                     return false;
                 }
             } else if (is(key, "cat")) {
@@ -495,6 +535,8 @@ private:
     Batch::Record* rec_ = nullptr;
     TraceEvent* ev_ = nullptr;
     const char* text_ = nullptr;
+    std::string scratch_;              // derive()'s
+    std::vector<std::size_t> key_at_; // where each record's variant key starts in the batch
 };
 
 } // namespace

@@ -76,6 +76,7 @@ struct Batch {
     std::vector<Record> records;
     std::vector<std::string_view> handles;
     std::deque<std::string> strings; // unescaped strings (views into the batch point at them)
+    std::string keys; // the records' variant keys, one after the other (derive())
     std::optional<std::pair<std::uint64_t, std::string>> error; // offset, message
     std::exception_ptr exception;
     int state = 0; // 0 waiting, 1 being parsed, 2 parsed (under the reader's mutex)
@@ -84,6 +85,7 @@ struct Batch {
         records.clear();
         handles.clear();
         strings.clear();
+        keys.clear();
         ends.clear();
         error.reset();
         exception = nullptr;

@@ -44,6 +44,16 @@ namespace sdscprov {
 inline constexpr std::uint64_t max_event_ns = std::uint64_t{1} << 62;
 std::optional<std::uint64_t> microseconds_to_ns(std::string_view json_number);
 
+// The form profilers write ("1712.345": digits without a needless leading zero, at most 16 of
+// them, and at most three after a point): true, with the nanoseconds exactly as
+// microseconds_to_ns gives them; false for any other text (microseconds_to_ns decides it).
+bool plain_microseconds_to_ns(std::string_view json_number, std::uint64_t& ns);
+
+// An event's dur and ts in nanoseconds: microseconds_to_ns of the text, or what the reader
+// converted already (TraceEvent::dur_ns_known); nullopt when absent, not a number or out of range.
+std::optional<std::uint64_t> event_dur_ns(const TraceEvent& e);
+std::optional<std::uint64_t> event_ts_ns(const TraceEvent& e);
+
 // The device's pipeline stages between the five counter readings of args.cycles_ts:
 // DMI = TS2 - TS1, PREP = TS3 - TS2, CMPT = TS4 - TS3, DMO = TS5 - TS4 (modulo 2^32). A stage
 // counts only when both of its readings are non-zero (0: not filled). Counter ticks, not seconds.

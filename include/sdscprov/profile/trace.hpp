@@ -31,58 +31,89 @@ enum class FieldState : std::uint8_t {
 // during TraceHandler::event() only. Other members are validated and skipped. When a member is
 // given twice, the last one counts (as with Python's json module).
 struct TraceEvent {
+    // The states (1 byte each) come first, together, then the texts, then the numbers: no
+    // padding between them (the reader hands over about a million of these per 300 MB).
+    bool object = false; // false: an element that is not an object (nothing else is set)
+    bool empty = true;   // the object has no members
+    FieldState ph_state = FieldState::absent;
+    FieldState name_state = FieldState::absent;
+    FieldState dur_state = FieldState::absent;
+    FieldState ts_state = FieldState::absent;
+    FieldState cat_state = FieldState::absent;
+    FieldState pid_state = FieldState::absent;
+    FieldState args_state = FieldState::absent;
+    bool args_empty = true;
+    FieldState provenance_key_state = FieldState::absent;
+    FieldState dir_prefix_state = FieldState::absent;
+    FieldState debug_handles_state = FieldState::absent;
+    FieldState cycles_ts_state = FieldState::absent;
+    bool cycles_ts_counters = true;
+    bool has_sdscprov_arg = false; // args.sdscprov (a trace annotated before)
+    FieldState correlation_state = FieldState::absent;
+    FieldState device_state = FieldState::absent;
+    FieldState queued_state = FieldState::absent;
+    FieldState submitted_state = FieldState::absent;
+    FieldState bytes_state = FieldState::absent;
+    // Worked out by the reader on the thread that parsed the event (so that the one thread that
+    // hands the events over does less), each false when not: dur and ts in ns (the form
+    // profilers write; event_dur_ns() and event_ts_ns() convert the text otherwise), the hash of
+    // what a kernel event pairs by (Pairing), and the timeline's args as whole numbers (a
+    // number's text of digits alone: args_numbers says which are). Their users work them out
+    // themselves when not given.
+    bool dur_ns_known = false;
+    bool ts_ns_known = false;
+    bool variant_hash_known = false;
+    bool args_numbers_known = false;
+    std::uint8_t args_numbers = 0; // args_number bits: which of the numbers below are given
+
     std::uint64_t index = 0;  // position in traceEvents, 0-based
     std::uint64_t offset = 0; // byte offset of the element's first byte in the trace's text
-    bool object = false;      // false: an element that is not an object (nothing else is set)
     std::uint64_t end = 0;    // byte offset of the object's closing '}'
-    bool empty = true;        // the object has no members
 
-    FieldState ph_state = FieldState::absent;
     std::string_view ph;
-    FieldState name_state = FieldState::absent;
     std::string_view name;
-    FieldState dur_state = FieldState::absent;
     std::string_view dur; // the number's JSON text, e.g. "12.345" (ok)
-    FieldState ts_state = FieldState::absent;
-    std::string_view ts; // likewise
-    FieldState cat_state = FieldState::absent;
+    std::string_view ts;  // likewise
     std::string_view cat;
     // pid: a number (its JSON text) or a string (its value): ok either way.
-    FieldState pid_state = FieldState::absent;
     std::string_view pid;
 
-    // args: an object (ok), with the offset of its '{' and whether it has no members.
-    FieldState args_state = FieldState::absent;
+    // args: an object (ok, args_state), with the offset of its '{' and whether it has no members.
     std::uint64_t args_open = 0;
-    bool args_empty = true;
-    FieldState provenance_key_state = FieldState::absent; // args.provenance_key: a string
-    std::string_view provenance_key;
+    std::string_view provenance_key; // args.provenance_key: a string
     // args.sdsc_bundle_dir_prefix: a string (the `<8 hex>` prefix of the bundle's directory).
-    FieldState dir_prefix_state = FieldState::absent;
     std::string_view dir_prefix;
     // args.debug_handles: an array (ok) whose elements are all strings (else wrong_type).
-    FieldState debug_handles_state = FieldState::absent;
     std::span<const std::string_view> debug_handles; // the string elements, in order
     // args.cycles_ts: an array (ok); how many elements, whether every one is an integer in
-    // [0, 2^32), and the first five of those.
-    FieldState cycles_ts_state = FieldState::absent;
+    // [0, 2^32) (cycles_ts_counters), and the first five of those.
     std::size_t cycles_ts_count = 0;
-    bool cycles_ts_counters = true;
     std::array<std::uint32_t, 5> cycles_ts{};
-    bool has_sdscprov_arg = false; // args.sdscprov (a trace annotated before)
     // The timeline's args (timeline.hpp), each a number's JSON text when ok: args.correlation (a
     // runtime event and the device work it launched), args.device, args.queued and
     // args.submitted (the runtime's own clock, ns), args.bytes (of a transfer).
-    FieldState correlation_state = FieldState::absent;
     std::string_view correlation;
-    FieldState device_state = FieldState::absent;
     std::string_view device;
-    FieldState queued_state = FieldState::absent;
     std::string_view queued;
-    FieldState submitted_state = FieldState::absent;
     std::string_view submitted;
-    FieldState bytes_state = FieldState::absent;
     std::string_view bytes;
+
+    std::uint64_t dur_ns = 0;
+    std::uint64_t ts_ns = 0;
+    std::uint64_t variant_hash = 0;
+    std::string_view variant_key; // the bytes hashed (the reader's copy)
+    std::uint64_t correlation_n = 0;
+    std::uint64_t queued_n = 0;
+    std::uint64_t submitted_n = 0;
+    std::uint64_t bytes_n = 0;
+};
+
+// TraceEvent::args_numbers: which of correlation_n, queued_n, submitted_n and bytes_n are given.
+enum ArgsNumber : std::uint8_t {
+    correlation_number = 1,
+    queued_number = 2,
+    submitted_number = 4,
+    bytes_number = 8,
 };
 
 // Receives the trace as it is read.

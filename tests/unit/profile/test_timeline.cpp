@@ -310,3 +310,25 @@ TEST_CASE("timeline: each tagged activity is told its own gap, host wait and lau
     CHECK_FALSE(told[2].second.host_wait_ns);
     CHECK_FALSE(told[2].second.launch_delay_ns);
 }
+
+TEST_CASE("timeline: overlapping step spans: an activity belongs to the latest one started") {
+    // ProfilerStep#1 [0,100) and #2 [50,150): an activity at 10 is step 1's, at 60 and 120
+    // step 2's (the later one holds them), however the step found last would have it.
+    std::vector<Ev> keep = {
+        {"ProfilerStep#1", "user_annotation", "0", "100", "", "", "9", "", "", ""},
+        {"ProfilerStep#2", "user_annotation", "50", "100", "", "", "9", "", "", ""},
+    };
+    TimelineLog log(1);
+    for (const auto& step : keep) {
+        log.event(view(step));
+    }
+    for (const char* ts : {"10", "60", "120"}) {
+        log.activity(view(kernel(ts, "1", "", "0", "1")), ActivityKind::kernel, 0);
+    }
+    auto s = log.finish(1).summary;
+    REQUIRE(s.steps.size() == 2);
+    for (const auto& step : s.steps) {
+        CAPTURE(step.name);
+        CHECK(step.kernels == (step.name == "ProfilerStep#1" ? 1U : 2U));
+    }
+}

@@ -1,0 +1,90 @@
+#include "profile/derived.hpp"
+
+#include "profile/digits.hpp"
+
+#include <charconv>
+#include <functional>
+
+namespace sdscprov {
+
+std::optional<std::uint64_t> whole_number(FieldState state, std::string_view text) {
+    std::uint64_t v = 0;
+    if (state != FieldState::ok || text.empty()) {
+        return std::nullopt;
+    }
+    if (text.size() < 20) { // at most 19 digits: no overflow
+        std::size_t i = 0;
+        read_digits(text, i, v, text.size());
+        return i == text.size() ? std::optional(v) : std::nullopt;
+    }
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || end != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+bool pairs(const TraceEvent& e) {
+    return e.object && e.ph_state == FieldState::ok && e.ph == "X" &&
+           ((e.name_state == FieldState::ok && e.name.starts_with("spyre_kernel")) ||
+            e.provenance_key_state != FieldState::absent);
+}
+
+std::uint64_t variant_hash_of(const TraceEvent& e, std::string& scratch) {
+    variant_key(e, scratch);
+    return std::hash<std::string_view>{}(scratch);
+}
+
+namespace {
+
+// The timeline's args: their bit, state, text and number.
+struct ArgField {
+    ArgsNumber which;
+    FieldState TraceEvent::*state;
+    std::string_view TraceEvent::*text;
+    std::uint64_t TraceEvent::*number;
+};
+constexpr ArgField arg_fields[] = {
+    {correlation_number, &TraceEvent::correlation_state, &TraceEvent::correlation,
+     &TraceEvent::correlation_n},
+    {queued_number, &TraceEvent::queued_state, &TraceEvent::queued, &TraceEvent::queued_n},
+    {submitted_number, &TraceEvent::submitted_state, &TraceEvent::submitted,
+     &TraceEvent::submitted_n},
+    {bytes_number, &TraceEvent::bytes_state, &TraceEvent::bytes, &TraceEvent::bytes_n},
+};
+
+const ArgField& field_of(ArgsNumber which) {
+    for (const auto& f : arg_fields) {
+        if (f.which == which) {
+            return f;
+        }
+    }
+    return arg_fields[0];
+}
+
+} // namespace
+
+std::optional<std::uint64_t> arg_number(const TraceEvent& e, ArgsNumber which) {
+    const ArgField& f = field_of(which);
+    if (!e.args_numbers_known) {
+        return whole_number(e.*f.state, e.*f.text);
+    }
+    return (e.args_numbers & which) != 0 ? std::optional(e.*f.number) : std::nullopt;
+}
+
+void derive(TraceEvent& e, std::string& scratch) {
+    e.args_numbers = 0;
+    for (const auto& f : arg_fields) {
+        if (auto v = whole_number(e.*f.state, e.*f.text)) {
+            e.*f.number = *v;
+            e.args_numbers |= f.which;
+        }
+    }
+    e.args_numbers_known = true;
+    if (pairs(e)) {
+        e.variant_hash = variant_hash_of(e, scratch);
+        e.variant_hash_known = true;
+    }
+}
+
+} // namespace sdscprov
