@@ -134,11 +134,10 @@ std::uint32_t Aggregation::unresolved_bundle(const UnpairedGroup& g) {
 }
 
 // One event's device time, stages and ideal; what its dur and cycles_ts ran into diagnosed.
-DeviceTime Aggregation::event_time(std::uint32_t slot, const TraceEvent& e,
-                                   std::optional<std::uint64_t>& ns) {
+DeviceTime Aggregation::event_time(std::uint32_t slot, const TraceEvent& e) {
     DeviceTime t;
     t.events = 1;
-    ns = event_dur_ns(e);
+    const std::optional<std::uint64_t> ns = event_dur_ns(e);
     if (ns) {
         t.ns = *ns;
         if (bundles_[slot].bundle.ideal) {
@@ -187,18 +186,7 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
     for (auto d : bundle.diagnostics) {
         log_.count(d);
     }
-    std::optional<std::uint64_t> dur;
-    DeviceTime t = event_time(slot, e, dur);
-    const std::optional<std::uint64_t> start = event_ts_ns(e);
-    // An activity of the timeline when its ts and dur are usable (each converted once, here).
-    auto timed = [&](std::uint32_t deferred) {
-        if (!start || !dur) {
-            return false;
-        }
-        timeline_.activity(e, ActivityKind::kernel, TimelineLog::Interval{*start, *dur}, slot,
-                           deferred, tag);
-        return true;
-    };
+    DeviceTime t = event_time(slot, e);
     if (deferring_) {
         // Held until the timeline says whether it counts; without a usable ts and dur it is no
         // activity, in no span: it does not count.
@@ -211,15 +199,15 @@ const BundleState& Aggregation::add_event(std::uint32_t slot, bool unpaired, con
             free_held_.pop_back();
             held_[at] = t;
         }
-        last_timed_ = timed(at);
+        last_timed_ = timeline_.activity(e, ActivityKind::kernel, slot, at, tag);
         if (!last_timed_) {
             free_held_.push_back(at);
         }
         return bundle;
     }
     (void)unpaired;
-    count(slot, t, start);
-    last_timed_ = timed(TimelineLog::no_slot);
+    count(slot, t, event_ts_ns(e));
+    last_timed_ = timeline_.activity(e, ActivityKind::kernel, slot, TimelineLog::no_slot, tag);
     return bundle;
 }
 

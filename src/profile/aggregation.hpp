@@ -109,9 +109,7 @@ private:
     static Rank rank(const BundleState& b, std::uint32_t slot);
     std::uint32_t overflow(ProblemCode reason);
     std::uint32_t evict_least(ProblemCode reason);
-    // `dur_ns`: the event's dur, when usable.
-    DeviceTime event_time(std::uint32_t slot, const TraceEvent& e,
-                          std::optional<std::uint64_t>& dur_ns);
+    DeviceTime event_time(std::uint32_t slot, const TraceEvent& e);
     // A kernel event's time counted in its bundle (slot), the coverage and the steps.
     void count(std::uint32_t slot, const DeviceTime& t, std::optional<std::uint64_t> start_ns);
     void settled(std::uint32_t slot, std::uint32_t deferred, bool kept, std::uint64_t start_ns);

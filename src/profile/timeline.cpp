@@ -568,19 +568,13 @@ void TimelineLog::time_each(Timed timed) {
 
 bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot,
                            std::uint32_t deferred, std::uint64_t tag) {
-    auto start = start_of(e);
-    auto dur = event_dur_ns(e);
-    if (!start || !dur) {
+    const auto start_ns = start_of(e);
+    const auto dur_ns = event_dur_ns(e);
+    if (!start_ns || !dur_ns) {
         return false;
     }
-    activity(e, kind, Interval{*start, *dur}, slot, deferred, tag);
-    return true;
-}
-
-void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, Interval at, std::uint32_t slot,
-                           std::uint32_t deferred, std::uint64_t tag) {
-    const auto start = at.start_ns;
-    const auto dur = at.dur_ns;
+    const std::uint64_t start = *start_ns;
+    const std::uint64_t dur = *dur_ns;
     Impl& m = *impl_;
     // "d" and args.device, else "p" and the pid; the last one looked up is kept (events of one
     // device come in runs), compared without making its name.
@@ -628,6 +622,7 @@ void TimelineLog::activity(const TraceEvent& e, ActivityKind kind, Interval at, 
     if (w.size() > m.window) {
         m.pop(dev);
     }
+    return true;
 }
 
 void TimelineLog::moved(std::uint32_t from, std::uint32_t to) {

@@ -1,7 +1,7 @@
 #include "profile/trace_batch.hpp"
 
-#include "sdscprov/core/json_error.hpp"
 #include "profile/derived.hpp"
+#include "sdscprov/core/json_error.hpp"
 #include "sdscprov/profile/profile.hpp"
 
 namespace sdscprov::trace_batch {
@@ -287,10 +287,16 @@ private:
             return result;
         }
         out = trimmed_token(v.raw_json_token());
-        if (plain_json_number(out)) {
+        return valid_number(v, out);
+    }
+
+    // Whether number `v` (its text `text`) is valid JSON: at once for the plain form, else as
+    // simdjson reads it (the text is what is converted).
+    static bool valid_number(od::value v, std::string_view text) {
+        if (plain_json_number(text)) {
             return true; // valid, and in range
         }
-        double d = 0; // validates the number (the text is what is converted)
+        double d = 0;
         return !v.get_double().get(d);
     }
 
@@ -303,15 +309,8 @@ private:
             return result;
         }
         out = trimmed_token(v.raw_json_token());
-        if (plain_microseconds_to_ns(out, ns)) {
-            known = true;
-            return true; // a JSON number, in range
-        }
-        if (plain_json_number(out)) {
-            return true;
-        }
-        double d = 0; // validates the number (the text is what is converted)
-        return !v.get_double().get(d);
+        known = plain_microseconds_to_ns(out, ns); // a JSON number, in range, when true
+        return known || valid_number(v, out);
     }
 
     bool read_event(od::value v) {

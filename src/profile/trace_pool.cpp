@@ -285,9 +285,7 @@ bool BatchPool::hand_over(Batch& b) {
         return false;
     }
     window_.hold(b);
-    for (auto& record : b.records) {
-        record.event.debug_handles = std::span<const std::string_view>(
-            b.handles.data() + record.handles_begin, record.handles_count);
+    for (auto& record : b.records) { // debug_handles set by the parse (BatchParser)
         record.event.index = elements_++;
         handler_->event(record.event);
     }

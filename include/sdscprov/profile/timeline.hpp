@@ -166,14 +166,6 @@ public:
     // (not an activity: neither settled nor timed).
     bool activity(const TraceEvent& e, ActivityKind kind, std::uint32_t slot,
                   std::uint32_t deferred = no_slot, std::uint64_t tag = no_tag);
-    // The same, with the event's ts and dur as the caller converted them already (in ns): each
-    // is read once.
-    struct Interval {
-        std::uint64_t start_ns = 0;
-        std::uint64_t dur_ns = 0;
-    };
-    void activity(const TraceEvent& e, ActivityKind kind, Interval at, std::uint32_t slot,
-                  std::uint32_t deferred, std::uint64_t tag);
     // The activities of slot `from` so far belong to `to` (an unpaired group that left the table
     // for the overflow group, which never moves).
     void moved(std::uint32_t from, std::uint32_t to);
