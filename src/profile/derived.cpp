@@ -24,6 +24,28 @@ std::optional<std::uint64_t> whole_number(FieldState state, std::string_view tex
     return v;
 }
 
+CatKind cat_kind_of(FieldState state, std::string_view cat) {
+    if (state != FieldState::ok) {
+        return CatKind::other;
+    }
+    if (cat == "kernel") {
+        return CatKind::kernel;
+    }
+    if (cat == "gpu_memcpy" || cat == "gpu_memset") {
+        return CatKind::transfer;
+    }
+    if (cat == "user_annotation") {
+        return CatKind::user_annotation;
+    }
+    if (cat == "cpu_op") {
+        return CatKind::cpu_op;
+    }
+    if (cat.find("runtime") != std::string_view::npos || cat == "cuda_driver") {
+        return CatKind::runtime;
+    }
+    return CatKind::other;
+}
+
 bool pairs(const TraceEvent& e) {
     return e.object && e.ph_state == FieldState::ok && e.ph == "X" &&
            ((e.name_state == FieldState::ok && e.name.starts_with("spyre_kernel")) ||
@@ -64,12 +86,9 @@ const ArgField& field_of(ArgsNumber which) {
 
 } // namespace
 
-std::optional<std::uint64_t> arg_number(const TraceEvent& e, ArgsNumber which) {
+std::optional<std::uint64_t> arg_number_of_text(const TraceEvent& e, ArgsNumber which) {
     const ArgField& f = field_of(which);
-    if (!e.args_numbers_known) {
-        return whole_number(e.*f.state, e.*f.text);
-    }
-    return (e.args_numbers & which) != 0 ? std::optional(e.*f.number) : std::nullopt;
+    return whole_number(e.*f.state, e.*f.text);
 }
 
 void derive(TraceEvent& e, std::string& scratch) {
@@ -81,6 +100,7 @@ void derive(TraceEvent& e, std::string& scratch) {
         }
     }
     e.args_numbers_known = true;
+    e.cat_kind = cat_kind_of(e.cat_state, e.cat);
     if (pairs(e)) {
         e.variant_hash = variant_hash_of(e, scratch);
         e.variant_hash_known = true;

@@ -1,6 +1,6 @@
 // Internal: what the trace reader works out for each event on the thread that parsed it
-// (TraceEvent's variant_hash and the timeline's args as numbers), and how the users read them:
-// what was worked out, else worked out on the spot, the same either way.
+// (TraceEvent's variant_hash, the timeline's args as numbers and its cat's kind), and how the users
+// read them: what was worked out, else worked out on the spot, the same either way.
 #pragma once
 
 #include "sdscprov/profile/trace.hpp"
@@ -28,7 +28,34 @@ std::uint64_t variant_hash_of(const TraceEvent& e, std::string& scratch);
 // in `scratch` (when variant_hash_known: the caller keeps it and points variant_key at it).
 void derive(TraceEvent& e, std::string& scratch);
 
-// One of the timeline's args as a whole number, worked out already or now.
-std::optional<std::uint64_t> arg_number(const TraceEvent& e, ArgsNumber which);
+// What `cat` (of the given state) is to the timeline; never CatKind::unknown.
+CatKind cat_kind_of(FieldState state, std::string_view cat);
+// An event's, worked out already or now.
+inline CatKind cat_kind(const TraceEvent& e) {
+    return e.cat_kind != CatKind::unknown ? e.cat_kind : cat_kind_of(e.cat_state, e.cat);
+}
+
+// One of the timeline's args as a whole number, worked out now.
+std::optional<std::uint64_t> arg_number_of_text(const TraceEvent& e, ArgsNumber which);
+// Worked out already or now.
+inline std::optional<std::uint64_t> arg_number(const TraceEvent& e, ArgsNumber which) {
+    if (!e.args_numbers_known) {
+        return arg_number_of_text(e, which);
+    }
+    if ((e.args_numbers & which) == 0) {
+        return std::nullopt;
+    }
+    switch (which) {
+    case correlation_number:
+        return e.correlation_n;
+    case queued_number:
+        return e.queued_n;
+    case submitted_number:
+        return e.submitted_n;
+    case bytes_number:
+        return e.bytes_n;
+    }
+    return std::nullopt;
+}
 
 } // namespace sdscprov

@@ -151,20 +151,6 @@ bool plain_microseconds_to_ns(std::string_view t, std::uint64_t& ns) {
     return plain_microseconds(t, ns);
 }
 
-std::optional<std::uint64_t> event_dur_ns(const TraceEvent& e) {
-    if (e.dur_state != FieldState::ok) {
-        return std::nullopt;
-    }
-    return e.dur_ns_known ? std::optional(e.dur_ns) : microseconds_to_ns(e.dur);
-}
-
-std::optional<std::uint64_t> event_ts_ns(const TraceEvent& e) {
-    if (e.ts_state != FieldState::ok) {
-        return std::nullopt;
-    }
-    return e.ts_ns_known ? std::optional(e.ts_ns) : microseconds_to_ns(e.ts);
-}
-
 std::string_view to_string(Stage s) {
     static constexpr std::string_view names[] = {"DMI", "PREP", "CMPT", "DMO"};
     return names[static_cast<std::size_t>(s)];

@@ -1,11 +1,13 @@
 #include "sdscprov/profile/spans.hpp"
 
+#include "profile/derived.hpp"
 #include "profile/saturating.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/steps.hpp"
 #include "sdscprov/profile/trace.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <iterator>
 #include <tuple>
@@ -30,10 +32,9 @@ bool SpanFilter::matches(const std::string& name) const {
 
 bool is_host_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
     // The cat first: it turns most events away.
-    return e.cat_state == FieldState::ok && e.cat == "user_annotation" &&
-           e.ph_state == FieldState::ok && e.ph == "X" && e.name_state == FieldState::ok &&
-           !e.name.empty() && !e.name.starts_with("ProfilerStep#") &&
-           interval_of(e, start_ns, end_ns);
+    return cat_kind(e) == CatKind::user_annotation && e.ph_state == FieldState::ok && e.ph == "X" &&
+           e.name_state == FieldState::ok && !e.name.empty() &&
+           !e.name.starts_with("ProfilerStep#") && interval_of(e, start_ns, end_ns);
 }
 
 SpanLog::SpanLog(std::optional<SpanFilter> filter) : filter_(std::move(filter)) {
@@ -53,11 +54,11 @@ std::optional<SpanLog::Place> SpanLog::last_at_or_before(std::uint64_t t) const 
     };
     std::size_t ci = hint_;
     if (!holds(ci)) {
-        ci = t >= firsts_.back() ? n - 1
-                                 : static_cast<std::size_t>(
-                                       std::upper_bound(firsts_.begin(), firsts_.end(), t) -
-                                       firsts_.begin()) -
-                                       1;
+        ci = t >= firsts_.back()
+                 ? n - 1
+                 : static_cast<std::size_t>(std::upper_bound(firsts_.begin(), firsts_.end(), t) -
+                                            firsts_.begin()) -
+                       1;
         hint_ = ci;
     }
     const auto& cuts = chunks_[ci];
@@ -160,9 +161,11 @@ std::size_t cache_place(std::string_view name, std::size_t places) {
     const std::size_t n = std::min<std::size_t>(name.size(), 8);
     std::memcpy(&head, name.data(), n);
     std::memcpy(&tail, name.data() + name.size() - n, n);
-    std::uint64_t h = (head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ name.size();
-    h ^= h >> 29;
-    return static_cast<std::size_t>(h) & (places - 1);
+    // Multiplying moves each byte's bits up, so the place is taken from the top bits.
+    std::uint64_t h =
+        head * 0x9E3779B97F4A7C15ULL + (tail ^ (tail >> 29)) * 0xC2B2AE3D27D4EB4FULL + name.size();
+    h = (h ^ (h >> 32)) * 0xD6E8FEB86659FD93ULL;
+    return static_cast<std::size_t>(h >> (64 - std::countr_zero(places)));
 }
 
 } // namespace
@@ -203,10 +206,13 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     if (start < found_.to && found_.from < end) {
         found_.valid = false; // the piece found last changes (else it stays as it is)
     }
-    split(start);
-    split(end);
-    // From the cut at start to the one at end (made above; a chunk may have split since).
-    Place p = *last_at_or_before(start);
+    Place p = split(start);
+    const std::size_t chunks = chunks_.size();
+    split(end); // after start's cut: its place stays, unless a chunk split
+    if (chunks_.size() != chunks) {
+        p = *last_at_or_before(start);
+    }
+    // From the cut at start to the one at end.
     while (chunks_[p.chunk][p.at].at < end) {
         Cut& cut = chunks_[p.chunk][p.at];
         cut.set = with(cut.set, id);

@@ -1,5 +1,6 @@
 #include "sdscprov/profile/steps.hpp"
 
+#include "profile/derived.hpp"
 #include "profile/saturating.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
@@ -22,9 +23,10 @@ bool interval_of(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& en
 }
 
 bool is_step_span(const TraceEvent& e, std::uint64_t& start_ns, std::uint64_t& end_ns) {
-    return e.ph_state == FieldState::ok && e.ph == "X" && e.name_state == FieldState::ok &&
-           e.name.starts_with("ProfilerStep#") && e.cat_state == FieldState::ok &&
-           (e.cat == "user_annotation" || e.cat == "cpu_op") && interval_of(e, start_ns, end_ns);
+    const CatKind kind = cat_kind(e);
+    return (kind == CatKind::user_annotation || kind == CatKind::cpu_op) &&
+           e.ph_state == FieldState::ok && e.ph == "X" && e.name_state == FieldState::ok &&
+           e.name.starts_with("ProfilerStep#") && interval_of(e, start_ns, end_ns);
 }
 
 void StepLog::event(const TraceEvent& e) {

@@ -8,15 +8,15 @@
 #include "sdscprov/profile/trace.hpp"
 
 #include <algorithm>
-#include <map>
-#include <string>
-#include <unordered_map>
 #include <charconv>
 #include <compare>
-#include <vector>
 #include <iterator>
+#include <map>
 #include <numeric>
+#include <string>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 namespace sdscprov {
 
@@ -27,8 +27,7 @@ std::optional<std::uint64_t> start_of(const TraceEvent& e) {
 }
 
 bool is_runtime(const TraceEvent& e) {
-    return e.cat_state == FieldState::ok &&
-           (e.cat.find("runtime") != std::string_view::npos || e.cat == "cuda_driver");
+    return cat_kind(e) == CatKind::runtime;
 }
 
 // A union of intervals given in start order (one given out of it widens the last one).
@@ -56,14 +55,6 @@ struct Union {
 
 } // namespace
 
-void IdleTime::add(const IdleTime& other) {
-    gaps += other.gaps;
-    ns = saturating_add(ns, other.ns);
-    host_wait_ns = saturating_add(host_wait_ns, other.host_wait_ns);
-    launch_latency_ns = saturating_add(launch_latency_ns, other.launch_latency_ns);
-    unattributed_ns = saturating_add(unattributed_ns, other.unattributed_ns);
-}
-
 void StepBundleTime::add(const StepBundleTime& other) {
     events += other.events;
     ns = saturating_add(ns, other.ns);
@@ -85,16 +76,14 @@ std::uint64_t median_of(std::vector<std::uint64_t>& values) {
 }
 
 std::optional<ActivityKind> activity_kind(const TraceEvent& e) {
-    if (e.cat_state != FieldState::ok) {
+    switch (cat_kind(e)) {
+    case CatKind::kernel:
+        return ActivityKind::kernel;
+    case CatKind::transfer:
+        return ActivityKind::transfer;
+    default:
         return std::nullopt;
     }
-    if (e.cat == "kernel") {
-        return ActivityKind::kernel;
-    }
-    if (e.cat == "gpu_memcpy" || e.cat == "gpu_memset") {
-        return ActivityKind::transfer;
-    }
-    return std::nullopt;
 }
 
 // ---- the log ------------------------------------------------------------------------------------
@@ -139,8 +128,8 @@ struct Pending {
     std::uint64_t end;
     std::uint64_t correlation;
     std::uint64_t bytes;
-    std::uint64_t seq; // arrival order, for ties
-    std::uint64_t tag; // TimelineLog::time_each()'s, else no_tag
+    std::uint64_t seq;       // arrival order, for ties
+    std::uint64_t tag;       // TimelineLog::time_each()'s, else no_tag
     std::uint64_t queued;    // a kernel's args.queued, else 0
     std::uint64_t submitted; // and args.submitted
     std::uint32_t slot;
@@ -186,8 +175,8 @@ private:
 
 struct Device {
     Window window;
-    bool started = false;        // an activity left the window
-    std::uint64_t prev_end = 0;  // the latest end of those that left
+    bool started = false;       // an activity left the window
+    std::uint64_t prev_end = 0; // the latest end of those that left
     std::uint64_t last_start = 0;
 };
 
@@ -230,8 +219,12 @@ private:
     };
     // Its place, or the empty one where it would go.
     std::size_t index_of(std::uint64_t correlation) const {
+        // Runs of 64 consecutive correlations (a profiler numbers its launches in turn) keep
+        // their order in a block of 64 places, so launches and the activities that look them up
+        // touch a few cache lines in turn; the blocks themselves are scattered.
         const std::size_t mask = places_.size() - 1;
-        std::size_t i = static_cast<std::size_t>((correlation * 0x9E3779B97F4A7C15ULL) >> 20) & mask;
+        const std::uint64_t block = ((correlation >> 6) * 0x9E3779B97F4A7C15ULL) >> 20;
+        std::size_t i = static_cast<std::size_t>((block << 6) | (correlation & 63)) & mask;
         while (places_[i].correlation != no_correlation && places_[i].correlation != correlation) {
             i = (i + 1) & mask;
         }
@@ -257,8 +250,8 @@ struct TimelineLog::Impl {
     std::uint64_t seq = 0;
     std::unordered_map<std::string, std::uint32_t> device_ids;
     std::vector<Device> devices;
-    std::string name_buf;  // the device's name of the activity being added
-    char last_by = 0;      // the device last looked up ('d' or 'p', its id), and its index
+    std::string name_buf; // the device's name of the activity being added
+    char last_by = 0;     // the device last looked up ('d' or 'p', its id), and its index
     std::string last_name;
     std::uint32_t last_device = 0;
     LaunchStarts launches;
@@ -427,7 +420,8 @@ struct TimelineLog::Impl {
         if (p.transfer) {
             ++acc.fig.transfers;
             acc.fig.transfer_bytes = saturating_add(acc.fig.transfer_bytes, p.bytes);
-            acc.fig.transfer_active_ns = saturating_add(acc.fig.transfer_active_ns, p.end - p.start);
+            acc.fig.transfer_active_ns =
+                saturating_add(acc.fig.transfer_active_ns, p.end - p.start);
         } else {
             ++acc.fig.kernels;
             kernels.add(p.start, p.end);
@@ -473,10 +467,9 @@ struct TimelineLog::Impl {
                 fig.bundles.push_back(times);
             }
         }
-        std::sort(fig.bundles.begin(), fig.bundles.end(),
-                  [](const StepBundleTime& a, const StepBundleTime& b) {
-                      return a.bundle < b.bundle;
-                  });
+        std::sort(
+            fig.bundles.begin(), fig.bundles.end(),
+            [](const StepBundleTime& a, const StepBundleTime& b) { return a.bundle < b.bundle; });
         return fig;
     }
 
@@ -508,10 +501,9 @@ struct TimelineLog::Impl {
         sum.step_min_ns = *std::min_element(walls.begin(), walls.end());
         sum.step_max_ns = *std::max_element(walls.begin(), walls.end());
         sum.step_median_ns = median_of(walls);
-        std::stable_sort(steps_out.begin(), steps_out.end(),
-                         [](const StepTimeline& a, const StepTimeline& b) {
-                             return a.wall_ns > b.wall_ns;
-                         });
+        std::stable_sort(
+            steps_out.begin(), steps_out.end(),
+            [](const StepTimeline& a, const StepTimeline& b) { return a.wall_ns > b.wall_ns; });
         // Every launch delay is in one step's (or outside's): together once the steps' medians
         // are taken, each step's given up as it is added.
         std::vector<std::uint64_t> all;
@@ -541,16 +533,21 @@ void TimelineLog::filter(const SpanFilter& filter, Settled settled) {
 }
 
 void TimelineLog::event(const TraceEvent& e) {
-    impl_->spans.event(e, impl_->decided_until);
-    Span s{};
-    if (is_step_span(e, s.start, s.end)) {
-        auto hash = e.name.find('#');
-        s.number = whole_number(FieldState::ok, e.name.substr(hash + 1))
-                       .value_or(impl_->steps.size());
-        impl_->steps.try_emplace(s);
+    const CatKind kind = cat_kind(e);
+    if (kind == CatKind::user_annotation || kind == CatKind::cpu_op) {
+        if (kind == CatKind::user_annotation) {
+            impl_->spans.event(e, impl_->decided_until);
+        }
+        Span s{};
+        if (is_step_span(e, s.start, s.end)) {
+            auto hash = e.name.find('#');
+            s.number =
+                whole_number(FieldState::ok, e.name.substr(hash + 1)).value_or(impl_->steps.size());
+            impl_->steps.try_emplace(s);
+        }
         return;
     }
-    if (!is_runtime(e) || activity_kind(e)) {
+    if (kind != CatKind::runtime) {
         return;
     }
     auto correlation = arg_number(e, correlation_number);
@@ -671,9 +668,9 @@ TimelineLog::Result TimelineLog::finish(std::size_t slots) {
     r.idle.assign(m.slot_idle.begin(), m.slot_idle.begin() + static_cast<std::ptrdiff_t>(slots));
     r.launch.assign(m.slot_launch.begin(),
                     m.slot_launch.begin() + static_cast<std::ptrdiff_t>(slots));
-    r.delays.assign(std::make_move_iterator(m.slot_delays.begin()),
-                    std::make_move_iterator(m.slot_delays.begin() +
-                                            static_cast<std::ptrdiff_t>(slots)));
+    r.delays.assign(
+        std::make_move_iterator(m.slot_delays.begin()),
+        std::make_move_iterator(m.slot_delays.begin() + static_cast<std::ptrdiff_t>(slots)));
     for (std::size_t s = 0; s < slots; ++s) {
         r.launch[s].median_ns = median_of(r.delays[s]);
     }

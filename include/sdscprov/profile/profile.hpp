@@ -51,8 +51,18 @@ bool plain_microseconds_to_ns(std::string_view json_number, std::uint64_t& ns);
 
 // An event's dur and ts in nanoseconds: microseconds_to_ns of the text, or what the reader
 // converted already (TraceEvent::dur_ns_known); nullopt when absent, not a number or out of range.
-std::optional<std::uint64_t> event_dur_ns(const TraceEvent& e);
-std::optional<std::uint64_t> event_ts_ns(const TraceEvent& e);
+inline std::optional<std::uint64_t> event_dur_ns(const TraceEvent& e) {
+    if (e.dur_state != FieldState::ok) {
+        return std::nullopt;
+    }
+    return e.dur_ns_known ? std::optional(e.dur_ns) : microseconds_to_ns(e.dur);
+}
+inline std::optional<std::uint64_t> event_ts_ns(const TraceEvent& e) {
+    if (e.ts_state != FieldState::ok) {
+        return std::nullopt;
+    }
+    return e.ts_ns_known ? std::optional(e.ts_ns) : microseconds_to_ns(e.ts);
+}
 
 // The device's pipeline stages between the five counter readings of args.cycles_ts:
 // DMI = TS2 - TS1, PREP = TS3 - TS2, CMPT = TS4 - TS3, DMO = TS5 - TS4 (modulo 2^32). A stage
@@ -125,8 +135,8 @@ struct ProfileBundle {
     LaunchDelays launch;
     std::vector<std::uint64_t> rank_ns; // over several traces: its device time in each rank
     // The frames of its folded stack: source lines joined by '+' (or "[compiler-generated]",
-    // "[no source]", "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"), and the
-    // compiler kernel names joined by '+' (or the event name).
+    // "[no source]", "[unresolved]"), ATen ops joined by '+' (or "[no aten op]", "[unresolved]"),
+    // and the compiler kernel names joined by '+' (or the event name).
     std::string root_label;
     std::string aten_label;
     std::string kernel_label;
@@ -206,7 +216,7 @@ struct ProfileReport {
     std::vector<std::string> caches;
     ProfileCoverage coverage;
     StageTotals stages;
-    StepSummary steps; // with ProfileBuilder::record_steps() only
+    StepSummary steps;        // with ProfileBuilder::record_steps() only
     TimelineSummary timeline; // of one trace (timeline.hpp)
     SpanSummary spans;        // of one trace: its host spans, and --span (spans.hpp)
     // Sorted by device time (then events, key, event name), largest first; the rankings too
@@ -218,10 +228,10 @@ struct ProfileReport {
     // Against the compiler's ideal: the clock, what the files gave (the category ranking puts
     // every bundle in the row of its kernel's category, category_label).
     IdealSummary ideal;
-    std::vector<DebugHandle> handles;  // the bundles' direct handles (fused_from nested), by id
+    std::vector<DebugHandle> handles; // the bundles' direct handles (fused_from nested), by id
     std::vector<Problem> diagnostics; // of the event codes, by first event
-    std::vector<Problem> problems;              // the sidecars', the caches' and the trace's
-    SourceTextNote source_text;                 // what read_line_texts did not read, and why
+    std::vector<Problem> problems;    // the sidecars', the caches' and the trace's
+    SourceTextNote source_text;       // what read_line_texts did not read, and why
 
     // The rows of a built-in ranking (empty when the report has none), and of any ranking.
     const std::vector<ProfileRow>& rows(ProfileRanking r) const;
@@ -233,8 +243,8 @@ struct ProfileReport {
 // text from `text_of`.
 void build_rankings(ProfileReport& report, RankingTable table, const LineText& text_of);
 
-// The text of every source line row (of every ranking) read under `source_text` (source_text.hpp), and
-// what was not read, and why, in report.source_text.
+// The text of every source line row (of every ranking) read under `source_text` (source_text.hpp),
+// and what was not read, and why, in report.source_text.
 void read_line_texts(ProfileReport& report, const SourceTextOptions& source_text);
 
 // ---- pairing and aggregation --------------------------------------------------------------------

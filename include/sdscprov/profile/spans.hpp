@@ -114,7 +114,7 @@ private:
     // A name's id, looked up in name_cache_ first (1 + the id of the name last seen at its place;
     // 0: none), then in ids_; a new name gets a row.
     std::uint32_t name_id(std::string_view name);
-    std::vector<std::uint32_t> name_cache_ = std::vector<std::uint32_t>(4096, 0);
+    std::vector<std::uint32_t> name_cache_ = std::vector<std::uint32_t>(16384, 0); // a power of two
     std::vector<SpanRow> rows_;
     // The time axis cut where a span starts or ends: each cut's time and the set of span names
     // that hold the piece from it to the next cut (an index into sets_), in order, in chunks of

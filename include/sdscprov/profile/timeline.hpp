@@ -39,8 +39,19 @@ struct IdleTime {
     std::uint64_t host_wait_ns = 0;
     std::uint64_t launch_latency_ns = 0;
     std::uint64_t unattributed_ns = 0;
-    void add(const IdleTime& other);
+    void add(const IdleTime& other) { // each sum saturates at 2^64 - 1
+        gaps += other.gaps;
+        ns = sum(ns, other.ns);
+        host_wait_ns = sum(host_wait_ns, other.host_wait_ns);
+        launch_latency_ns = sum(launch_latency_ns, other.launch_latency_ns);
+        unattributed_ns = sum(unattributed_ns, other.unattributed_ns);
+    }
     bool operator==(const IdleTime&) const = default;
+
+private:
+    static std::uint64_t sum(std::uint64_t a, std::uint64_t b) {
+        return b > ~std::uint64_t{0} - a ? ~std::uint64_t{0} : a + b;
+    }
 };
 
 // The launch delays of a set of device activities.
@@ -92,16 +103,16 @@ struct QueueDelay {
 
 struct TimelineSummary {
     std::uint64_t devices = 0;
-    std::uint64_t activities = 0;    // device activities with a usable ts and dur
-    std::uint64_t launch_events = 0; // runtime events with args.correlation
-    bool step_spans = false;         // false: the whole trace is one step
-    std::vector<StepTimeline> steps; // slowest (longest wall) first, then by start
+    std::uint64_t activities = 0;         // device activities with a usable ts and dur
+    std::uint64_t launch_events = 0;      // runtime events with args.correlation
+    bool step_spans = false;              // false: the whole trace is one step
+    std::vector<StepTimeline> steps;      // slowest (longest wall) first, then by start
     std::uint64_t outside_activities = 0; // with step spans: activities in no step
     IdleTime outside_idle;                // and their gaps
     std::uint64_t step_min_ns = 0, step_median_ns = 0, step_max_ns = 0; // of steps' wall
-    IdleTime idle;              // every gap
-    IdleTime transfers_idle;    // of it, the gaps before transfers ("[transfers]")
-    IdleTime unbundled_idle;    // the gaps before kernels profile pairs with no bundle
+    IdleTime idle;                                                      // every gap
+    IdleTime transfers_idle;        // of it, the gaps before transfers ("[transfers]")
+    IdleTime unbundled_idle;        // the gaps before kernels profile pairs with no bundle
     std::uint64_t out_of_order = 0; // activities that came after their window (TimelineLog)
     LaunchDelays launch;
     QueueDelay queue;
@@ -172,8 +183,8 @@ public:
 
     struct Result {
         TimelineSummary summary;
-        std::vector<IdleTime> idle;       // per slot
-        std::vector<LaunchDelays> launch; // per slot
+        std::vector<IdleTime> idle;                     // per slot
+        std::vector<LaunchDelays> launch;               // per slot
         std::vector<std::vector<std::uint64_t>> delays; // per slot: each launch delay (for rows)
         std::shared_ptr<SpanSummary> spans;             // the host spans (spans.hpp)
     };

@@ -27,6 +27,17 @@ enum class FieldState : std::uint8_t {
     wrong_type, // present, of another type (e.g. a string where a number belongs)
 };
 
+// What an event's cat is to the timeline (unknown: not worked out yet; cat_kind(), derived).
+enum class CatKind : std::uint8_t {
+    unknown,
+    other,           // absent, not a string, or none of these
+    kernel,          // "kernel"
+    transfer,        // "gpu_memcpy", "gpu_memset"
+    runtime,         // holds "runtime" (e.g. "cuda_runtime"), or "cuda_driver"
+    user_annotation, // "user_annotation"
+    cpu_op,          // "cpu_op"
+};
+
 // The members of one trace event that profile reads, as views into the reader's buffers: valid
 // during TraceHandler::event() only. Other members are validated and skipped. When a member is
 // given twice, the last one counts (as with Python's json module).
@@ -55,16 +66,18 @@ struct TraceEvent {
     FieldState submitted_state = FieldState::absent;
     FieldState bytes_state = FieldState::absent;
     // Worked out by the reader on the thread that parsed the event (so that the one thread that
-    // hands the events over does less), each false when not: dur and ts in ns (the form
+    // hands the events over does less), each false (unknown) when not: dur and ts in ns (the form
     // profilers write; event_dur_ns() and event_ts_ns() convert the text otherwise), the hash of
     // what a kernel event pairs by (Pairing), and the timeline's args as whole numbers (a
-    // number's text of digits alone: args_numbers says which are). Their users work them out
+    // number's text of digits alone: args_numbers says which are), and what cat is to the
+    // timeline (cat_kind, compared once instead of by each user). Their users work them out
     // themselves when not given.
     bool dur_ns_known = false;
     bool ts_ns_known = false;
     bool variant_hash_known = false;
     bool args_numbers_known = false;
-    std::uint8_t args_numbers = 0; // args_number bits: which of the numbers below are given
+    std::uint8_t args_numbers = 0;       // args_number bits: which of the numbers below are given
+    CatKind cat_kind = CatKind::unknown; // what cat is to the timeline
 
     std::uint64_t index = 0;  // position in traceEvents, 0-based
     std::uint64_t offset = 0; // byte offset of the element's first byte in the trace's text

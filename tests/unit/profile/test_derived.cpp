@@ -35,8 +35,27 @@ std::optional<std::uint64_t> reference_whole(FieldState state, std::string_view 
     return v;
 }
 
+// The reference: what each cat is to the timeline, told from its text here.
+CatKind reference_kind(FieldState state, std::string_view cat) {
+    if (state != FieldState::ok) {
+        return CatKind::other;
+    }
+    const std::pair<std::string_view, CatKind> exact[] = {
+        {"kernel", CatKind::kernel},       {"gpu_memcpy", CatKind::transfer},
+        {"gpu_memset", CatKind::transfer}, {"user_annotation", CatKind::user_annotation},
+        {"cpu_op", CatKind::cpu_op},       {"cuda_driver", CatKind::runtime},
+    };
+    for (const auto& [text, kind] : exact) {
+        if (cat == text) {
+            return kind;
+        }
+    }
+    return cat.find("runtime") != std::string_view::npos ? CatKind::runtime : CatKind::other;
+}
+
 struct Checked {
     std::size_t events = 0;
+    std::size_t kinds[7] = {};   // events per CatKind
     std::size_t times_known = 0; // ts or dur the reader converted
     std::size_t numbers = 0;     // args numbers given
     std::size_t keys = 0;        // variant keys given
@@ -62,6 +81,12 @@ struct Check final : TraceHandler {
             ++seen.times_known;
             CHECK(std::optional(e.dur_ns) == microseconds_to_ns(e.dur));
         }
+        REQUIRE(e.cat_kind != CatKind::unknown);
+        CHECK(e.cat_kind == reference_kind(e.cat_state, e.cat));
+        ++seen.kinds[static_cast<std::size_t>(e.cat_kind)];
+        TraceEvent unread = e; // as an event made without the reader: worked out on the spot
+        unread.cat_kind = CatKind::unknown;
+        CHECK(cat_kind(unread) == e.cat_kind);
         REQUIRE(e.args_numbers_known);
         const std::optional<std::uint64_t> numbers[] = {
             arg_number(e, correlation_number), arg_number(e, queued_number),
@@ -87,11 +112,42 @@ struct Check final : TraceHandler {
 } // namespace
 
 TEST_CASE("the reader's own readings of each event are its users' readings of its text") {
-    const char* times[] = {"1732000000010.006", "8.61", "0", "0.5", "1e3", "12.3456", "-4",
-                           "4611686018427387.905", "12345678901234567", "12345678", "7.0",
-                           "\"12\"", "null"};
-    const char* numbers[] = {"2", "18446744073709551615", "18446744073709551616", "1.5", "-3",
-                             "1e3", "0", "12345678901234567890", "\"7\"", "1732000000010006000"};
+    const char* times[] = {"1732000000010.006",
+                           "8.61",
+                           "0",
+                           "0.5",
+                           "1e3",
+                           "12.3456",
+                           "-4",
+                           "4611686018427387.905",
+                           "12345678901234567",
+                           "12345678",
+                           "7.0",
+                           "\"12\"",
+                           "null"};
+    const char* numbers[] = {"2",
+                             "18446744073709551615",
+                             "18446744073709551616",
+                             "1.5",
+                             "-3",
+                             "1e3",
+                             "0",
+                             "12345678901234567890",
+                             "\"7\"",
+                             "1732000000010006000"};
+    const char* cats[] = {"\"kernel\"",
+                          "\"gpu_memcpy\"",
+                          "\"gpu_memset\"",
+                          "\"cuda_runtime\"",
+                          "\"cuda_driver\"",
+                          "\"user_annotation\"",
+                          "\"cpu_op\"",
+                          "\"aiu_runtime_x\"",
+                          "\"Trace\"",
+                          "\"kernels\"",
+                          "\"cpu_op \"",
+                          "3",
+                          "null"};
     const char* names[] = {"spyre_kernel_v1_fused_add_aaaaaaaaaaaaaaaa#3",
                            "spyre_kernel_v1_fused_add_aaaaaaaaaaaaaaaa#4", "aten::add",
                            "launch_jobplan:sdsc_fused_add_0"};
@@ -102,11 +158,15 @@ TEST_CASE("the reader's own readings of each event are its users' readings of it
             return list[next(seed) % (sizeof(list) / sizeof(list[0]))];
         };
         text += i ? ",\n" : "";
-        text += std::string("{\"ph\": \"") + (next(seed) % 5 ? "X" : "i") + "\", \"name\": \"" +
+        text += "{";
+        if (next(seed) % 8) {
+            text += std::string("\"cat\": ") + pick(cats) + ", ";
+        }
+        text += std::string("\"ph\": \"") + (next(seed) % 5 ? "X" : "i") + "\", \"name\": \"" +
                 pick(names) + "\", \"ts\": " + pick(times) + ", \"dur\": " + pick(times) +
-                ", \"args\": {\"correlation\": " + pick(numbers) + ", \"queued\": " +
-                pick(numbers) + ", \"submitted\": " + pick(numbers) + ", \"bytes\": " +
-                pick(numbers);
+                ", \"args\": {\"correlation\": " + pick(numbers) +
+                ", \"queued\": " + pick(numbers) + ", \"submitted\": " + pick(numbers) +
+                ", \"bytes\": " + pick(numbers);
         if (next(seed) % 2) {
             text += ", \"provenance_key\": \"aaaaaaaaaaaaaaaa\"";
         }
@@ -131,6 +191,10 @@ TEST_CASE("the reader's own readings of each event are its users' readings of it
         CHECK(check.seen.times_known > 2000);
         CHECK(check.seen.numbers > 3000);
         CHECK(check.seen.keys > 1000);
+        for (std::size_t k = 1; k < 7; ++k) { // each kind given (unknown: never)
+            CAPTURE(k);
+            CHECK(check.seen.kinds[k] > 100);
+        }
     }
 }
 

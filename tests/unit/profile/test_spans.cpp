@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 #include <string>
+#include <vector>
 
 using namespace sdscprov;
 
@@ -165,4 +166,41 @@ TEST_CASE(
     for (std::size_t n = 0; n < 7; ++n) {
         CHECK(row(sum, "s" + std::to_string(n)).activities == want[n]);
     }
+}
+
+TEST_CASE("spans: tens of thousands of names, each kept apart however they look alike") {
+    // More names than SpanLog's cache of names has places, alike in length and in their first
+    // and last bytes: names sharing a place must never be taken for each other.
+    SpanLog log;
+    constexpr int names = 40000;
+    std::vector<std::string> text(names);
+    std::vector<std::string> ts(names);
+    for (int i = 0; i < names; ++i) {
+        std::string n = std::to_string(i);
+        text[i] = "launch_jobplan:sdsc_" + std::string(8 - n.size(), '0') + n + "_fused_add";
+    }
+    for (int round = 0; round < 2; ++round) { // each name twice, at two times, the cache warm
+        for (int i = 0; i < names; ++i) {
+            const int at = round * names + i;
+            ts[i] = std::to_string(10 * at);
+            log.event(span(text[i], ts[i], "5"), std::nullopt);
+            log.add(static_cast<std::uint64_t>(10 * at) * 1000 + 1000, false,
+                    static_cast<std::uint64_t>(i + 1), {});
+        }
+    }
+    SpanSummary s = log.finish();
+    REQUIRE(s.rows.size() == names);
+    for (int i = 0; i < names; i += 997) {
+        CAPTURE(text[i]);
+        const SpanRow& r = row(s, text[i]);
+        CHECK(r.occurrences == 2);
+        CHECK(r.kernels == 2);
+        CHECK(r.kernel_ns == 2 * static_cast<std::uint64_t>(i + 1));
+    }
+    std::uint64_t total = 0;
+    for (const auto& r : s.rows) {
+        CHECK(r.occurrences == 2);
+        total += r.kernel_ns;
+    }
+    CHECK(total == 2 * static_cast<std::uint64_t>(names) * (names + 1) / 2);
 }
