@@ -91,6 +91,7 @@ SpanLog::Place SpanLog::split(std::uint64_t at) {
     if (cuts.size() > 2 * chunk) {
         std::vector<Cut> upper(cuts.begin() + chunk, cuts.end());
         cuts.resize(chunk);
+        cuts.shrink_to_fit(); // spans mostly come in order: the lower half stays as it is
         const std::uint64_t first = upper.front().at;
         chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(place.chunk) + 1,
                        std::move(upper));
