@@ -204,8 +204,10 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     if (end <= start) {
         return; // holds no time
     }
-    if (start < found_.to && found_.from < end) {
-        found_.valid = false; // the piece found last changes (else it stays as it is)
+    for (Found& found : found_) {
+        if (start < found.to && found.from < end) {
+            found.valid = false; // the piece found last changes (else it stays as it is)
+        }
     }
     Place p = split(start);
     const std::size_t chunks = chunks_.size();
@@ -223,13 +225,13 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     }
 }
 
-std::optional<SpanLog::Place> SpanLog::near_found(std::uint64_t t) const {
-    if (!found_.place || t < found_.from) {
+std::optional<SpanLog::Place> SpanLog::near_found(const Found& found, std::uint64_t t) const {
+    if (!found.place || t < found.from) {
         return std::nullopt;
     }
-    Place p = *found_.place;
+    Place p = *found.place;
     if (p.chunk >= chunks_.size() || p.at >= chunks_[p.chunk].size() ||
-        chunks_[p.chunk][p.at].at != found_.from) {
+        chunks_[p.chunk][p.at].at != found.from) {
         return std::nullopt; // cuts were made before it: its place moved
     }
     for (int step = 0; step < 8; ++step) {
@@ -248,11 +250,12 @@ std::optional<SpanLog::Place> SpanLog::near_found(std::uint64_t t) const {
     return std::nullopt;
 }
 
-std::optional<std::uint32_t> SpanLog::covering(std::uint64_t t) const {
-    if (found_.valid && found_.from <= t && t < found_.to) {
-        return found_.set;
+std::optional<std::uint32_t> SpanLog::covering(std::uint64_t t, std::size_t lane) const {
+    Found& found = found_[lane % lanes];
+    if (found.valid && found.from <= t && t < found.to) {
+        return found.set;
     }
-    auto place = near_found(t);
+    auto place = near_found(found, t);
     if (!place) {
         place = last_at_or_before(t);
     }
@@ -264,21 +267,22 @@ std::optional<std::uint32_t> SpanLog::covering(std::uint64_t t) const {
     const std::uint64_t to = place->at + 1 < cuts.size()         ? cuts[place->at + 1].at
                              : place->chunk + 1 < chunks_.size() ? firsts_[place->chunk + 1]
                                                                  : ~std::uint64_t{0};
-    found_ = {true, cut.at, to, cut.set, place};
+    found = {true, cut.at, to, cut.set, place};
     return cut.set;
 }
 
-bool SpanLog::kept(std::uint64_t t) const {
+bool SpanLog::kept(std::uint64_t t, std::size_t lane) const {
     if (!filter_) {
         return true;
     }
-    const auto set = covering(t);
+    const auto set = covering(t, lane);
     return set && sets_[*set].matches;
 }
 
-void SpanLog::add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap) {
+void SpanLog::add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap,
+                  std::size_t lane) {
     ++sum_.kept;
-    const auto set = covering(t);
+    const auto set = covering(t, lane);
     if (!set) {
         return;
     }

@@ -1,6 +1,7 @@
 #include "sdscprov/profile/timeline.hpp"
 
 #include "profile/derived.hpp"
+#include "profile/launch_starts.hpp"
 #include "profile/saturating.hpp"
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/spans.hpp"
@@ -180,80 +181,25 @@ struct Device {
     std::uint64_t last_start = 0;
 };
 
-constexpr std::uint64_t no_correlation = ~std::uint64_t{0};
-
-// Each correlation's earliest launch start: open addressing in one array of 16 bytes a place, at
-// most 70 % full (no allocation a launch). The correlation 2^64 - 1 is an empty place's mark:
-// no activity is looked up by it (no_correlation).
-class LaunchStarts {
-public:
-    bool empty() const { return count_ == 0; }
-    // The earliest start given for `correlation` so far (a later, earlier one replaces it).
-    void add(std::uint64_t correlation, std::uint64_t start) {
-        if (correlation == no_correlation) {
-            return;
-        }
-        if ((count_ + 1) * 10 > places_.size() * 7) {
-            grow();
-        }
-        Place& p = places_[index_of(correlation)];
-        if (p.correlation == no_correlation) {
-            p = {correlation, start};
-            ++count_;
-        } else {
-            p.start = std::min(p.start, start);
-        }
-    }
-    std::optional<std::uint64_t> find(std::uint64_t correlation) const {
-        if (count_ == 0 || correlation == no_correlation) {
-            return std::nullopt;
-        }
-        const Place& p = places_[index_of(correlation)];
-        return p.correlation == correlation ? std::optional(p.start) : std::nullopt;
-    }
-
-private:
-    struct Place {
-        std::uint64_t correlation = no_correlation;
-        std::uint64_t start = 0;
-    };
-    // Its place, or the empty one where it would go.
-    std::size_t index_of(std::uint64_t correlation) const {
-        // Runs of 64 consecutive correlations (a profiler numbers its launches in turn) keep
-        // their order in a block of 64 places, so launches and the activities that look them up
-        // touch a few cache lines in turn; the blocks themselves are scattered.
-        const std::size_t mask = places_.size() - 1;
-        const std::uint64_t block = ((correlation >> 6) * 0x9E3779B97F4A7C15ULL) >> 20;
-        std::size_t i = static_cast<std::size_t>((block << 6) | (correlation & 63)) & mask;
-        while (places_[i].correlation != no_correlation && places_[i].correlation != correlation) {
-            i = (i + 1) & mask;
-        }
-        return i;
-    }
-    void grow() {
-        std::vector<Place> old(std::max<std::size_t>(places_.size() * 2, 1024));
-        old.swap(places_);
-        for (const Place& p : old) {
-            if (p.correlation != no_correlation) {
-                places_[index_of(p.correlation)] = p;
-            }
-        }
-    }
-    std::vector<Place> places_;
-    std::size_t count_ = 0;
-};
+using launch_starts::LaunchStarts;
+using launch_starts::no_correlation;
 
 } // namespace
 
 struct TimelineLog::Impl {
     std::size_t window;
     std::uint64_t seq = 0;
+    // Each device's index by its name: 'd' and args.device, else 'p' and the pid. The first few
+    // are also in `known`, compared without making a name (most traces have a few devices).
     std::unordered_map<std::string, std::uint32_t> device_ids;
+    struct Known {
+        char by;
+        std::string id;
+        std::uint32_t index;
+    };
+    std::vector<Known> known;
     std::vector<Device> devices;
-    std::string name_buf; // the device's name of the activity being added
-    char last_by = 0;     // the device last looked up ('d' or 'p', its id), and its index
-    std::string last_name;
-    std::uint32_t last_device = 0;
+    std::string name_buf; // the name of a device looked up in device_ids
     LaunchStarts launches;
     std::uint64_t launch_events = 0;
     std::map<Span, StepAcc> steps;
@@ -275,6 +221,37 @@ struct TimelineLog::Impl {
     std::optional<std::uint64_t> decided_until; // the latest time an activity was counted at
 
     explicit Impl(std::size_t w) : window(w == 0 ? 1 : w) {}
+
+    // The index of an activity's device, a new one for a device not seen before.
+    std::uint32_t device_of(const TraceEvent& e) {
+        char by = 0;
+        std::string_view id;
+        if (e.device_state == FieldState::ok) {
+            by = 'd';
+            id = e.device;
+        } else if (e.pid_state == FieldState::ok) {
+            by = 'p';
+            id = e.pid;
+        }
+        for (const Known& k : known) {
+            if (k.by == by && k.id == id) {
+                return k.index;
+            }
+        }
+        name_buf.clear();
+        if (by != 0) {
+            name_buf.append(1, by).append(id);
+        }
+        auto [it, added] =
+            device_ids.try_emplace(name_buf, static_cast<std::uint32_t>(devices.size()));
+        if (added) {
+            devices.emplace_back();
+            if (known.size() < 16) {
+                known.push_back({by, std::string(id), it->second});
+            }
+        }
+        return it->second;
+    }
 
     void ensure(std::uint32_t slot) {
         if (slot != no_slot && slot >= epoch.size()) {
@@ -372,10 +349,10 @@ struct TimelineLog::Impl {
         }
         std::optional<std::uint64_t> launch;
         if (p.correlation != no_correlation) {
-            launch = launches.find(p.correlation);
+            launch = launches.find(p.correlation, device);
         }
         const std::uint64_t at = launch.value_or(p.start);
-        const bool counted = spans.kept(at);
+        const bool counted = spans.kept(at, device);
         decided_until = std::max(decided_until.value_or(0), at);
         auto prev = occupy(devices[device], p, counted);
         if (p.deferred != no_slot && settled) {
@@ -389,7 +366,7 @@ struct TimelineLog::Impl {
         if (launch) {
             delay(p, slot, *launch, acc);
         }
-        spans.add(at, p.transfer, p.end - p.start, g);
+        spans.add(at, p.transfer, p.end - p.start, g, device);
         count(device, p, acc);
         if (!p.transfer && slot != no_slot) {
             acc.bundle(slot).add({slot, 1, p.end - p.start, g.ns});
@@ -573,32 +550,7 @@ bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
     const std::uint64_t start = *start_ns;
     const std::uint64_t dur = *dur_ns;
     Impl& m = *impl_;
-    // "d" and args.device, else "p" and the pid; the last one looked up is kept (events of one
-    // device come in runs), compared without making its name.
-    char by = 0;
-    std::string_view id;
-    if (e.device_state == FieldState::ok) {
-        by = 'd';
-        id = e.device;
-    } else if (e.pid_state == FieldState::ok) {
-        by = 'p';
-        id = e.pid;
-    }
-    if (m.devices.empty() || by != m.last_by || id != m.last_name) {
-        std::string& name = m.name_buf;
-        name.clear();
-        if (by != 0) {
-            name.append(1, by).append(id);
-        }
-        auto [it, added] = m.device_ids.emplace(name, m.devices.size());
-        if (added) {
-            m.devices.emplace_back();
-        }
-        m.last_by = by;
-        m.last_name.assign(id);
-        m.last_device = it->second;
-    }
-    const std::uint32_t dev = m.last_device;
+    const std::uint32_t dev = m.device_of(e);
     m.ensure(slot);
     const bool transfer = kind == ActivityKind::transfer;
     Pending p{start,

@@ -13,6 +13,7 @@
 
 #include "sdscprov/profile/timeline.hpp"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,8 +59,8 @@ struct SpanSummary {
     std::uint64_t matching = 0;        // of them, whose name matches --span
     std::uint64_t seen = 0;            // device activities with a usable ts and dur
     std::uint64_t kept = 0;            // of them, in a matching span (all, without --span)
-    std::uint64_t late = 0; // spans that came after an activity at or after their start had been
-                            // counted: they may miss activities (docs/profile.md, Memory)
+    std::uint64_t late = 0;    // spans that came after an activity at or after their start had been
+                               // counted: they may miss activities (docs/profile.md, Memory)
     std::vector<SpanRow> rows; // by kernel time, then activities, then name
     bool shown() const { return spans > 0 || filter.has_value(); }
     bool nothing_kept() const { return filter.has_value() && kept == 0; }
@@ -80,17 +81,20 @@ public:
     // time an activity was already counted at (a span starting at or before it came late).
     void event(const TraceEvent& e, std::optional<std::uint64_t> decided_until);
     bool filtering() const { return filter_.has_value(); }
-    // Whether an activity at `t` counts: in a matching span, or any with no filter.
-    bool kept(std::uint64_t t) const;
+    // Whether an activity at `t` counts: in a matching span, or any with no filter. `lane`: the
+    // activity's device (any number; lanes kept apart find their pieces faster, as each lane's
+    // activities come in about the order of their times).
+    bool kept(std::uint64_t t, std::size_t lane = 0) const;
     // A device activity at `t` that counts: added to every span name that holds it.
-    void add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap);
+    void add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTime& gap,
+             std::size_t lane = 0);
     void seen() { ++sum_.seen; }
 
     SpanSummary finish();
 
 private:
     // The set of names (an index into sets_) of the piece holding `t`; none before every cut.
-    std::optional<std::uint32_t> covering(std::uint64_t t) const;
+    std::optional<std::uint32_t> covering(std::uint64_t t, std::size_t lane) const;
     // Where a cut is: its chunk and its place in it.
     struct Place {
         std::size_t chunk;
@@ -108,7 +112,9 @@ private:
     // Looked up by the event's name as it is (a string_view), without a copy per occurrence.
     struct NameHash {
         using is_transparent = void;
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
     };
     std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> ids_;
     // A name's id, looked up in name_cache_ first (1 + the id of the name last seen at its place;
@@ -129,8 +135,9 @@ private:
     std::vector<std::vector<Cut>> chunks_;
     std::vector<std::uint64_t> firsts_;
     mutable std::size_t hint_ = 0; // the chunk last_at_or_before() found last
-    // The piece covering() found last, [from, to) and its set (activities come in about the
-    // order of their times); forgotten when a span changes the pieces.
+    // The piece covering() found last for a lane (its device's number modulo the lanes),
+    // [from, to) and its set (a device's activities come in about the order of their times);
+    // forgotten when a span changes the pieces.
     // Its cut's place is kept too (still its place while the cut there is at `from`): the next
     // activity's piece is looked for a few cuts on from it before it is searched.
     struct Found {
@@ -140,8 +147,9 @@ private:
         std::uint32_t set = 0;
         std::optional<Place> place;
     };
-    mutable Found found_;
-    std::optional<Place> near_found(std::uint64_t t) const;
+    static constexpr std::size_t lanes = 8;
+    mutable std::array<Found, lanes> found_;
+    std::optional<Place> near_found(const Found& found, std::uint64_t t) const;
     // The sets of names pieces refer to (the first: none), each with what the activities in its
     // pieces add up to (each of its names gets that at the end: one sum an activity, however
     // many names hold it); a set with one more name by the set's index and the name's; each set's

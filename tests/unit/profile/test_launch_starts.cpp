@@ -1,0 +1,114 @@
+// The timeline's launch starts: each correlation's earliest start, whatever order the launches
+// come in and the devices look them up in, against a std::map that keeps the same.
+#include "profile/launch_starts.hpp"
+
+#include <algorithm>
+#include <doctest/doctest.h>
+#include <map>
+#include <random>
+#include <vector>
+
+using namespace sdscprov::launch_starts;
+
+namespace {
+
+struct Case {
+    const char* name;
+    std::vector<std::uint64_t> correlations; // in the order added
+};
+
+// Adds each (with a random start) to both, then looks every correlation (and some never added)
+// up from `lanes` devices in turn, in the order added or in reverse, and checks each answer.
+std::size_t check(const Case& c, std::uint64_t seed_value, int lanes, bool reverse) {
+    std::mt19937_64 seed(seed_value);
+    LaunchStarts starts;
+    std::map<std::uint64_t, std::uint64_t> expected;
+    for (std::uint64_t corr : c.correlations) {
+        const std::uint64_t start = seed() % 1000000;
+        starts.add(corr, start);
+        if (corr == no_correlation) {
+            continue;
+        }
+        auto [at, added] = expected.try_emplace(corr, start);
+        if (!added) {
+            at->second = std::min(at->second, start);
+        }
+    }
+    CHECK(starts.empty() == expected.empty());
+    std::vector<std::uint64_t> asked(c.correlations);
+    for (std::uint64_t k = 0; k < 64; ++k) {
+        asked.push_back(seed() % 5000); // mostly never added
+    }
+    if (reverse) {
+        std::reverse(asked.begin(), asked.end());
+    }
+    std::size_t found = 0;
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+        const std::uint64_t corr = asked[i];
+        CAPTURE(corr);
+        const auto it = expected.find(corr);
+        const auto got = starts.find(corr, i % static_cast<std::size_t>(lanes));
+        REQUIRE(got.has_value() == (it != expected.end()));
+        if (got) {
+            CHECK(*got == it->second);
+            ++found;
+        }
+    }
+    return found;
+}
+
+} // namespace
+
+TEST_CASE("launch starts: each correlation's earliest start, in any order of launches and "
+          "look-ups") {
+    std::mt19937_64 seed(77);
+    std::vector<Case> cases;
+    Case in_turn{"in turn, each launch twice (a later one earlier)", {}};
+    for (std::uint64_t k = 1; k <= 3000; ++k) {
+        in_turn.correlations.push_back(k);
+        in_turn.correlations.push_back(k);
+    }
+    cases.push_back(in_turn);
+    Case gaps{"increasing with gaps, some again long after", {}};
+    for (std::uint64_t k = 1; k <= 3000; ++k) {
+        gaps.correlations.push_back(k * 3);
+        if (k % 50 == 0) {
+            gaps.correlations.push_back(k * 3 - 100); // again, out of order
+            gaps.correlations.push_back(k * 3 - 1);   // new, out of order
+        }
+    }
+    cases.push_back(gaps);
+    Case scrambled{"random", {}};
+    for (int k = 0; k < 4000; ++k) {
+        scrambled.correlations.push_back(seed() % 3000);
+    }
+    cases.push_back(scrambled);
+    Case descending{"descending", {}};
+    for (std::uint64_t k = 3000; k > 0; --k) {
+        descending.correlations.push_back(k);
+    }
+    cases.push_back(descending);
+    Case edges{"the largest numbers, and the one kept for none", {}};
+    for (std::uint64_t k = 0; k < 100; ++k) {
+        edges.correlations.push_back(no_correlation - 1 - k);
+        edges.correlations.push_back(no_correlation);
+        edges.correlations.push_back(k);
+    }
+    cases.push_back(edges);
+    for (const Case& c : cases) {
+        for (int lanes : {1, 2, 3, 9}) {
+            for (bool reverse : {false, true}) {
+                CAPTURE(c.name);
+                CAPTURE(lanes);
+                CAPTURE(reverse);
+                CHECK(check(c, 1000 + static_cast<std::uint64_t>(lanes), lanes, reverse) > 100);
+            }
+        }
+    }
+    LaunchStarts none;
+    CHECK(none.empty());
+    CHECK_FALSE(none.find(1));
+    none.add(no_correlation, 5);
+    CHECK(none.empty());
+    CHECK_FALSE(none.find(no_correlation));
+}
