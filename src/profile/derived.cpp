@@ -91,7 +91,13 @@ std::optional<std::uint64_t> arg_number_of_text(const TraceEvent& e, ArgsNumber 
     return whole_number(e.*f.state, e.*f.text);
 }
 
-void derive(TraceEvent& e, std::string& scratch) {
+void derive_fields(TraceEvent& e) {
+    e.cat_kind = cat_kind_of(e.cat_state, e.cat);
+    const bool timed = e.cat_kind == CatKind::kernel || e.cat_kind == CatKind::transfer ||
+                       e.cat_kind == CatKind::runtime || pairs(e);
+    if (!timed) {
+        return; // the timeline reads none of them: worked out on the spot if ever asked for
+    }
     e.args_numbers = 0;
     for (const auto& f : arg_fields) {
         if (auto v = whole_number(e.*f.state, e.*f.text)) {
@@ -100,7 +106,9 @@ void derive(TraceEvent& e, std::string& scratch) {
         }
     }
     e.args_numbers_known = true;
-    e.cat_kind = cat_kind_of(e.cat_state, e.cat);
+}
+
+void derive(TraceEvent& e, std::string& scratch) {
     if (pairs(e)) {
         e.variant_hash = variant_hash_of(e, scratch);
         e.variant_hash_known = true;

@@ -24,8 +24,12 @@ void variant_key(const TraceEvent& e, std::string& out);
 // Its hash (the hash of variant_key's bytes).
 std::uint64_t variant_hash_of(const TraceEvent& e, std::string& scratch);
 
-// Works them out for a parsed event (its debug_handles already in place); the variant key is left
-// in `scratch` (when variant_hash_known: the caller keeps it and points variant_key at it).
+// Works out a parsed event's cat kind and, for the events the timeline reads them of (device
+// activities, runtime events, events that pair), its args as numbers: as soon as it is parsed.
+void derive_fields(TraceEvent& e);
+// Works out the variant key and hash of a parsed event that pairs (its debug_handles already in
+// place); the key is left in `scratch` (when variant_hash_known: the caller keeps it and points
+// variant_key at it).
 void derive(TraceEvent& e, std::string& scratch);
 
 // What `cat` (of the given state) is to the timeline; never CatKind::unknown.

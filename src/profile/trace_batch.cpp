@@ -235,6 +235,7 @@ private:
                 if (!read_event(v)) {
                     return false;
                 }
+                derive_fields(*ev_); // while the event is in the cache
             } else if (validate(v, 2)) {
                 return false;
             }
@@ -534,7 +535,7 @@ private:
     Batch::Record* rec_ = nullptr;
     TraceEvent* ev_ = nullptr;
     const char* text_ = nullptr;
-    std::string scratch_;              // derive()'s
+    std::string scratch_;             // derive()'s
     std::vector<std::size_t> key_at_; // where each record's variant key starts in the batch
 };
 
