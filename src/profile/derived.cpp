@@ -1,28 +1,8 @@
 #include "profile/derived.hpp"
 
-#include "profile/digits.hpp"
-
-#include <charconv>
 #include <functional>
 
 namespace sdscprov {
-
-std::optional<std::uint64_t> whole_number(FieldState state, std::string_view text) {
-    std::uint64_t v = 0;
-    if (state != FieldState::ok || text.empty()) {
-        return std::nullopt;
-    }
-    if (text.size() < 20) { // at most 19 digits: no overflow
-        std::size_t i = 0;
-        read_digits(text, i, v, text.size());
-        return i == text.size() ? std::optional(v) : std::nullopt;
-    }
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size()) {
-        return std::nullopt;
-    }
-    return v;
-}
 
 CatKind cat_kind_of(FieldState state, std::string_view cat) {
     if (state != FieldState::ok) {

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
+#include <span>
 #include <tuple>
 
 namespace sdscprov {
@@ -204,7 +205,7 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     if (end <= start) {
         return; // holds no time
     }
-    for (Found& found : found_) {
+    for (Found& found : std::span(found_).first(lanes_used_)) {
         if (start < found.to && found.from < end) {
             found.valid = false; // the piece found last changes (else it stays as it is)
         }
@@ -251,7 +252,9 @@ std::optional<SpanLog::Place> SpanLog::near_found(const Found& found, std::uint6
 }
 
 std::optional<std::uint32_t> SpanLog::covering(std::uint64_t t, std::size_t lane) const {
-    Found& found = found_[lane % lanes];
+    const std::size_t at = lane % lanes;
+    lanes_used_ = std::max(lanes_used_, at + 1);
+    Found& found = found_[at];
     if (found.valid && found.from <= t && t < found.to) {
         return found.set;
     }

@@ -149,6 +149,7 @@ private:
     };
     static constexpr std::size_t lanes = 8;
     mutable std::array<Found, lanes> found_;
+    mutable std::size_t lanes_used_ = 1; // the lanes found_ holds pieces of (from 0)
     std::optional<Place> near_found(const Found& found, std::uint64_t t) const;
     // The sets of names pieces refer to (the first: none), each with what the activities in its
     // pieces add up to (each of its names gets that at the end: one sum an activity, however
