@@ -11,6 +11,7 @@ so that a slow moment of the machine hits every command alike, and the median is
   bench.py filesystems [--files N] [--runs R] [--jobs J] [--tmpfs DIR]
   bench.py cores [--runs R]                                          (what a second core adds)
   bench.py builds [--files N] [--runs R] [--jobs J] --before BINARY ... (builds side by side)
+  bench.py timeline --before BINARY [--bytes B] [--runs R] [--jobs J]  (profile's timeline: its cost)
 """
 import argparse
 import json
@@ -575,6 +576,61 @@ def bench_profile(args):
         print(f"python / profile = {py / beside:.1f}x faster (target >= 30)")
 
 
+def timeline_traces(size):
+    """Two generated traces of about `size` bytes of one 2,000-file cache, made once and reused:
+    without host lanes (the timeline computed from the device lanes alone) and with them (runtime
+    launch events, host spans, two devices, consistent submitted times)."""
+    made = []
+    for name, extra in (("without host lanes", []),
+                        ("with host lanes", ["--host-lanes", "--devices", "2", "--submitted", "consistent"])):
+        path = os.path.join(WORK, f"timeline-{size}-{'hl' if extra else 'nh'}")
+        if not os.path.exists(os.path.join(path, "expected.json")):
+            shutil.rmtree(path, ignore_errors=True)
+            print(f"generating a {size / 1e6:,.0f} MB trace {name} in {path} ...", file=sys.stderr)
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_trace.py"), path, "--files",
+                            "2000", "--seed", "5", "--target-bytes", str(size)] + extra, check=True)
+        made.append((name, path))
+    return made
+
+
+def run_usage(cmd):
+    """Wall and CPU (user + system) seconds and peak RSS (KiB) of one run, output discarded."""
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"bench: {' '.join(cmd)} exited {os.waitstatus_to_exitcode(status)}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def bench_timeline(args):
+    """profile of this build against another build's (--before: one without the timeline, or
+    the last one) on the two traces, in turn (A B A B ...): medians of each and of the ratio of
+    each pair (a pair's ratio holds while the machine's pace drifts)."""
+    print(f"profile --format json TRACE --origins SIDECAR -j {args.jobs}: this build against {args.before}, "
+          f"{args.runs} runs of each in turn after one warm-up, warm page cache, {os.cpu_count()} cores")
+    print("| trace | wall: this, before, ratio | CPU: this, before, ratio | peak RSS: this, before |")
+    print("|---|---|---|---|")
+    for name, path in timeline_traces(int(args.bytes)):
+        argv = ["profile", "--format", "json", "-j", str(args.jobs), os.path.join(path, "trace.json"),
+                "--origins", os.path.join(path, "spyre_provenance.json")]
+        builds = ([SDSCPROV] + argv, [args.before] + argv)
+        for cmd in builds:
+            run_usage(cmd)
+        runs = [[run_usage(cmd) for cmd in builds] for _ in range(args.runs)]
+
+        def median(build, what):
+            return statistics.median(r[build][what] for r in runs)
+
+        def ratio(what):
+            return statistics.median(r[0][what] / r[1][what] for r in runs)
+
+        print(f"| {name} | {median(0, 0):.3f} s, {median(1, 0):.3f} s, {ratio(0):.3f} x | "
+              f"{median(0, 1):.3f} s, {median(1, 1):.3f} s, {ratio(1):.3f} x | "
+              f"{median(0, 2) / 1024:.1f} MiB, {median(1, 2) / 1024:.1f} MiB |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -617,6 +673,13 @@ def main():
     profile.add_argument("--runs", type=int, default=5)
     profile.add_argument("--py-runs", type=int, default=1, help="runs of the Python baseline")
     profile.add_argument("--gzip", action="store_true", help="also the trace as .json.gz")
+    timeline = sub.add_parser("timeline", help="profile's time and memory against another build's on two "
+                                               "traces, with and without host lanes")
+    timeline.add_argument("--before", required=True, help="the other build's sdscprov (e.g. one without the "
+                                                          "timeline)")
+    timeline.add_argument("--bytes", type=float, default=3e8, help="size of each generated trace")
+    timeline.add_argument("--runs", type=int, default=11)
+    timeline.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     os.makedirs(WORK, exist_ok=True)
     if args.what == "scan":
@@ -631,6 +694,8 @@ def main():
         bench_builds(args)
     elif args.what == "cores":
         bench_cores(args)
+    elif args.what == "timeline":
+        bench_timeline(args)
     else:
         bench_annotate(args)
 
