@@ -25,7 +25,6 @@ struct Launch {
 // Open addressing in one array of 16 bytes a place, at most 70 % full (no allocation a launch).
 class Table {
 public:
-    bool empty() const { return count_ == 0; }
     // The earliest start given for `correlation` (not no_correlation) so far.
     void add(std::uint64_t correlation, std::uint64_t start) {
         if ((count_ + 1) * 10 > places_.size() * 7) {
@@ -75,7 +74,6 @@ class LaunchStarts {
 public:
     static constexpr std::size_t lanes = 8; // look-up positions kept, one per device (modulo)
 
-    bool empty() const { return ordered_.empty() && others_.empty(); }
     // The earliest start given for `correlation` so far; no_correlation is not kept.
     void add(std::uint64_t correlation, std::uint64_t start) {
         if (correlation == no_correlation) {

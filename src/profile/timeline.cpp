@@ -56,6 +56,14 @@ struct Union {
 
 } // namespace
 
+void IdleTime::add(const IdleTime& other) {
+    gaps += other.gaps;
+    ns = saturating_add(ns, other.ns);
+    host_wait_ns = saturating_add(host_wait_ns, other.host_wait_ns);
+    launch_latency_ns = saturating_add(launch_latency_ns, other.launch_latency_ns);
+    unattributed_ns = saturating_add(unattributed_ns, other.unattributed_ns);
+}
+
 void StepBundleTime::add(const StepBundleTime& other) {
     events += other.events;
     ns = saturating_add(ns, other.ns);

@@ -39,19 +39,8 @@ struct IdleTime {
     std::uint64_t host_wait_ns = 0;
     std::uint64_t launch_latency_ns = 0;
     std::uint64_t unattributed_ns = 0;
-    void add(const IdleTime& other) { // each sum saturates at 2^64 - 1
-        gaps += other.gaps;
-        ns = sum(ns, other.ns);
-        host_wait_ns = sum(host_wait_ns, other.host_wait_ns);
-        launch_latency_ns = sum(launch_latency_ns, other.launch_latency_ns);
-        unattributed_ns = sum(unattributed_ns, other.unattributed_ns);
-    }
+    void add(const IdleTime& other); // each sum saturates at 2^64 - 1
     bool operator==(const IdleTime&) const = default;
-
-private:
-    static std::uint64_t sum(std::uint64_t a, std::uint64_t b) {
-        return b > ~std::uint64_t{0} - a ? ~std::uint64_t{0} : a + b;
-    }
 };
 
 // The launch delays of a set of device activities.

@@ -34,7 +34,6 @@ std::size_t check(const Case& c, std::uint64_t seed_value, int lanes, bool rever
             at->second = std::min(at->second, start);
         }
     }
-    CHECK(starts.empty() == expected.empty());
     std::vector<std::uint64_t> asked(c.correlations);
     for (std::uint64_t k = 0; k < 64; ++k) {
         asked.push_back(seed() % 5000); // mostly never added
@@ -106,9 +105,8 @@ TEST_CASE("launch starts: each correlation's earliest start, in any order of lau
         }
     }
     LaunchStarts none;
-    CHECK(none.empty());
     CHECK_FALSE(none.find(1));
-    none.add(no_correlation, 5);
-    CHECK(none.empty());
+    none.add(no_correlation, 5); // not kept: no activity is looked up by it
     CHECK_FALSE(none.find(no_correlation));
+    CHECK_FALSE(none.find(1));
 }
