@@ -347,16 +347,15 @@ void Aggregation::rankings(ProfileReport& r) const {
 
 // Each row's median launch delay, over the events of its bundles.
 void Aggregation::row_medians(ProfileReport& r) const {
-    std::vector<std::uint64_t> values;
     for (auto& ranking : r.rankings) {
         for (auto& row : ranking.rows) {
-            values.clear();
+            DelayValues values;
             for (auto b : row.bundles) {
                 if (b < delays_.size()) {
-                    values.insert(values.end(), delays_[b].begin(), delays_[b].end());
+                    values.append(delays_[b]);
                 }
             }
-            row.launch.median_ns = median_of(values);
+            row.launch.median_ns = values.median();
         }
     }
 }

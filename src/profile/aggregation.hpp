@@ -138,7 +138,7 @@ private:
     std::unique_ptr<StepLog> step_log_; // record_steps()
     TimelineLog timeline_;
     // Per slot, each launch delay of its events: for the rows' medians (finish()).
-    std::vector<std::vector<std::uint64_t>> delays_;
+    std::vector<DelayValues> delays_;
     // With span_filter(): the times of the kernel events in the timeline's windows, and the
     // free places among them.
     bool deferring_ = false;

@@ -27,10 +27,6 @@ std::optional<std::uint64_t> start_of(const TraceEvent& e) {
     return event_ts_ns(e);
 }
 
-bool is_runtime(const TraceEvent& e) {
-    return cat_kind(e) == CatKind::runtime;
-}
-
 // A union of intervals given in start order (one given out of it widens the last one).
 struct Union {
     std::uint64_t closed = 0; // of the intervals before the open one
@@ -84,6 +80,51 @@ std::uint64_t median_of(std::vector<std::uint64_t>& values) {
     return lower + (upper - lower) / 2;
 }
 
+void DelayValues::append(const DelayValues& other) {
+    small_.insert(small_.end(), other.small_.begin(), other.small_.end());
+    large_.insert(large_.end(), other.large_.begin(), other.large_.end());
+}
+
+std::uint64_t DelayValues::nth(std::size_t k) {
+    if (k < small_.size()) {
+        auto at = small_.begin() + static_cast<std::ptrdiff_t>(k);
+        std::nth_element(small_.begin(), at, small_.end());
+        return *at;
+    }
+    auto at = large_.begin() + static_cast<std::ptrdiff_t>(k - small_.size());
+    std::nth_element(large_.begin(), at, large_.end());
+    return *at;
+}
+
+std::uint64_t DelayValues::median() {
+    const std::size_t n = size();
+    if (n == 0) {
+        return 0;
+    }
+    const std::size_t mid = n / 2;
+    const std::uint64_t upper = nth(mid);
+    if (n % 2 == 1) {
+        return upper;
+    }
+    // The one below: the largest of those nth() put before `mid` in its own part, or the
+    // largest small value when `mid` is the first large one.
+    std::uint64_t lower = 0;
+    if (mid < small_.size()) {
+        lower = *std::max_element(small_.begin(), small_.begin() + static_cast<std::ptrdiff_t>(mid));
+    } else if (mid == small_.size()) {
+        lower = *std::max_element(small_.begin(), small_.end());
+    } else {
+        const auto in_large = static_cast<std::ptrdiff_t>(mid - small_.size());
+        lower = *std::max_element(large_.begin(), large_.begin() + in_large);
+    }
+    return lower + (upper - lower) / 2;
+}
+
+void DelayValues::release() {
+    std::vector<std::uint32_t>().swap(small_);
+    std::vector<std::uint64_t>().swap(large_);
+}
+
 std::optional<ActivityKind> activity_kind(const TraceEvent& e) {
     switch (cat_kind(e)) {
     case CatKind::kernel:
@@ -112,7 +153,7 @@ struct StepAcc {
     // Per device (by its index): the union of its kernels' intervals, and of its kernels' and
     // transfers'.
     std::vector<std::pair<Union, Union>> unions;
-    std::vector<std::uint64_t> delays;
+    DelayValues delays;
     std::uint64_t activities = 0;
     // Per slot: its kernels' count, device time and the gaps before them (bundle_at: 1 + the
     // slot's place in bundles, 0 for none).
@@ -218,11 +259,11 @@ struct TimelineLog::Impl {
     // Per slot.
     std::vector<IdleTime> slot_idle;
     std::vector<LaunchDelays> slot_launch;
-    std::vector<std::vector<std::uint64_t>> slot_delays;
+    std::vector<DelayValues> slot_delays;
     std::vector<std::uint32_t> epoch;
     std::vector<std::uint32_t> moved_to;
     TimelineSummary sum;
-    std::vector<std::uint64_t> queue_delays;
+    DelayValues queue_delays;
     SpanLog spans;
     Settled settled;
     Timed timed;
@@ -322,10 +363,10 @@ struct TimelineLog::Impl {
         };
         add(sum.launch);
         add(acc.fig.launch);
-        acc.delays.push_back(d);
+        acc.delays.add(d);
         if (!p.transfer && slot != no_slot) {
             add(slot_launch[slot]);
-            slot_delays[slot].push_back(d);
+            slot_delays[slot].add(d);
         }
     }
 
@@ -429,13 +470,12 @@ struct TimelineLog::Impl {
         ++sum.queue.kernels;
         if (queued <= submitted && submitted <= start) {
             if (sum.queue.inconsistent == 0) {
-                queue_delays.push_back(start - submitted);
+                queue_delays.add(start - submitted);
                 sum.queue.total_ns = saturating_add(sum.queue.total_ns, start - submitted);
             }
         } else {
             ++sum.queue.inconsistent;
-            queue_delays.clear(); // not given: nothing more to keep
-            queue_delays.shrink_to_fit();
+            queue_delays.release(); // not given: nothing more to keep
             sum.queue.total_ns = 0;
         }
     }
@@ -446,7 +486,7 @@ struct TimelineLog::Impl {
             fig.kernel_busy_ns += u.first.length();
             fig.transfer_ns += u.second.length() - u.first.length();
         }
-        fig.launch.median_ns = median_of(acc.delays);
+        fig.launch.median_ns = acc.delays.median();
         for (const auto& times : acc.bundles) {
             if (times.events > 0) { // a slot moved away (moved()) has none
                 fig.bundles.push_back(times);
@@ -491,18 +531,18 @@ struct TimelineLog::Impl {
             [](const StepTimeline& a, const StepTimeline& b) { return a.wall_ns > b.wall_ns; });
         // Every launch delay is in one step's (or outside's): together once the steps' medians
         // are taken, each step's given up as it is added.
-        std::vector<std::uint64_t> all;
+        DelayValues all;
         auto gather = [&all](StepAcc& acc) {
-            all.insert(all.end(), acc.delays.begin(), acc.delays.end());
-            std::vector<std::uint64_t>().swap(acc.delays);
+            all.append(acc.delays);
+            acc.delays.release();
         };
         for (auto& [span, acc] : steps) {
             gather(acc);
         }
         gather(outside);
-        sum.launch.median_ns = median_of(all);
+        sum.launch.median_ns = all.median();
         if (sum.queue.consistent()) {
-            sum.queue.median_ns = median_of(queue_delays);
+            sum.queue.median_ns = queue_delays.median();
         }
     }
 };
@@ -593,8 +633,8 @@ void TimelineLog::moved(std::uint32_t from, std::uint32_t to) {
     l.total_ns = saturating_add(l.total_ns, m.slot_launch[from].total_ns);
     m.slot_launch[from] = {};
     auto& d = m.slot_delays[from];
-    m.slot_delays[to].insert(m.slot_delays[to].end(), d.begin(), d.end());
-    d.clear();
+    m.slot_delays[to].append(d);
+    d.release();
     auto move_step = [from, to](StepAcc& acc) {
         if (from < acc.bundle_at.size() && acc.bundle_at[from] != 0) {
             StepBundleTime& was = acc.bundles[acc.bundle_at[from] - 1];
@@ -632,7 +672,7 @@ TimelineLog::Result TimelineLog::finish(std::size_t slots) {
         std::make_move_iterator(m.slot_delays.begin()),
         std::make_move_iterator(m.slot_delays.begin() + static_cast<std::ptrdiff_t>(slots)));
     for (std::size_t s = 0; s < slots; ++s) {
-        r.launch[s].median_ns = median_of(r.delays[s]);
+        r.launch[s].median_ns = r.delays[s].median();
     }
     r.spans = std::make_shared<SpanSummary>(m.spans.finish());
     return r;

@@ -122,6 +122,30 @@ struct ActivityTimes {
 // down; 0 for none.
 std::uint64_t median_of(std::vector<std::uint64_t>& values);
 
+// Delays kept for their exact median: 4 bytes each below 2^32 ns (4.29 s), 8 bytes each above.
+class DelayValues {
+public:
+    void add(std::uint64_t ns) {
+        if (ns <= 0xffffffffU) {
+            small_.push_back(static_cast<std::uint32_t>(ns));
+        } else {
+            large_.push_back(ns);
+        }
+    }
+    void append(const DelayValues& other);
+    std::size_t size() const { return small_.size() + large_.size(); }
+    // median_of's median of the values (reordered).
+    std::uint64_t median();
+    // None kept, and their memory given back.
+    void release();
+
+private:
+    // The k-th smallest (k < size()): every large value is above every small one.
+    std::uint64_t nth(std::size_t k);
+    std::vector<std::uint32_t> small_;
+    std::vector<std::uint64_t> large_;
+};
+
 // What a complete event is to the timeline, by its cat: a device activity's kind, else nullopt.
 enum class ActivityKind : std::uint8_t { kernel, transfer };
 std::optional<ActivityKind> activity_kind(const TraceEvent& e);
@@ -174,7 +198,7 @@ public:
         TimelineSummary summary;
         std::vector<IdleTime> idle;                     // per slot
         std::vector<LaunchDelays> launch;               // per slot
-        std::vector<std::vector<std::uint64_t>> delays; // per slot: each launch delay (for rows)
+        std::vector<DelayValues> delays;                // per slot: each launch delay (for rows)
         std::shared_ptr<SpanSummary> spans;             // the host spans (spans.hpp)
     };
     // Once the whole trace was read.

@@ -5,7 +5,9 @@
 #include "sdscprov/profile/timeline.hpp"
 #include "sdscprov/profile/trace.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -103,6 +105,50 @@ TEST_CASE("timeline: medians") {
     CHECK(median_of(odd) == 5);
     std::vector<std::uint64_t> even{10, 0, 50, 5};
     CHECK(median_of(even) == 7); // (5 + 10) / 2 rounded down
+}
+
+// DelayValues keeps values below 2^32 in 4 bytes and the rest apart: its median is median_of's
+// over the same values, wherever the middle falls (among the small, at the first large one,
+// among the large), for odd and even counts, appended or added.
+TEST_CASE("timeline: delay values' median across 4-byte and 8-byte values") {
+    constexpr std::uint64_t big = std::uint64_t{1} << 32;
+    std::mt19937_64 rng(42);
+    for (int round = 0; round < 400; ++round) {
+        const std::size_t smalls = rng() % 9;
+        const std::size_t larges = rng() % 9;
+        std::vector<std::uint64_t> all;
+        for (std::size_t i = 0; i < smalls; ++i) {
+            all.push_back(round % 2 == 0 ? rng() % 50 : (big - 1) - rng() % 3);
+        }
+        for (std::size_t i = 0; i < larges; ++i) {
+            all.push_back(big + rng() % (round % 3 == 0 ? 3 : 1000000));
+        }
+        std::shuffle(all.begin(), all.end(), rng);
+        DelayValues added;
+        DelayValues first;
+        DelayValues second;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            added.add(all[i]);
+            (i % 2 == 0 ? first : second).add(all[i]);
+        }
+        first.append(second);
+        CAPTURE(round);
+        CHECK(added.size() == all.size());
+        CHECK(first.size() == all.size());
+        std::vector<std::uint64_t> copy = all;
+        const std::uint64_t expected = median_of(copy);
+        CHECK(added.median() == expected);
+        CHECK(first.median() == expected);
+        CHECK(first.median() == expected); // again, once reordered
+    }
+    DelayValues none;
+    CHECK(none.median() == 0);
+    DelayValues two;
+    two.add(big - 1);
+    two.add(big + 1);
+    CHECK(two.median() == big); // the first large value and the largest small one
+    two.release();
+    CHECK(two.size() == 0);
 }
 
 TEST_CASE("timeline: gaps, host wait, launch latency and steps of a hand-worked trace") {
