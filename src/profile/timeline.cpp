@@ -194,33 +194,49 @@ bool before(const Pending& a, const Pending& b) {
 }
 
 // A device's activities not yet counted, sorted by before(). They come nearly in start order,
-// so most go to the back. One buffer whose front part is dropped now and then: no allocation per
-// activity once it has grown to the window's size.
+// so most go to the back. A ring of places that grows to the window's size and no further: no
+// allocation and no copy of the rest per activity.
 class Window {
 public:
-    std::size_t size() const { return buf_.size() - head_; }
-    bool empty() const { return size() == 0; }
-    const Pending& front() const { return buf_[head_]; }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const Pending& front() const { return ring_[head_]; }
     void pop_front() {
-        ++head_;
-        if (head_ >= 1024 && head_ * 2 >= buf_.size()) {
-            buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(head_));
-            head_ = 0;
-        }
+        head_ = head_ + 1 == ring_.size() ? 0 : head_ + 1;
+        --size_;
     }
-    // Its place, found from the back: a few steps for an activity that came a little late.
-    void insert(const Pending& p) {
-        auto first = buf_.begin() + static_cast<std::ptrdiff_t>(head_);
-        auto at = buf_.end();
-        while (at != first && before(p, *std::prev(at))) {
-            --at;
+    // Its place, found from the back: a few steps for an activity that came a little late. The
+    // ring grows to at most `most` places (more when it holds that many already).
+    void insert(const Pending& p, std::size_t most) {
+        if (size_ == ring_.size()) {
+            grow(most);
         }
-        buf_.insert(at, p);
+        std::size_t i = size_;
+        for (; i != 0 && before(p, at(i - 1)); --i) {
+            at(i) = at(i - 1);
+        }
+        at(i) = p;
+        ++size_;
     }
 
 private:
-    std::vector<Pending> buf_;
-    std::size_t head_ = 0;
+    Pending& at(std::size_t i) {
+        const std::size_t j = head_ + i;
+        return ring_[j >= ring_.size() ? j - ring_.size() : j];
+    }
+    void grow(std::size_t most) {
+        const std::size_t twice = std::max<std::size_t>(16, 2 * ring_.size());
+        std::vector<Pending> bigger(std::max(size_ + 1, std::min(twice, most)));
+        for (std::size_t i = 0; i < size_; ++i) {
+            bigger[i] = at(i);
+        }
+        ring_.swap(bigger);
+        head_ = 0;
+    }
+
+    std::vector<Pending> ring_;
+    std::size_t head_ = 0; // the front's place
+    std::size_t size_ = 0;
 };
 
 struct Device {
@@ -615,7 +631,7 @@ bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
               transfer};
     m.spans.seen();
     auto& w = m.devices[dev].window;
-    w.insert(p);
+    w.insert(p, m.window + 1);
     if (w.size() > m.window) {
         m.pop(dev);
     }

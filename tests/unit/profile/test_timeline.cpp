@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <doctest/doctest.h>
+#include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace sdscprov;
@@ -320,6 +322,50 @@ TEST_CASE("timeline: an activity that comes after its window left is counted, it
     auto exact = wide.finish(1).summary;
     CHECK(exact.out_of_order == 0);
     CHECK(exact.idle.ns == 17 * us);
+}
+
+// The window is a ring of places: activities that come up to its size out of start order, over
+// many turns of the ring and on two devices, are told the same gaps as when they come in order.
+TEST_CASE("timeline: a window's ring keeps start order through late activities and wraps") {
+    constexpr std::size_t n = 300;
+    std::vector<std::uint64_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        order[i] = i;
+    }
+    std::mt19937_64 rng(7);
+    // Each block of 6 shuffled: at most 5 places late, within a window of 6.
+    for (std::size_t i = 0; i + 6 <= n; i += 6) {
+        std::shuffle(order.begin() + static_cast<std::ptrdiff_t>(i),
+                     order.begin() + static_cast<std::ptrdiff_t>(i + 6), rng);
+    }
+    auto run = [](const std::vector<std::uint64_t>& tags) {
+        std::vector<Ev> keep;
+        for (std::uint64_t tag : tags) {
+            // Activity `tag` on device tag % 2: starts at 10 * tag us, lasts 1 + tag % 7 us.
+            keep.push_back(kernel(std::to_string(10 * tag), std::to_string(1 + tag % 7), "",
+                                  std::to_string(tag % 2), "1"));
+        }
+        TimelineLog log(6);
+        std::vector<std::optional<std::uint64_t>> gaps(tags.size());
+        log.time_each([&](std::uint64_t tag, const ActivityTimes& t) { gaps[tag] = t.gap_ns; });
+        for (std::size_t i = 0; i < tags.size(); ++i) {
+            log.activity(view(keep[i]), ActivityKind::kernel, 0, TimelineLog::no_slot, tags[i]);
+        }
+        auto s = log.finish(1).summary;
+        return std::make_tuple(gaps, s.out_of_order, s.idle.ns);
+    };
+    std::vector<std::uint64_t> in_order(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        in_order[i] = i;
+    }
+    const auto [expected, expected_late, expected_idle] = run(in_order);
+    const auto [gaps, late, idle] = run(order);
+    CHECK(late == 0);
+    CHECK(expected_late == 0);
+    CHECK(idle == expected_idle);
+    CHECK(gaps == expected);
+    // Device 0's activities are 20 us apart: gap 20 us minus the one before's duration.
+    CHECK(expected[4] == (20 - (1 + 2 % 7)) * us);
 }
 
 TEST_CASE("timeline: each tagged activity is told its own gap, host wait and launch delay") {
