@@ -66,18 +66,48 @@ void StepBundleTime::add(const StepBundleTime& other) {
     idle_ns = saturating_add(idle_ns, other.idle_ns);
 }
 
-std::uint64_t median_of(std::vector<std::uint64_t>& values) {
-    if (values.empty()) {
+namespace {
+
+// The k-th smallest of `part` (reordered so that it is at k), and the largest of those before it.
+template <class T>
+std::uint64_t select_nth(std::vector<T>& part, std::size_t k) {
+    auto at = part.begin() + static_cast<std::ptrdiff_t>(k);
+    std::nth_element(part.begin(), at, part.end());
+    return *at;
+}
+
+template <class T>
+std::uint64_t max_before(const std::vector<T>& part, std::size_t k) {
+    return *std::max_element(part.begin(), part.begin() + static_cast<std::ptrdiff_t>(k));
+}
+
+// The median of `low` and `high` taken together (both reordered), every value of `high` above
+// every value of `low`: each middle value is looked for in its own part alone.
+template <class Low, class High>
+std::uint64_t median_of_parts(std::vector<Low>& low, std::vector<High>& high) {
+    const std::size_t n = low.size() + high.size();
+    if (n == 0) {
         return 0;
     }
-    auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-    std::nth_element(values.begin(), mid, values.end());
-    std::uint64_t upper = *mid;
-    if (values.size() % 2 == 1) {
+    const std::size_t mid = n / 2;
+    const bool in_low = mid < low.size();
+    const std::size_t k = in_low ? mid : mid - low.size();
+    const std::uint64_t upper = in_low ? select_nth(low, k) : select_nth(high, k);
+    if (n % 2 == 1) {
         return upper;
     }
-    std::uint64_t lower = *std::max_element(values.begin(), mid);
+    // The one below: before it in its own part, else (the first of high) the largest of low.
+    const std::uint64_t lower = in_low  ? max_before(low, k)
+                                : k > 0 ? max_before(high, k)
+                                        : max_before(low, low.size());
     return lower + (upper - lower) / 2;
+}
+
+} // namespace
+
+std::uint64_t median_of(std::vector<std::uint64_t>& values) {
+    std::vector<std::uint64_t> none;
+    return median_of_parts(values, none);
 }
 
 void DelayValues::append(const DelayValues& other) {
@@ -85,39 +115,8 @@ void DelayValues::append(const DelayValues& other) {
     large_.insert(large_.end(), other.large_.begin(), other.large_.end());
 }
 
-std::uint64_t DelayValues::nth(std::size_t k) {
-    if (k < small_.size()) {
-        auto at = small_.begin() + static_cast<std::ptrdiff_t>(k);
-        std::nth_element(small_.begin(), at, small_.end());
-        return *at;
-    }
-    auto at = large_.begin() + static_cast<std::ptrdiff_t>(k - small_.size());
-    std::nth_element(large_.begin(), at, large_.end());
-    return *at;
-}
-
 std::uint64_t DelayValues::median() {
-    const std::size_t n = size();
-    if (n == 0) {
-        return 0;
-    }
-    const std::size_t mid = n / 2;
-    const std::uint64_t upper = nth(mid);
-    if (n % 2 == 1) {
-        return upper;
-    }
-    // The one below: the largest of those nth() put before `mid` in its own part, or the
-    // largest small value when `mid` is the first large one.
-    std::uint64_t lower = 0;
-    if (mid < small_.size()) {
-        lower = *std::max_element(small_.begin(), small_.begin() + static_cast<std::ptrdiff_t>(mid));
-    } else if (mid == small_.size()) {
-        lower = *std::max_element(small_.begin(), small_.end());
-    } else {
-        const auto in_large = static_cast<std::ptrdiff_t>(mid - small_.size());
-        lower = *std::max_element(large_.begin(), large_.begin() + in_large);
-    }
-    return lower + (upper - lower) / 2;
+    return median_of_parts(small_, large_);
 }
 
 void DelayValues::release() {

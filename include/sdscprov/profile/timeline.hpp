@@ -140,9 +140,7 @@ public:
     void release();
 
 private:
-    // The k-th smallest (k < size()): every large value is above every small one.
-    std::uint64_t nth(std::size_t k);
-    std::vector<std::uint32_t> small_;
+    std::vector<std::uint32_t> small_; // every large value is above every small one
     std::vector<std::uint64_t> large_;
 };
 
