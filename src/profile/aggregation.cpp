@@ -345,10 +345,15 @@ void Aggregation::rankings(ProfileReport& r) const {
     row_medians(r);
 }
 
-// Each row's median launch delay, over the events of its bundles.
+// Each row's median launch delay, over the events of its bundles: a row of one bundle has the
+// bundle's (take_bundles() put it there).
 void Aggregation::row_medians(ProfileReport& r) const {
     for (auto& ranking : r.rankings) {
         for (auto& row : ranking.rows) {
+            if (row.bundles.size() == 1 && row.bundles.front() < delays_.size()) {
+                row.launch.median_ns = r.bundles[row.bundles.front()].launch.median_ns;
+                continue;
+            }
             DelayValues values;
             for (auto b : row.bundles) {
                 if (b < delays_.size()) {
