@@ -2,7 +2,9 @@
 // numbers its launches in turn, and a device's activities look them up in about that order: the
 // launches that come in increasing order are kept in one sorted array (16 bytes each, no hashing)
 // and found from where the device's last one was; any other (out of order, a hostile trace) goes
-// to a hash table, so that no order of launches or look-ups costs more than a hash table's.
+// to a hash table, so that no order of launches or look-ups costs more than a hash table's. A
+// correlation is in one of the two only (one given again is kept where it is), so a look-up that
+// finds it in the array reads no place of the table: a place that is seldom in the cache.
 #pragma once
 
 #include <algorithm>
@@ -81,8 +83,8 @@ public:
         }
         if (ordered_.empty() || correlation > ordered_.back().correlation) {
             ordered_.push_back({correlation, start});
-        } else if (correlation == ordered_.back().correlation) {
-            ordered_.back().start = std::min(ordered_.back().start, start);
+        } else if (Launch* kept = in_ordered(correlation)) {
+            kept->start = std::min(kept->start, start);
         } else {
             others_.add(correlation, start);
         }
@@ -92,14 +94,28 @@ public:
         if (correlation == no_correlation) {
             return std::nullopt;
         }
-        std::optional<std::uint64_t> start = find_ordered(correlation, cursor_[lane % lanes]);
-        if (auto other = others_.find(correlation)) {
-            start = std::min(start.value_or(*other), *other);
+        if (auto start = find_ordered(correlation, cursor_[lane % lanes])) {
+            return start;
         }
-        return start;
+        return others_.find(correlation);
     }
 
 private:
+    // Its place in ordered_, else nullptr (it is not after the last one): a few steps back from
+    // the end, where a correlation that comes a little late is, else a search.
+    Launch* in_ordered(std::uint64_t correlation) {
+        std::size_t i = ordered_.size();
+        for (int step = 0; i > 0 && step < 8; ++step, --i) {
+            if (ordered_[i - 1].correlation <= correlation) {
+                return ordered_[i - 1].correlation == correlation ? &ordered_[i - 1] : nullptr;
+            }
+        }
+        const auto at = std::lower_bound(
+            ordered_.begin(), ordered_.begin() + static_cast<std::ptrdiff_t>(i), correlation,
+            [](const Launch& l, std::uint64_t c) { return l.correlation < c; });
+        return at != ordered_.end() && at->correlation == correlation ? &*at : nullptr;
+    }
+
     // In ordered_, from `at` (the lane's last place, moved to the one found): a few steps on
     // from it, else a search from there, or before it when the correlation is before it.
     std::optional<std::uint64_t> find_ordered(std::uint64_t correlation, std::size_t& at) const {

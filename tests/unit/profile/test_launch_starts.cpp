@@ -72,7 +72,7 @@ TEST_CASE("launch starts: each correlation's earliest start, in any order of lau
     for (std::uint64_t k = 1; k <= 3000; ++k) {
         gaps.correlations.push_back(k * 3);
         if (k % 50 == 0) {
-            gaps.correlations.push_back(k * 3 - 100); // again, out of order
+            gaps.correlations.push_back(k * 3 - 99); // again (3 (k - 33)), out of order
             gaps.correlations.push_back(k * 3 - 1);   // new, out of order
         }
     }
