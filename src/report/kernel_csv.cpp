@@ -58,7 +58,7 @@ public:
         }
     }
 
-    void end(const RunEnd& run) override {
+    void end(const RunEnd& /*run*/) override {
         flush();
         out_.flush();
     }
