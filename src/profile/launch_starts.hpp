@@ -1,8 +1,9 @@
 // Internal: each correlation's earliest launch start, for the timeline (timeline.cpp). A profiler
 // numbers its launches in turn, and a device's activities look them up in about that order: the
-// launches that come in increasing order are kept in one sorted array (16 bytes each, no hashing)
-// and found from where the device's last one was; any other (out of order, a hostile trace) goes
-// to a hash table, so that no order of launches or look-ups costs more than a hash table's. A
+// launches are kept in one sorted array (16 bytes each, no hashing) and found from where the
+// device's last one was. A launch that comes a little out of order (threads launching at once)
+// is put in its place among the array's last few; one further out (a hostile trace) goes to a
+// hash table, so that no order of launches or look-ups costs more than a hash table's. A
 // correlation is in one of the two only (one given again is kept where it is), so a look-up that
 // finds it in the array reads no place of the table: a place that is seldom in the cache.
 #pragma once
@@ -82,8 +83,20 @@ public:
             return;
         }
         if (ordered_.empty() || correlation > ordered_.back().correlation) {
-            ordered_.push_back({correlation, start});
-        } else if (Launch* kept = in_ordered(correlation)) {
+            ordered_.push_back({correlation, start}); // in turn, as mostly
+            return;
+        }
+        // Its place: a few steps back from the end, where a launch that comes a little late goes.
+        std::size_t i = ordered_.size();
+        for (std::size_t step = 0; i > 0 && step < near && ordered_[i - 1].correlation > correlation;
+             ++step) {
+            --i;
+        }
+        if (i > 0 && ordered_[i - 1].correlation == correlation) {
+            ordered_[i - 1].start = std::min(ordered_[i - 1].start, start);
+        } else if (i == 0 || ordered_[i - 1].correlation < correlation) {
+            ordered_.insert(ordered_.begin() + static_cast<std::ptrdiff_t>(i), {correlation, start});
+        } else if (Launch* kept = before(correlation, i)) {
             kept->start = std::min(kept->start, start);
         } else {
             others_.add(correlation, start);
@@ -101,19 +114,15 @@ public:
     }
 
 private:
-    // Its place in ordered_, else nullptr (it is not after the last one): a few steps back from
-    // the end, where a correlation that comes a little late is, else a search.
-    Launch* in_ordered(std::uint64_t correlation) {
-        std::size_t i = ordered_.size();
-        for (int step = 0; i > 0 && step < 8; ++step, --i) {
-            if (ordered_[i - 1].correlation <= correlation) {
-                return ordered_[i - 1].correlation == correlation ? &ordered_[i - 1] : nullptr;
-            }
-        }
+    static constexpr std::size_t near = 8; // the last places a launch is put in
+
+    // Its place among ordered_'s first `n`, else nullptr.
+    Launch* before(std::uint64_t correlation, std::size_t n) {
+        const auto end = ordered_.begin() + static_cast<std::ptrdiff_t>(n);
         const auto at = std::lower_bound(
-            ordered_.begin(), ordered_.begin() + static_cast<std::ptrdiff_t>(i), correlation,
+            ordered_.begin(), end, correlation,
             [](const Launch& l, std::uint64_t c) { return l.correlation < c; });
-        return at != ordered_.end() && at->correlation == correlation ? &*at : nullptr;
+        return at != end && at->correlation == correlation ? &*at : nullptr;
     }
 
     // In ordered_, from `at` (the lane's last place, moved to the one found): a few steps on

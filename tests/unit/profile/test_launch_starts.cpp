@@ -110,3 +110,53 @@ TEST_CASE("launch starts: each correlation's earliest start, in any order of lau
     CHECK_FALSE(none.find(no_correlation));
     CHECK_FALSE(none.find(1));
 }
+
+// As the timeline uses them: launches come a little out of order (threads launching at once, as
+// torch.profiler writes them), some twice, and devices look up the ones launched a little before
+// while more come; a launch put in its place among the last ones moves the places the devices
+// looked up last. Every answer is checked against a map of the earliest starts so far.
+TEST_CASE("launch starts: launches a little out of order, looked up while more come") {
+    for (std::uint64_t seed_value : {1, 2, 3}) {
+        std::mt19937_64 seed(seed_value);
+        std::vector<std::uint64_t> order;
+        for (std::uint64_t k = 1; k <= 6000; ++k) {
+            order.push_back(k);
+        }
+        // Each launch moved up to `jitter` places later (a swap with a near one), some far.
+        const std::size_t jitter = seed_value == 3 ? 20 : 6;
+        for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+            const std::size_t j = std::min(order.size() - 1, i + seed() % jitter);
+            std::swap(order[i], order[j]);
+        }
+        LaunchStarts starts;
+        std::map<std::uint64_t, std::uint64_t> expected;
+        auto add = [&](std::uint64_t corr) {
+            const std::uint64_t start = seed() % 1000000;
+            starts.add(corr, start);
+            auto [at, added] = expected.try_emplace(corr, start);
+            if (!added) {
+                at->second = std::min(at->second, start);
+            }
+        };
+        std::size_t looked_up = 0;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            add(order[i]);
+            if (i % 7 == 0) {
+                add(order[i - std::min<std::size_t>(i, seed() % 30)]); // again, near or far back
+            }
+            if (i >= 10) {
+                const std::uint64_t corr = order[i - 10 + seed() % 10];
+                CAPTURE(seed_value);
+                CAPTURE(corr);
+                const auto got = starts.find(corr, i % 3);
+                REQUIRE(got.has_value());
+                CHECK(*got == expected.at(corr));
+                ++looked_up;
+            }
+        }
+        for (const auto& [corr, start] : expected) {
+            CHECK(starts.find(corr, corr % 5) == start);
+        }
+        CHECK(looked_up == order.size() - 10);
+    }
+}
