@@ -219,7 +219,13 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     // From the cut at start to the one at end.
     while (chunks_[p.chunk][p.at].at < end) {
         Cut& cut = chunks_[p.chunk][p.at];
-        cut.set = with(cut.set, id);
+        const std::uint32_t from = cut.set;
+        if (sets_[from].last_id != id) {
+            const std::uint32_t to = with(from, id); // may add a set
+            sets_[from].last_id = id;
+            sets_[from].last_with = to;
+        }
+        cut.set = sets_[from].last_with;
         if (++p.at == chunks_[p.chunk].size()) {
             p = {p.chunk + 1, 0}; // the cut at end follows: there is a next chunk
         }

@@ -165,6 +165,9 @@ private:
         std::vector<std::uint32_t> names; // sorted
         bool matches = false;             // one of them matches --span
         Totals totals;
+        // with()'s last answer from this set: a name's spans mostly come inside the same ones.
+        std::uint32_t last_id = ~std::uint32_t{0};
+        std::uint32_t last_with = 0;
     };
     std::vector<NameSet> sets_{NameSet{}};
     // with()'s answers by (set << 32 | name) + 1 (0: an empty place), open addressing, at most
