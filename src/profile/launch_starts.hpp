@@ -2,10 +2,11 @@
 // numbers its launches in turn, and a device's activities look them up in about that order: the
 // launches are kept in one sorted array (16 bytes each, no hashing) and found from where the
 // device's last one was. A launch that comes a little out of order (threads launching at once)
-// is put in its place among the array's last few; one further out (a hostile trace) goes to a
-// hash table, so that no order of launches or look-ups costs more than a hash table's. A
-// correlation is in one of the two only (one given again is kept where it is), so a look-up that
-// finds it in the array reads no place of the table: a place that is seldom in the cache.
+// is put in its place among the array's last few; one further out (a hostile trace) is searched
+// for in the array and, not there, goes to a hash table, so that no order of launches or look-ups
+// costs more than a search each. A correlation is in one of the two only (one given again is
+// kept where it is), so a look-up that finds it in the array reads no place of the table: a
+// place that is seldom in the cache.
 #pragma once
 
 #include <algorithm>
