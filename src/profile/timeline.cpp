@@ -68,7 +68,7 @@ void StepBundleTime::add(const StepBundleTime& other) {
 
 namespace {
 
-// The k-th smallest of `part` (reordered so that it is at k), and the largest of those before it.
+// The k-th smallest of `part` (reordered so that it is at k).
 template <class T>
 std::uint64_t select_nth(std::vector<T>& part, std::size_t k) {
     auto at = part.begin() + static_cast<std::ptrdiff_t>(k);
@@ -76,6 +76,7 @@ std::uint64_t select_nth(std::vector<T>& part, std::size_t k) {
     return *at;
 }
 
+// The largest of `part`'s first k (k > 0).
 template <class T>
 std::uint64_t max_before(const std::vector<T>& part, std::size_t k) {
     return *std::max_element(part.begin(), part.begin() + static_cast<std::ptrdiff_t>(k));
