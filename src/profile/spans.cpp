@@ -233,7 +233,7 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
 }
 
 std::optional<SpanLog::Place> SpanLog::near_found(const Found& found, std::uint64_t t) const {
-    if (!found.place || t < found.from) {
+    if (!found.place) {
         return std::nullopt;
     }
     Place p = *found.place;
@@ -241,7 +241,16 @@ std::optional<SpanLog::Place> SpanLog::near_found(const Found& found, std::uint6
         chunks_[p.chunk][p.at].at != found.from) {
         return std::nullopt; // cuts were made before it: its place moved
     }
-    for (int step = 0; step < 8; ++step) {
+    // Back, a few cuts (an activity a little out of order).
+    for (int step = 0; chunks_[p.chunk][p.at].at > t; ++step) {
+        if (step == near_back || (p.chunk == 0 && p.at == 0)) {
+            return std::nullopt;
+        }
+        p = p.at > 0 ? Place{p.chunk, p.at - 1}
+                     : Place{p.chunk - 1, chunks_[p.chunk - 1].size() - 1};
+    }
+    // On: the cuts are in order in memory, so walking them costs less than a search.
+    for (int step = 0; step < near_on; ++step) {
         Place next{p.chunk, p.at + 1};
         if (next.at == chunks_[p.chunk].size()) {
             if (p.chunk + 1 == chunks_.size()) {

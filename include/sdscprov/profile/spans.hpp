@@ -139,7 +139,8 @@ private:
     // [from, to) and its set (a device's activities come in about the order of their times);
     // forgotten when a span changes the pieces.
     // Its cut's place is kept too (still its place while the cut there is at `from`): the next
-    // activity's piece is looked for a few cuts on from it before it is searched.
+    // activity's piece is looked for up to near_on cuts on from it (or near_back back) before it
+    // is searched.
     struct Found {
         bool valid = false;
         std::uint64_t from = 0;
@@ -150,6 +151,8 @@ private:
     static constexpr std::size_t lanes = 8;
     mutable std::array<Found, lanes> found_;
     mutable std::size_t lanes_used_ = 1; // the lanes found_ holds pieces of (from 0)
+    static constexpr int near_on = 64;
+    static constexpr int near_back = 8;
     std::optional<Place> near_found(const Found& found, std::uint64_t t) const;
     // The sets of names pieces refer to (the first: none), each with what the activities in its
     // pieces add up to (each of its names gets that at the end: one sum an activity, however

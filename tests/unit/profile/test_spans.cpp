@@ -3,7 +3,10 @@
 #include "sdscprov/profile/spans.hpp"
 #include "sdscprov/profile/trace.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <doctest/doctest.h>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -164,6 +167,57 @@ TEST_CASE(
     }
     const SpanSummary sum = log.finish();
     for (std::size_t n = 0; n < 7; ++n) {
+        CHECK(row(sum, "s" + std::to_string(n)).activities == want[n]);
+    }
+}
+
+TEST_CASE("spans: activities looked up forwards and back, near and far, on two devices") {
+    // 2,000 spans of 5 names (about a cut every 50 us), then activities whose times jump about:
+    // back a little or a lot, on by a few cuts, by tens, by hundreds; two devices in turn, each
+    // with its own last piece. Each name's activities against a count over the spans themselves.
+    std::uint64_t seed = 777;
+    auto next = [&seed](std::uint64_t n) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (seed >> 33) % n;
+    };
+    struct Interval {
+        std::uint64_t start, end;
+        int name;
+    };
+    std::vector<Interval> spans;
+    std::vector<std::string> texts;
+    for (int i = 0; i < 2000; ++i) {
+        std::uint64_t start = next(100'000), dur = 1 + next(i % 20 == 0 ? 3'000 : 80);
+        spans.push_back({start, start + dur, static_cast<int>(next(5))});
+        texts.push_back(std::to_string(start));
+        texts.push_back(std::to_string(dur));
+    }
+    SpanLog log;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        log.event(span("s" + std::to_string(spans[i].name), texts[2 * i], texts[2 * i + 1]),
+                  std::nullopt);
+    }
+    const std::int64_t jumps[] = {-20'000, -400, -150, -30, 0, 40, 200, 700, 2'500, 9'000, 30'000};
+    std::vector<std::uint64_t> want(5, 0);
+    std::int64_t t[2] = {0, 50'000};
+    for (int i = 0; i < 4000; ++i) {
+        const std::size_t lane = static_cast<std::size_t>(i % 2);
+        t[lane] = std::clamp<std::int64_t>(t[lane] + jumps[next(std::size(jumps))] +
+                                               static_cast<std::int64_t>(next(40)),
+                                           0, 103'000);
+        const auto at = static_cast<std::uint64_t>(t[lane]);
+        log.add(at * 1000, false, 1, IdleTime{}, lane);
+        std::vector<bool> in(5, false);
+        for (const auto& s : spans) {
+            in[static_cast<std::size_t>(s.name)] =
+                in[static_cast<std::size_t>(s.name)] || (s.start <= at && at < s.end);
+        }
+        for (std::size_t n = 0; n < 5; ++n) {
+            want[n] += in[n] ? 1 : 0;
+        }
+    }
+    const SpanSummary sum = log.finish();
+    for (std::size_t n = 0; n < 5; ++n) {
         CHECK(row(sum, "s" + std::to_string(n)).activities == want[n]);
     }
 }
