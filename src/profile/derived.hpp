@@ -1,6 +1,7 @@
 // Internal: what the trace reader works out for each event on the thread that parsed it
 // (TraceEvent's variant_hash, the timeline's args as numbers and its cat's kind), and how the users
-// read them: what was worked out, else worked out on the spot, the same either way.
+// read them: what was worked out, else (cat's kind, variant hash) worked out on the spot, the same
+// either way.
 #pragma once
 
 #include "profile/digits.hpp"
@@ -15,7 +16,7 @@
 namespace sdscprov {
 
 // A whole number's JSON text ("12"), else nullopt ("1.5", "-3", "1e3", or not ok). Inline: the
-// reader asks for four of each timed event's args, most of them absent.
+// reader asks for each of the timeline's args an event has.
 inline std::optional<std::uint64_t> whole_number(FieldState state, std::string_view text) {
     if (state != FieldState::ok || text.empty()) {
         return std::nullopt;
@@ -42,8 +43,7 @@ void variant_key(const TraceEvent& e, std::string& out);
 // Its hash (the hash of variant_key's bytes).
 std::uint64_t variant_hash_of(const TraceEvent& e, std::string& scratch);
 
-// Works out a parsed event's cat kind and, for the events the timeline reads them of (device
-// activities, runtime events, events that pair), its args as numbers: as soon as it is parsed.
+// Works out a parsed event's cat kind, as soon as it is parsed.
 void derive_fields(TraceEvent& e);
 // Works out the variant key and hash of a parsed event that pairs (its debug_handles already in
 // place); the key is left in `scratch` (when variant_hash_known: the caller keeps it and points
@@ -57,13 +57,8 @@ inline CatKind cat_kind(const TraceEvent& e) {
     return e.cat_kind != CatKind::unknown ? e.cat_kind : cat_kind_of(e.cat_state, e.cat);
 }
 
-// One of the timeline's args as a whole number, worked out now.
-std::optional<std::uint64_t> arg_number_of_text(const TraceEvent& e, ArgsNumber which);
-// Worked out already or now.
+// One of the timeline's args as the reader gave it: a whole number, else nullopt.
 inline std::optional<std::uint64_t> arg_number(const TraceEvent& e, ArgsNumber which) {
-    if (!e.args_numbers_known) {
-        return arg_number_of_text(e, which);
-    }
     if ((e.args_numbers & which) == 0) {
         return std::nullopt;
     }

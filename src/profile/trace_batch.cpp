@@ -406,9 +406,20 @@ private:
                 if (!read_cycles(value)) {
                     return false;
                 }
-            } else if (FieldState* state = timeline_arg(key)) {
-                if (!read_number(value, *state, timeline_text(state))) {
+            } else if (is(key, "device")) {
+                if (!read_number(value, ev_->device_state, ev_->device)) {
                     return false;
+                }
+            } else if (const NumberArg arg = number_arg(key); arg.state != nullptr) {
+                std::string_view text;
+                if (!read_number(value, *arg.state, text)) {
+                    return false;
+                }
+                if (auto n = whole_number(*arg.state, text)) { // the last one given counts
+                    *arg.number = *n;
+                    ev_->args_numbers |= arg.bit;
+                } else {
+                    ev_->args_numbers &= static_cast<std::uint8_t>(~arg.bit);
                 }
             } else {
                 ev_->has_sdscprov_arg |= is(key, "sdscprov");
@@ -420,32 +431,27 @@ private:
         return true;
     }
 
-    // The state of a number of args the timeline reads, nullptr for another key.
-    FieldState* timeline_arg(std::string_view key) {
+    // One of the timeline's args read as a whole number: its state, number and bit; no state
+    // for another key.
+    struct NumberArg {
+        FieldState* state = nullptr;
+        std::uint64_t* number = nullptr;
+        std::uint8_t bit = 0;
+    };
+    NumberArg number_arg(std::string_view key) {
         if (is(key, "correlation")) {
-            return &ev_->correlation_state;
-        }
-        if (is(key, "device")) {
-            return &ev_->device_state;
+            return {&ev_->correlation_state, &ev_->correlation_n, correlation_number};
         }
         if (is(key, "queued")) {
-            return &ev_->queued_state;
+            return {&ev_->queued_state, &ev_->queued_n, queued_number};
         }
         if (is(key, "submitted")) {
-            return &ev_->submitted_state;
+            return {&ev_->submitted_state, &ev_->submitted_n, submitted_number};
         }
         if (is(key, "bytes")) {
-            return &ev_->bytes_state;
+            return {&ev_->bytes_state, &ev_->bytes_n, bytes_number};
         }
-        return nullptr;
-    }
-
-    std::string_view& timeline_text(const FieldState* state) {
-        return state == &ev_->correlation_state ? ev_->correlation
-               : state == &ev_->device_state    ? ev_->device
-               : state == &ev_->queued_state    ? ev_->queued
-               : state == &ev_->submitted_state ? ev_->submitted
-                                                : ev_->bytes;
+        return {};
     }
 
     // pid: a number's JSON text, or a string's value.

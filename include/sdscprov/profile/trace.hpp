@@ -68,15 +68,15 @@ struct TraceEvent {
     // Worked out by the reader on the thread that parsed the event (so that the one thread that
     // hands the events over does less), each false (unknown) when not: dur and ts in ns (the form
     // profilers write; event_dur_ns() and event_ts_ns() convert the text otherwise), the hash of
-    // what a kernel event pairs by (Pairing), and the timeline's args as whole numbers (a
-    // number's text of digits alone: args_numbers says which are), and what cat is to the
-    // timeline (cat_kind, compared once instead of by each user). Their users work them out
-    // themselves when not given.
+    // what a kernel event pairs by (Pairing), and what cat is to the timeline (cat_kind, compared
+    // once instead of by each user). Their users work them out themselves when not given.
     bool dur_ns_known = false;
     bool ts_ns_known = false;
     bool variant_hash_known = false;
-    bool args_numbers_known = false;
-    std::uint8_t args_numbers = 0;       // args_number bits: which of the numbers below are given
+    // The timeline's args that are whole numbers (a number's text of digits alone), as the
+    // numbers below: args_number bits. Their texts are not kept (an event is read by the
+    // timeline only as a number).
+    std::uint8_t args_numbers = 0;
     CatKind cat_kind = CatKind::unknown; // what cat is to the timeline
 
     std::uint64_t index = 0;  // position in traceEvents, 0-based
@@ -102,14 +102,11 @@ struct TraceEvent {
     // [0, 2^32) (cycles_ts_counters), and the first five of those.
     std::size_t cycles_ts_count = 0;
     std::array<std::uint32_t, 5> cycles_ts{};
-    // The timeline's args (timeline.hpp), each a number's JSON text when ok: args.correlation (a
-    // runtime event and the device work it launched), args.device, args.queued and
-    // args.submitted (the runtime's own clock, ns), args.bytes (of a transfer).
-    std::string_view correlation;
+    // The timeline's args (timeline.hpp): args.device, a number's JSON text when ok; and (as
+    // whole numbers below, with their states above) args.correlation (a runtime event and the
+    // device work it launched), args.queued and args.submitted (the runtime's own clock, ns),
+    // args.bytes (of a transfer).
     std::string_view device;
-    std::string_view queued;
-    std::string_view submitted;
-    std::string_view bytes;
 
     std::uint64_t dur_ns = 0;
     std::uint64_t ts_ns = 0;

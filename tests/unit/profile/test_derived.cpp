@@ -5,6 +5,7 @@
 #include "sdscprov/profile/profile.hpp"
 #include "sdscprov/profile/trace.hpp"
 
+#include <array>
 #include <charconv>
 #include <doctest/doctest.h>
 #include <functional>
@@ -64,6 +65,8 @@ struct Checked {
 // Checks each event as it comes against what its text says.
 struct Check final : TraceHandler {
     Checked seen;
+    // Per event: the JSON texts written for args.correlation, queued, submitted and bytes.
+    std::vector<std::array<std::string, 4>> args;
     void event(const TraceEvent& e) override {
         ++seen.events;
         CAPTURE(e.index);
@@ -87,18 +90,22 @@ struct Check final : TraceHandler {
         TraceEvent unread = e; // as an event made without the reader: worked out on the spot
         unread.cat_kind = CatKind::unknown;
         CHECK(cat_kind(unread) == e.cat_kind);
-        const bool timed = e.cat_kind == CatKind::kernel || e.cat_kind == CatKind::transfer ||
-                           e.cat_kind == CatKind::runtime || pairs(e);
-        CHECK(e.args_numbers_known == timed); // the others' worked out on the spot
+        // Each of the timeline's args as a whole number, for every event: a JSON string is of
+        // the wrong type, any other text a number's.
         const std::optional<std::uint64_t> numbers[] = {
             arg_number(e, correlation_number), arg_number(e, queued_number),
             arg_number(e, submitted_number), arg_number(e, bytes_number)};
-        CHECK(numbers[0] == reference_whole(e.correlation_state, e.correlation));
-        CHECK(numbers[1] == reference_whole(e.queued_state, e.queued));
-        CHECK(numbers[2] == reference_whole(e.submitted_state, e.submitted));
-        CHECK(numbers[3] == reference_whole(e.bytes_state, e.bytes));
-        for (const auto& n : numbers) {
-            seen.numbers += e.args_numbers_known && n.has_value() ? 1 : 0;
+        const FieldState states[] = {e.correlation_state, e.queued_state, e.submitted_state,
+                                     e.bytes_state};
+        REQUIRE(e.index < args.size());
+        for (std::size_t a = 0; a < 4; ++a) {
+            CAPTURE(a);
+            const std::string& text = args[e.index][a];
+            const FieldState written =
+                text.starts_with('"') ? FieldState::wrong_type : FieldState::ok;
+            CHECK(states[a] == written);
+            CHECK(numbers[a] == reference_whole(written, text));
+            seen.numbers += numbers[a].has_value() ? 1 : 0;
         }
         CHECK(e.variant_hash_known == pairs(e));
         if (e.variant_hash_known) {
@@ -155,6 +162,7 @@ TEST_CASE("the reader's own readings of each event are its users' readings of it
                            "launch_jobplan:sdsc_fused_add_0"};
     std::uint64_t seed = 1234567;
     std::string text = "{\"traceEvents\": [\n";
+    std::vector<std::array<std::string, 4>> args;
     for (int i = 0; i < 3000; ++i) {
         auto pick = [&seed](const auto& list) {
             return list[next(seed) % (sizeof(list) / sizeof(list[0]))];
@@ -164,11 +172,18 @@ TEST_CASE("the reader's own readings of each event are its users' readings of it
         if (next(seed) % 8) {
             text += std::string("\"cat\": ") + pick(cats) + ", ";
         }
+        auto& given = args.emplace_back();
+        for (auto& g : given) {
+            g = pick(numbers);
+        }
         text += std::string("\"ph\": \"") + (next(seed) % 5 ? "X" : "i") + "\", \"name\": \"" +
                 pick(names) + "\", \"ts\": " + pick(times) + ", \"dur\": " + pick(times) +
-                ", \"args\": {\"correlation\": " + pick(numbers) +
-                ", \"queued\": " + pick(numbers) + ", \"submitted\": " + pick(numbers) +
-                ", \"bytes\": " + pick(numbers);
+                ", \"args\": {\"correlation\": " + given[0] + ", \"queued\": " + given[1] +
+                ", \"submitted\": " + given[2] + ", \"bytes\": " + given[3];
+        if (next(seed) % 4 == 0) { // given again: the last one counts
+            given[0] = pick(numbers);
+            text += ", \"correlation\": " + given[0];
+        }
         if (next(seed) % 2) {
             text += ", \"provenance_key\": \"aaaaaaaaaaaaaaaa\"";
         }
@@ -186,6 +201,7 @@ TEST_CASE("the reader's own readings of each event are its users' readings of it
         options.threads = threads;
         TraceReader reader(options);
         Check check;
+        check.args = args;
         auto result = reader.read_bytes(text, check);
         REQUIRE_FALSE(result.error);
         CHECK(check.seen.events == 3000);

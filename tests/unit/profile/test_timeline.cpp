@@ -6,6 +6,7 @@
 #include "sdscprov/profile/trace.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <doctest/doctest.h>
 #include <optional>
 #include <random>
@@ -40,12 +41,23 @@ TraceEvent view(const Ev& x) {
             out = v;
         }
     };
-    set(x.correlation, e.correlation_state, e.correlation);
     set(x.device, e.device_state, e.device);
     set(x.pid, e.pid_state, e.pid);
-    set(x.bytes, e.bytes_state, e.bytes);
-    set(x.queued, e.queued_state, e.queued);
-    set(x.submitted, e.submitted_state, e.submitted);
+    // The reader gives these as whole numbers (their texts are not kept).
+    auto number = [&e](const std::string& v, FieldState& state, std::uint64_t& out,
+                       ArgsNumber bit) {
+        if (!v.empty()) {
+            state = FieldState::ok;
+            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+            if (ec == std::errc{} && end == v.data() + v.size()) {
+                e.args_numbers |= bit;
+            }
+        }
+    };
+    number(x.correlation, e.correlation_state, e.correlation_n, correlation_number);
+    number(x.bytes, e.bytes_state, e.bytes_n, bytes_number);
+    number(x.queued, e.queued_state, e.queued_n, queued_number);
+    number(x.submitted, e.submitted_state, e.submitted_n, submitted_number);
     return e;
 }
 
