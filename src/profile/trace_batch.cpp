@@ -4,6 +4,8 @@
 #include "sdscprov/core/json_error.hpp"
 #include "sdscprov/profile/profile.hpp"
 
+#include <algorithm>
+
 namespace sdscprov::trace_batch {
 
 std::string_view type_name(od::json_type t) {
@@ -288,7 +290,31 @@ private:
             return result;
         }
         out = trimmed_token(v.raw_json_token());
-        return valid_number(v, out);
+        return short_whole(out) || valid_number(v, out);
+    }
+
+    // Digits alone, a few of them, without a leading zero ("0", "4242"): valid JSON at once.
+    static bool short_whole(std::string_view t) {
+        if (t.empty() || t.size() > 8 || (t[0] == '0' && t.size() > 1)) {
+            return false;
+        }
+        return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    }
+
+    // A number whose whole-number value is wanted (`n`, else nullopt): digits alone, without a
+    // leading zero, are valid JSON as they are; any other text is validated as read_number's.
+    bool read_whole(od::value v, FieldState& state, std::optional<std::uint64_t>& n) {
+        n.reset();
+        if (bool result = false; !of_type(v, od::json_type::number, 3, state, result)) {
+            return result;
+        }
+        const std::string_view text = trimmed_token(v.raw_json_token());
+        n = whole_number(state, text);
+        if (n && (text.size() == 1 || text[0] != '0')) {
+            return true;
+        }
+        n.reset();
+        return valid_number(v, text);
     }
 
     // Whether number `v` (its text `text`) is valid JSON: at once for the plain form, else as
@@ -411,11 +437,11 @@ private:
                     return false;
                 }
             } else if (const NumberArg arg = number_arg(key); arg.state != nullptr) {
-                std::string_view text;
-                if (!read_number(value, *arg.state, text)) {
+                std::optional<std::uint64_t> n;
+                if (!read_whole(value, *arg.state, n)) {
                     return false;
                 }
-                if (auto n = whole_number(*arg.state, text)) { // the last one given counts
+                if (n) { // the last one given counts
                     *arg.number = *n;
                     ev_->args_numbers |= arg.bit;
                 } else {

@@ -388,6 +388,8 @@ TEST_CASE("every malformed trace is an error at its byte") {
         {head + "{\"ts\": 0x10}]}", "0x10", "parse-error"},
         {head + "{\"pid\": 00}]}", "00", "parse-error"},
         {head + "{\"args\": {\"correlation\": 1.}}]}", "1.", "parse-error"},
+        {head + "{\"args\": {\"correlation\": 007}}]}", "007", "parse-error"},
+        {head + "{\"args\": {\"bytes\": 00}}]}", "00", "parse-error"},
         {head + "{\"args\": {\"device\": 012}}]}", "012", "parse-error"},
         {head + "{\"args\": {\"cycles_ts\": [1, 2-]}}]}", "2-", "parse-error"},
         {head + "{\"a\": 1}{\"b\": 2}]}", "{\"b\"", "parse-error"},
