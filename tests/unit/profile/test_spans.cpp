@@ -41,6 +41,56 @@ const SpanRow& row(const SpanSummary& s, const std::string& name) {
     return s.rows.front();
 }
 
+// Spans of a few names at random (overlapping, nested, out of order), read into a log; the
+// reference counts each name's activities over the spans themselves.
+struct RandomSpans {
+    struct Interval {
+        std::uint64_t start, end;
+        std::size_t name;
+    };
+    std::uint64_t seed;
+    std::vector<Interval> spans;
+    std::vector<std::string> texts;  // the events' text, alive while the log reads them
+    std::vector<std::uint64_t> want; // per name, its activities
+
+    RandomSpans(std::uint64_t s, std::size_t names) : seed(s), want(names, 0) {}
+    std::uint64_t next(std::uint64_t n) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (seed >> 33) % n;
+    }
+    // `count` spans starting before `until` us: one in `long_every` up to `long_us` long, the
+    // others up to `short_us`.
+    void read_into(SpanLog& log, int count, std::uint64_t until, int long_every,
+                   std::uint64_t long_us, std::uint64_t short_us) {
+        for (int i = 0; i < count; ++i) {
+            std::uint64_t start = next(until),
+                          dur = 1 + next(i % long_every == 0 ? long_us : short_us);
+            spans.push_back({start, start + dur, static_cast<std::size_t>(next(want.size()))});
+            texts.push_back(std::to_string(start));
+            texts.push_back(std::to_string(dur));
+        }
+        for (std::size_t i = 0; i < spans.size(); ++i) {
+            log.event(span("s" + std::to_string(spans[i].name), texts[2 * i], texts[2 * i + 1]),
+                      std::nullopt);
+        }
+    }
+    // An activity at `t` us: each name that holds it counts it once.
+    void activity(std::uint64_t t) {
+        std::vector<bool> in(want.size(), false);
+        for (const auto& s : spans) {
+            in[s.name] = in[s.name] || (s.start <= t && t < s.end);
+        }
+        for (std::size_t n = 0; n < want.size(); ++n) {
+            want[n] += in[n] ? 1 : 0;
+        }
+    }
+    void check(const SpanSummary& sum) const {
+        for (std::size_t n = 0; n < want.size(); ++n) {
+            CHECK(row(sum, "s" + std::to_string(n)).activities == want[n]);
+        }
+    }
+};
+
 } // namespace
 
 TEST_CASE("spans: user_annotation spans with a name, not steps, not CPU ops") {
@@ -126,100 +176,37 @@ TEST_CASE("spans: a span read after an activity was looked up changes what a lat
 
 TEST_CASE(
     "spans: thousands of spans in a scrambled order, each activity in the names that hold it") {
-    // 3,000 spans of 7 names (overlapping, nested, out of order: the time axis is cut into many
-    // chunks, each split as it grows), then activities at every 7 us: each name's activities
-    // against a count over the spans themselves.
-    std::uint64_t seed = 12345;
-    auto next = [&seed](std::uint64_t n) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (seed >> 33) % n;
-    };
-    struct Interval {
-        std::uint64_t start, end;
-        int name;
-    };
-    std::vector<Interval> spans;
-    std::vector<std::string> texts; // the events' text, alive while the log reads them
-    for (int i = 0; i < 3000; ++i) {
-        std::uint64_t start = next(200'000), dur = 1 + next(i % 10 == 0 ? 5'000 : 60);
-        spans.push_back({start, start + dur, static_cast<int>(next(7))});
-    }
+    // 3,000 spans of 7 names (the time axis is cut into many chunks, each split as it grows),
+    // then activities at every 7 us.
+    RandomSpans random(12345, 7);
     SpanLog log;
-    for (const auto& s : spans) {
-        texts.push_back(std::to_string(s.start));
-        texts.push_back(std::to_string(s.end - s.start));
-    }
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-        const std::string name = "s" + std::to_string(spans[i].name);
-        log.event(span(name, texts[2 * i], texts[2 * i + 1]), std::nullopt);
-    }
-    std::vector<std::uint64_t> want(7, 0);
+    random.read_into(log, 3000, 200'000, 10, 5'000, 60);
     for (std::uint64_t t = 0; t < 206'000; t += 7) {
         log.add(t * 1000, false, 1, IdleTime{});
-        std::vector<bool> in(7, false);
-        for (const auto& s : spans) {
-            in[static_cast<std::size_t>(s.name)] =
-                in[static_cast<std::size_t>(s.name)] || (s.start <= t && t < s.end);
-        }
-        for (std::size_t n = 0; n < 7; ++n) {
-            want[n] += in[n] ? 1 : 0;
-        }
+        random.activity(t);
     }
-    const SpanSummary sum = log.finish();
-    for (std::size_t n = 0; n < 7; ++n) {
-        CHECK(row(sum, "s" + std::to_string(n)).activities == want[n]);
-    }
+    random.check(log.finish());
 }
 
 TEST_CASE("spans: activities looked up forwards and back, near and far, on two devices") {
     // 2,000 spans of 5 names (about a cut every 50 us), then activities whose times jump about:
     // back a little or a lot, on by a few cuts, by tens, by hundreds; two devices in turn, each
-    // with its own last piece. Each name's activities against a count over the spans themselves.
-    std::uint64_t seed = 777;
-    auto next = [&seed](std::uint64_t n) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (seed >> 33) % n;
-    };
-    struct Interval {
-        std::uint64_t start, end;
-        int name;
-    };
-    std::vector<Interval> spans;
-    std::vector<std::string> texts;
-    for (int i = 0; i < 2000; ++i) {
-        std::uint64_t start = next(100'000), dur = 1 + next(i % 20 == 0 ? 3'000 : 80);
-        spans.push_back({start, start + dur, static_cast<int>(next(5))});
-        texts.push_back(std::to_string(start));
-        texts.push_back(std::to_string(dur));
-    }
+    // with its own last piece.
+    RandomSpans random(777, 5);
     SpanLog log;
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-        log.event(span("s" + std::to_string(spans[i].name), texts[2 * i], texts[2 * i + 1]),
-                  std::nullopt);
-    }
+    random.read_into(log, 2000, 100'000, 20, 3'000, 80);
     const std::int64_t jumps[] = {-20'000, -400, -150, -30, 0, 40, 200, 700, 2'500, 9'000, 30'000};
-    std::vector<std::uint64_t> want(5, 0);
     std::int64_t t[2] = {0, 50'000};
     for (int i = 0; i < 4000; ++i) {
         const std::size_t lane = static_cast<std::size_t>(i % 2);
-        t[lane] = std::clamp<std::int64_t>(t[lane] + jumps[next(std::size(jumps))] +
-                                               static_cast<std::int64_t>(next(40)),
+        t[lane] = std::clamp<std::int64_t>(t[lane] + jumps[random.next(std::size(jumps))] +
+                                               static_cast<std::int64_t>(random.next(40)),
                                            0, 103'000);
         const auto at = static_cast<std::uint64_t>(t[lane]);
         log.add(at * 1000, false, 1, IdleTime{}, lane);
-        std::vector<bool> in(5, false);
-        for (const auto& s : spans) {
-            in[static_cast<std::size_t>(s.name)] =
-                in[static_cast<std::size_t>(s.name)] || (s.start <= at && at < s.end);
-        }
-        for (std::size_t n = 0; n < 5; ++n) {
-            want[n] += in[n] ? 1 : 0;
-        }
+        random.activity(at);
     }
-    const SpanSummary sum = log.finish();
-    for (std::size_t n = 0; n < 5; ++n) {
-        CHECK(row(sum, "s" + std::to_string(n)).activities == want[n]);
-    }
+    random.check(log.finish());
 }
 
 TEST_CASE("spans: tens of thousands of names, each kept apart however they look alike") {
