@@ -293,9 +293,12 @@ private:
         return short_whole(out) || valid_number(v, out);
     }
 
+    // A number's text of digits that JSON turns away: one with a leading zero ("007").
+    static bool leading_zero(std::string_view t) { return t.size() > 1 && t[0] == '0'; }
+
     // Digits alone, a few of them, without a leading zero ("0", "4242"): valid JSON at once.
     static bool short_whole(std::string_view t) {
-        if (t.empty() || t.size() > 8 || (t[0] == '0' && t.size() > 1)) {
+        if (t.empty() || t.size() > 8 || leading_zero(t)) {
             return false;
         }
         return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -310,7 +313,7 @@ private:
         }
         const std::string_view text = trimmed_token(v.raw_json_token());
         n = whole_number(state, text);
-        if (n && (text.size() == 1 || text[0] != '0')) {
+        if (n && !leading_zero(text)) {
             return true;
         }
         n.reset();
