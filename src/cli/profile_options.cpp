@@ -29,6 +29,7 @@ void add_by_option(CLI::App& cmd, RankingChoice& by) {
                "traces: the slowest rank's time over the fastest's); comma-separated or given "
                "again")
         ->delimiter(',')
+        ->allow_extra_args(false) // `--by idle TRACE`: the trace is not another word
         ->check(CLI::IsMember(words));
 }
 

@@ -168,6 +168,13 @@ TEST_CASE("options: profile's --by becomes the tables in the order given and the
     ProfileCli bad;
     CHECK(parse("profile", add_profile_options, bad, {"--by", "line,speed", "t.json"})
               .find("speed") != std::string::npos);
+    // One word list each time: the trace after it, and an option after that, are not taken for
+    // more of its words.
+    ProfileCli before_trace;
+    REQUIRE(parse("profile", add_profile_options, before_trace,
+                  {"--by", "idle", "t.json", "--top", "3"}) == "");
+    CHECK(before_trace.trace == "t.json");
+    CHECK(before_trace.by.order == ProfileOrder::idle);
 }
 
 TEST_CASE("options: strip's write flags become one WriteSettings, and a writing run finds temps") {
