@@ -174,17 +174,21 @@ std::size_t cache_place(std::string_view name, std::size_t places) {
 
 std::uint32_t SpanLog::name_id(std::string_view name) {
     std::uint32_t& cached = name_cache_[cache_place(name, name_cache_.size())];
-    if (cached != 0 && rows_[cached - 1].name == name) {
-        return cached - 1;
+    if (cached != 0) {
+        const NameKey& key = keys_[cached - 1];
+        if (key.size == name.size() &&
+            std::memcmp(names_.data() + key.at, name.data(), key.size) == 0) {
+            return cached - 1;
+        }
     }
     auto at = ids_.find(name);
     if (at == ids_.end()) {
-        std::string copy(name);
-        at = ids_.emplace(copy, static_cast<std::uint32_t>(rows_.size())).first;
-        SpanRow row;
-        row.name = std::move(copy);
-        row.matches = filter_ && filter_->matches(row.name);
-        rows_.push_back(std::move(row));
+        at = ids_.emplace(std::string(name), static_cast<std::uint32_t>(rows_.size())).first;
+        SpanRow row; // named at the end, from names_
+        row.matches = filter_ && filter_->matches(at->first);
+        rows_.push_back(row);
+        keys_.push_back({names_.size(), name.size(), 0});
+        names_.append(name);
     }
     cached = at->second + 1;
     return at->second;
@@ -197,8 +201,8 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     }
     ++sum_.spans;
     const std::uint32_t id = name_id(e.name);
-    ++rows_[id].occurrences;
-    sum_.matching += rows_[id].matches ? 1 : 0;
+    ++keys_[id].occurrences;
+    sum_.matching += filter_ && rows_[id].matches ? 1 : 0;
     if (decided_until && start <= *decided_until) {
         ++sum_.late;
     }
@@ -317,6 +321,11 @@ void SpanLog::add(std::uint64_t t, bool transfer, std::uint64_t ns, const IdleTi
 }
 
 SpanSummary SpanLog::finish() {
+    for (std::size_t id = 0; id < rows_.size(); ++id) {
+        rows_[id].name = names_.substr(keys_[id].at, keys_[id].size);
+        rows_[id].occurrences = keys_[id].occurrences;
+    }
+    std::string().swap(names_);
     for (const NameSet& set : sets_) {
         for (auto id : set.names) {
             SpanRow& row = rows_[id];

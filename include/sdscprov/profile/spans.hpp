@@ -121,6 +121,15 @@ private:
     // 0: none), then in ids_; a new name gets a row.
     std::uint32_t name_id(std::string_view name);
     std::vector<std::uint32_t> name_cache_ = std::vector<std::uint32_t>(16384, 0); // a power of two
+    // What a span occurrence reads of its name, by id, apart from rows_ (named and read at the
+    // end): the name's bytes in names_, next to the other names', and its occurrences so far.
+    struct NameKey {
+        std::size_t at; // in names_
+        std::size_t size;
+        std::uint64_t occurrences;
+    };
+    std::vector<NameKey> keys_;
+    std::string names_;
     std::vector<SpanRow> rows_;
     // The time axis cut where a span starts or ends: each cut's time and the set of span names
     // that hold the piece from it to the next cut (an index into sets_), in order, in chunks of
