@@ -172,25 +172,37 @@ struct StepAcc {
     }
 };
 
-// An activity waiting in its device's window.
-struct Pending {
+// A kernel's queue delay as it comes, in one number: none (args.queued or args.submitted not
+// given, or 0), not consistent with its ts (not queued <= submitted <= start), else its start
+// minus submitted (below both marks: a start is at most max_event_ns).
+constexpr std::uint64_t no_queue = ~std::uint64_t{0};
+constexpr std::uint64_t queue_inconsistent = no_queue - 1;
+
+std::uint64_t queue_delay(std::uint64_t queued, std::uint64_t submitted, std::uint64_t start) {
+    if (queued == 0 || submitted == 0) {
+        return no_queue;
+    }
+    return queued <= submitted && submitted <= start ? start - submitted : queue_inconsistent;
+}
+
+// An activity waiting in its device's window: a cache line.
+struct alignas(64) Pending {
     std::uint64_t start;
     std::uint64_t end;
     std::uint64_t correlation;
     std::uint64_t bytes;
-    std::uint64_t seq;       // arrival order, for ties
-    std::uint64_t tag;       // TimelineLog::time_each()'s, else no_tag
-    std::uint64_t queued;    // a kernel's args.queued, else 0
-    std::uint64_t submitted; // and args.submitted
+    std::uint64_t tag;   // TimelineLog::time_each()'s, else no_tag
+    std::uint64_t queue; // a kernel's queue_delay(), else no_queue
     std::uint32_t slot;
     std::uint32_t epoch;    // of its slot when it came (moved())
     std::uint32_t deferred; // TimelineLog::filter()'s index, else no_slot
     bool transfer;
 };
+static_assert(sizeof(Pending) == 64);
 
-// The window's order: by start (then end, then arrival).
+// The window's order: by start, then end (Window::insert() keeps those alike in arrival order).
 bool before(const Pending& a, const Pending& b) {
-    return std::tie(a.start, a.end, a.seq) < std::tie(b.start, b.end, b.seq);
+    return std::tie(a.start, a.end) < std::tie(b.start, b.end);
 }
 
 // A device's activities not yet counted, sorted by before(). They come nearly in start order,
@@ -205,8 +217,9 @@ public:
         head_ = head_ + 1 == ring_.size() ? 0 : head_ + 1;
         --size_;
     }
-    // Its place, found from the back: a few steps for an activity that came a little late. The
-    // ring grows to at most `most` places (more when it holds that many already).
+    // Its place, found from the back (after those alike in before()'s order): a few steps for an
+    // activity that came a little late. The ring grows to at most `most` places (more when it
+    // holds that many already).
     void insert(const Pending& p, std::size_t most) {
         if (size_ == ring_.size()) {
             grow(most);
@@ -253,7 +266,6 @@ using launch_starts::no_correlation;
 
 struct TimelineLog::Impl {
     std::size_t window;
-    std::uint64_t seq = 0;
     // Each device's index by its name: 'd' and args.device, else 'p' and the pid. The first few
     // are also in `known`, compared without making a name (most traces have a few devices).
     std::unordered_map<std::string, std::uint32_t> device_ids;
@@ -467,7 +479,7 @@ struct TimelineLog::Impl {
         } else {
             ++acc.fig.kernels;
             kernels.add(p.start, p.end);
-            queue(p.queued, p.submitted, p.start);
+            queue(p.queue);
         }
         all.add(p.start, p.end);
     }
@@ -479,15 +491,16 @@ struct TimelineLog::Impl {
         leave(device, p);
     }
 
-    void queue(std::uint64_t queued, std::uint64_t submitted, std::uint64_t start) {
-        if (queued == 0 || submitted == 0) {
+    // A kernel's queue_delay().
+    void queue(std::uint64_t delay) {
+        if (delay == no_queue) {
             return;
         }
         ++sum.queue.kernels;
-        if (queued <= submitted && submitted <= start) {
+        if (delay != queue_inconsistent) {
             if (sum.queue.inconsistent == 0) {
-                queue_delays.add(start - submitted);
-                sum.queue.total_ns = saturating_add(sum.queue.total_ns, start - submitted);
+                queue_delays.add(delay);
+                sum.queue.total_ns = saturating_add(sum.queue.total_ns, delay);
             }
         } else {
             ++sum.queue.inconsistent;
@@ -621,10 +634,10 @@ bool TimelineLog::activity(const TraceEvent& e, ActivityKind kind, std::uint32_t
               saturating_add(start, dur),
               arg_number(e, correlation_number).value_or(no_correlation),
               transfer ? arg_number(e, bytes_number).value_or(0) : 0,
-              m.seq++,
               tag,
-              transfer ? 0 : arg_number(e, queued_number).value_or(0),
-              transfer ? 0 : arg_number(e, submitted_number).value_or(0),
+              transfer ? no_queue
+                       : queue_delay(arg_number(e, queued_number).value_or(0),
+                                     arg_number(e, submitted_number).value_or(0), start),
               slot,
               slot == no_slot ? 0 : m.epoch[slot],
               deferred,

@@ -262,13 +262,13 @@ TEST_CASE("timeline: without step spans the whole trace is one step, without lau
 }
 
 TEST_CASE("timeline: queue delay only when queued and submitted agree with ts") {
-    auto run = [](const std::string& second_submitted) {
+    auto run = [](const std::string& second_queued, const std::string& second_submitted) {
         TimelineLog log;
         Ev a = kernel("10", "20", "", "0", "1");
         a.queued = "1000";
         a.submitted = "2000"; // 8 us before its start at 10 us
         Ev b = kernel("40", "10", "", "0", "1");
-        b.queued = "30000";
+        b.queued = second_queued;
         b.submitted = second_submitted;
         Ev c = kernel("60", "1", "", "0", "1"); // neither: not counted
         for (const Ev* x : {&a, &b, &c}) {
@@ -276,16 +276,28 @@ TEST_CASE("timeline: queue delay only when queued and submitted agree with ts") 
         }
         return log.finish(1).summary.queue;
     };
-    auto q = run("38000");
+    auto q = run("30000", "38000");
     CHECK(q.consistent());
     CHECK(q.kernels == 2);
     CHECK(q.total_ns == 10000);
     CHECK(q.median_ns == 5000);
-    auto late = run("45000"); // submitted after the start: another clock
-    CHECK_FALSE(late.consistent());
-    CHECK(late.kernels == 2);
-    CHECK(late.inconsistent == 1);
-    CHECK(late.total_ns == 0);
+    // The bounds hold: queued = submitted, and submitted = start (a delay of 0).
+    auto same = run("38000", "38000");
+    CHECK(same.consistent());
+    CHECK(same.total_ns == 10000);
+    auto at_start = run("30000", "40000");
+    CHECK(at_start.consistent());
+    CHECK(at_start.total_ns == 8000);
+    CHECK(at_start.median_ns == 4000);
+    for (const auto& [queued, submitted] :
+         {std::pair{"30000", "45000"},   // submitted after the start: another clock
+          std::pair{"38001", "38000"}}) { // queued after submitted
+        auto wrong = run(queued, submitted);
+        CHECK_FALSE(wrong.consistent());
+        CHECK(wrong.kernels == 2);
+        CHECK(wrong.inconsistent == 1);
+        CHECK(wrong.total_ns == 0);
+    }
 }
 
 TEST_CASE("timeline: a slot's activities so far move to the overflow group") {
