@@ -167,6 +167,7 @@ public:
         *text = '[';
         closer = ']';
         std::size_t room = b.bytes.size() - static_cast<std::size_t>(*b.opener - b.seg);
+        key_at_.clear();
         if (!parse_text(std::string_view(text, length), room)) {
             auto located = locate_json_error(std::string_view(text, length));
             if (located) {
@@ -183,27 +184,31 @@ public:
         }
         *text = saved;
         closer = saved_closer;
-        // What the handing-over thread would otherwise work out for each event, here; each
-        // variant key kept in the batch (its view made once none is added any more).
-        std::vector<std::size_t>& key_at = key_at_;
-        key_at.clear();
-        for (auto& record : b.records) {
+        // Each event's handles and variant key (derived() as it was read) in views, now that
+        // the batch adds none any more.
+        const std::vector<std::size_t>& key_at = key_at_;
+        key_at_.push_back(b.keys.size());
+        for (std::size_t i = 0; i < b.records.size(); ++i) {
+            Batch::Record& record = b.records[i];
             record.event.debug_handles = std::span<const std::string_view>(
                 b.handles.data() + record.handles_begin, record.handles_count);
-            derive(record.event, scratch_);
-            key_at.push_back(b.keys.size());
-            if (record.event.variant_hash_known) {
-                b.keys += scratch_;
-            }
-        }
-        key_at.push_back(b.keys.size());
-        for (std::size_t i = 0; i < b.records.size(); ++i) {
-            b.records[i].event.variant_key =
+            record.event.variant_key =
                 std::string_view(b.keys).substr(key_at[i], key_at[i + 1] - key_at[i]);
         }
     }
 
 private:
+    // What the handing-over thread would otherwise work out for an event, here, while its text
+    // is in the cache: derive(), its variant key kept in the batch.
+    void derived(Batch::Record& record) {
+        record.event.debug_handles = std::span<const std::string_view>(
+            b_->handles.data() + record.handles_begin, record.handles_count); // for now
+        derive(record.event, scratch_);
+        if (record.event.variant_hash_known) {
+            b_->keys += scratch_;
+        }
+    }
+
     std::uint64_t offset_of(const char* p) const {
         return *b_->opener + static_cast<std::uint64_t>(p - text_);
     }
@@ -224,6 +229,7 @@ private:
                 return false;
             }
             auto& record = b_->records.emplace_back();
+            key_at_.push_back(b_->keys.size());
             ev_ = &record.event;
             record.handles_begin = static_cast<std::uint32_t>(b_->handles.size());
             rec_ = &record;
@@ -238,6 +244,7 @@ private:
                     return false;
                 }
                 derive_fields(*ev_); // while the event is in the cache
+                derived(record);
             } else if (validate(v, 2)) {
                 return false;
             }
