@@ -205,6 +205,9 @@ bool before(const Pending& a, const Pending& b) {
     return std::tie(a.start, a.end) < std::tie(b.start, b.end);
 }
 
+// How far behind the front of a window its activities are asked into the cache.
+constexpr std::size_t prefetch_ahead = 8;
+
 // A device's activities not yet counted, sorted by before(). They come nearly in start order,
 // so most go to the back. A ring of places that grows to the window's size and no further: no
 // allocation and no copy of the rest per activity.
@@ -213,9 +216,15 @@ public:
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     const Pending& front() const { return ring_[head_]; }
-    void pop_front() {
+    // The front leaves; the one `ahead` places behind it is asked into the cache (a full window
+    // was written long ago: each activity that leaves would wait for its line).
+    void pop_front(std::size_t ahead) {
         head_ = head_ + 1 == ring_.size() ? 0 : head_ + 1;
         --size_;
+        if (ahead < size_) {
+            std::size_t j = head_ + ahead;
+            __builtin_prefetch(&ring_[j >= ring_.size() ? j - ring_.size() : j]);
+        }
     }
     // Its place, found from the back (after those alike in before()'s order): a few steps for an
     // activity that came a little late. The ring grows to at most `most` places (more when it
@@ -487,7 +496,7 @@ struct TimelineLog::Impl {
     void pop(std::uint32_t device) {
         auto& w = devices[device].window;
         Pending p = w.front();
-        w.pop_front();
+        w.pop_front(prefetch_ahead);
         leave(device, p);
     }
 
