@@ -300,6 +300,25 @@ TEST_CASE("timeline: queue delay only when queued and submitted agree with ts") 
     }
 }
 
+TEST_CASE("timeline: activities alike in start and end leave in the order they came") {
+    // Two kernels of one device with the same start and end, after a gap of 9 us: the first to
+    // come takes the gap, the second overlaps it (gap 0), whichever slot each is of and however
+    // many wait in the window together.
+    for (std::size_t window : {std::size_t{1}, std::size_t{8}}) {
+        for (const auto& [first, second] : {std::pair{1U, 2U}, std::pair{2U, 1U}}) {
+            CAPTURE(window);
+            CAPTURE(first);
+            TimelineLog log(window);
+            log.activity(view(kernel("0", "1", "", "0", "1")), ActivityKind::kernel, 0);
+            log.activity(view(kernel("10", "5", "", "0", "1")), ActivityKind::kernel, first);
+            log.activity(view(kernel("10", "5", "", "0", "1")), ActivityKind::kernel, second);
+            auto r = log.finish(3);
+            CHECK(r.idle[first] == IdleTime{1, 9 * us, 0, 0, 9 * us});
+            CHECK(r.idle[second] == IdleTime{});
+        }
+    }
+}
+
 TEST_CASE("timeline: a slot's activities so far move to the overflow group") {
     TimelineLog log;
     log.activity(view(kernel("0", "1", "", "0", "1")), ActivityKind::kernel, 2);
