@@ -305,7 +305,9 @@ TEST_CASE("timeline: activities alike in start and end leave in the order they c
     // come takes the gap, the second overlaps it (gap 0), whichever slot each is of and however
     // many wait in the window together.
     for (std::size_t window : {std::size_t{1}, std::size_t{8}}) {
-        for (const auto& [first, second] : {std::pair{1U, 2U}, std::pair{2U, 1U}}) {
+        for (const auto& order : {std::pair{1U, 2U}, std::pair{2U, 1U}}) {
+            const unsigned first = order.first;
+            const unsigned second = order.second;
             CAPTURE(window);
             CAPTURE(first);
             TimelineLog log(window);
