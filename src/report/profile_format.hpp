@@ -12,6 +12,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sdscprov::profile_format {
@@ -182,9 +183,41 @@ inline std::string wrapped(const std::string& sentence, std::size_t width) {
     return out + line + '\n';
 }
 
+// `s` right-aligned in `width` columns (as it is when wider).
 inline std::string pad_left(const std::string& s, std::size_t width) {
     std::size_t w = width_of(s);
     return w >= width ? s : std::string(width - w, ' ') + s;
 }
+
+// A figure right-aligned in a column `width` wide, with at least one space before it however wide
+// it is: two figures of a row never run together, whatever a fixed column's width.
+inline std::string cell(const std::string& s, std::size_t width) {
+    return " " + pad_left(s, width > 0 ? width - 1 : 0);
+}
+
+// Right-aligned columns sized to what they show: each as wide as given, or two columns more than
+// its widest cell, so that a table stays aligned however large its figures grow. fit() every row
+// (the heads too) before the first line().
+class Columns {
+public:
+    explicit Columns(std::vector<std::size_t> widths) : widths_(std::move(widths)) {}
+
+    void fit(const std::vector<std::string>& cells) {
+        for (std::size_t i = 0; i < cells.size() && i < widths_.size(); ++i) {
+            widths_[i] = std::max(widths_[i], width_of(cells[i]) + 2);
+        }
+    }
+
+    std::string line(const std::vector<std::string>& cells) const {
+        std::string out;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            out += pad_left(cells[i], i < widths_.size() ? widths_[i] : 0);
+        }
+        return out;
+    }
+
+private:
+    std::vector<std::size_t> widths_;
+};
 
 } // namespace sdscprov::profile_format

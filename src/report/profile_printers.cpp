@@ -316,8 +316,8 @@ private:
     // One row of a ranking, with its kernel's directories and its source line's text below it.
     void row_lines(const ProfileRow& row, const RowShape& shape) {
         std::string line = pad_left(milliseconds(row.time.ns), 13) +
-                           pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
-                           pad_left(thousands(row.time.events), 10);
+                           cell(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
+                           cell(thousands(row.time.events), 10);
         if (timeline_) {
             line += timeline_printers::columns(row.idle, row.launch);
         }
@@ -326,9 +326,9 @@ private:
         }
         if (o_.stages) {
             for (std::size_t s = 0; s < stage_count; ++s) {
-                line += pad_left(row.time.stages.events[s] ? ticks(row.time.stages.ticks[s])
-                                                           : std::string("-"),
-                                 8);
+                line += cell(row.time.stages.events[s] ? ticks(row.time.stages.ticks[s])
+                                                       : std::string("-"),
+                             8);
             }
         }
         std::string label = printable(row.label);

@@ -146,8 +146,8 @@ private:
         std::size_t shown = o_.top == 0 ? order.size() : std::min(o_.top, order.size());
         for (std::size_t i = 0; i < shown; ++i) {
             const auto& k = r_.ranks[order[i]];
-            out_ += pad_left(std::to_string(k.rank), 8) + pad_left(milliseconds(k.kernel_ns), 13) +
-                    pad_left(thousands(k.kernel_events), 10) + "  " +
+            out_ += pad_left(std::to_string(k.rank), 8) + cell(milliseconds(k.kernel_ns), 13) +
+                    cell(thousands(k.kernel_events), 10) + "  " +
                     fit(printable(k.trace), width_ > 33 ? width_ - 33 : 12, true) + '\n';
         }
         if (shown < order.size()) {
@@ -171,14 +171,14 @@ private:
         RankSpread s = rank_spread(row.rank_ns);
         std::string line =
             pad_left(milliseconds(row.time.ns), 13) +
-            pad_left(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
-            pad_left(s.lead_ns() == 0 ? std::string("-") : std::to_string(r_.ranks[s.slowest].rank),
-                     9) +
-            pad_left(milliseconds(s.max_ns), 12) + pad_left(milliseconds(s.min_ns), 12) +
-            pad_left(ratio_text(s), 9);
+            cell(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
+            cell(s.lead_ns() == 0 ? std::string("-") : std::to_string(r_.ranks[s.slowest].rank),
+                 9) +
+            cell(milliseconds(s.max_ns), 12) + cell(milliseconds(s.min_ns), 12) +
+            cell(ratio_text(s), 9);
         if (columns_) {
             for (auto ns : row.rank_ns) {
-                line += pad_left(milliseconds(ns), 12);
+                line += cell(milliseconds(ns), 12);
             }
         }
         return line + "  ";

@@ -18,12 +18,23 @@ std::string paint(bool color, const char* tone, const std::string& s) {
     return color ? std::string(tone) + s + "\x1b[0m" : s;
 }
 
-std::string row_line(const SpanRow& row, std::size_t width) {
-    std::string line = pad_left(milliseconds(row.kernel_ns), 13) +
-                       pad_left(milliseconds(row.idle.ns), 11) +
-                       pad_left(milliseconds(row.idle.host_wait_ns), 11) +
-                       pad_left(thousands(row.activities), 12) +
-                       pad_left(thousands(row.occurrences), 8) + "  ";
+// The table's figures: at least these widths, wider when a figure needs it.
+Columns span_columns() {
+    return Columns({13, 11, 11, 12, 8});
+}
+
+std::vector<std::string> span_head() {
+    return {"kernel (ms)", "idle (ms)", "wait (ms)", "activities", "spans"};
+}
+
+std::vector<std::string> span_cells(const SpanRow& row) {
+    return {milliseconds(row.kernel_ns), milliseconds(row.idle.ns),
+            milliseconds(row.idle.host_wait_ns), thousands(row.activities),
+            thousands(row.occurrences)};
+}
+
+std::string row_line(const SpanRow& row, const Columns& columns, std::size_t width) {
+    std::string line = columns.line(span_cells(row)) + "  ";
     std::size_t room = width > width_of(line) + 8 ? width - width_of(line) : 8;
     return line + fit(printable(row.name), room, false) + '\n';
 }
@@ -95,14 +106,15 @@ std::string text(const ProfileReport& r, bool timeline, std::size_t top, std::si
                      "before those activities)",
                      width, false)) +
            '\n';
-    out += paint(color, "\x1b[2m",
-                 pad_left("kernel (ms)", 13) + pad_left("idle (ms)", 11) +
-                     pad_left("wait (ms)", 11) + pad_left("activities", 12) +
-                     pad_left("spans", 8) + "  span") +
-           '\n';
     std::size_t shown = top == 0 ? s.rows.size() : std::min(top, s.rows.size());
+    Columns columns = span_columns();
+    columns.fit(span_head());
     for (std::size_t i = 0; i < shown; ++i) {
-        out += row_line(s.rows[i], width);
+        columns.fit(span_cells(s.rows[i]));
+    }
+    out += paint(color, "\x1b[2m", columns.line(span_head()) + "  span") + '\n';
+    for (std::size_t i = 0; i < shown; ++i) {
+        out += row_line(s.rows[i], columns, width);
     }
     if (shown < s.rows.size()) {
         out += "  (" + plural(s.rows.size() - shown, "more span name", "more span names") +

@@ -11,7 +11,7 @@ using namespace profile_format;
 
 namespace {
 
-std::string change_cells(std::uint64_t base, std::uint64_t now) {
+std::pair<std::string, std::string> change_cells(std::uint64_t base, std::uint64_t now) {
     const double change = static_cast<double>(now) - static_cast<double>(base);
     char ms[64];
     std::snprintf(ms, sizeof ms, "%+.3f", change / 1e6);
@@ -21,7 +21,7 @@ std::string change_cells(std::uint64_t base, std::uint64_t now) {
         std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * change / static_cast<double>(base));
         pct = buf;
     }
-    return pad_left(ms, 11) + pad_left(pct, 10);
+    return {ms, pct};
 }
 
 std::string steps_words(const MeanStep& m) {
@@ -48,10 +48,6 @@ std::string text(const StepsCompared& s, std::size_t width, bool color) {
                                 "idle summed over the devices)",
                                 width, false)) +
            '\n';
-    out += paint("\x1b[2m", "  " + std::string(22, ' ') + pad_left("base ms", 11) +
-                                pad_left("new ms", 11) + pad_left("change ms", 11) +
-                                pad_left("change", 10)) +
-           '\n';
     const std::pair<const char*, std::pair<std::uint64_t, std::uint64_t>> rows[] = {
         {"step time", {b.wall_ns, n.wall_ns}},
         {"median step", {b.median_ns, n.median_ns}},
@@ -64,11 +60,21 @@ std::string text(const StepsCompared& s, std::size_t width, bool color) {
         {"  unattributed", {b.idle.unattributed_ns, n.idle.unattributed_ns}},
         {"launch delay median", {b.launch_median_ns, n.launch_median_ns}},
     };
-    for (const auto& [name, v] : rows) {
-        std::string label = name;
+    const std::vector<std::string> head = {"base ms", "new ms", "change ms", "change"};
+    std::vector<std::vector<std::string>> cells;
+    Columns columns({11, 11, 11, 10});
+    columns.fit(head);
+    for (const auto& row : rows) {
+        auto [base, now] = row.second;
+        auto [change_ms, change_pct] = change_cells(base, now);
+        cells.push_back({milliseconds(base), milliseconds(now), change_ms, change_pct});
+        columns.fit(cells.back());
+    }
+    out += paint("\x1b[2m", "  " + std::string(22, ' ') + columns.line(head)) + '\n';
+    for (std::size_t i = 0; i < std::size(rows); ++i) {
+        std::string label = rows[i].first;
         label.resize(22, ' ');
-        out += "  " + label + pad_left(milliseconds(v.first), 11) +
-               pad_left(milliseconds(v.second), 11) + change_cells(v.first, v.second) + '\n';
+        out += "  " + label + columns.line(cells[i]) + '\n';
     }
     out += "  launches per step: " + thousands(b.launches) + " in base, " +
            thousands(n.launches) + " in new\n";

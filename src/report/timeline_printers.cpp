@@ -34,24 +34,26 @@ std::string step_cell(const std::string& name, std::size_t width) {
     return "  " + cell + std::string(width > width_of(cell) ? width - width_of(cell) : 0, ' ');
 }
 
-std::string step_head(std::size_t name_width) {
-    return step_cell("step", name_width) + pad_left("wall (ms)", 11) + pad_left("kernel", 9) +
-           pad_left("transfer", 9) + pad_left("idle", 9) + pad_left("wait", 9) +
-           pad_left("latency", 9) + pad_left("unattr.", 9) + pad_left("launches", 9) +
-           pad_left("GB/s", 8);
+// The step table's figures: at least these widths, wider when a figure needs it.
+Columns step_columns() {
+    return Columns({11, 9, 9, 9, 9, 9, 9, 9, 8});
 }
 
-std::string step_line(const StepTimeline& s, std::size_t name_width) {
-    std::string line = step_cell(s.name, name_width) + pad_left(milliseconds(s.wall_ns), 11) +
-                       pad_left(milliseconds(s.kernel_busy_ns), 9) +
-                       pad_left(milliseconds(s.transfer_ns), 9) +
-                       pad_left(milliseconds(s.idle.ns), 9) +
-                       pad_left(milliseconds(s.idle.host_wait_ns), 9) +
-                       pad_left(milliseconds(s.idle.launch_latency_ns), 9) +
-                       pad_left(milliseconds(s.idle.unattributed_ns), 9) +
-                       pad_left(thousands(s.launch.launched), 9) +
-                       pad_left(gb_per_s(s.transfer_bytes, s.transfer_active_ns), 8);
-    return line + '\n';
+std::vector<std::string> step_head() {
+    return {"wall (ms)", "kernel",  "transfer", "idle", "wait",
+            "latency",   "unattr.", "launches", "GB/s"};
+}
+
+std::vector<std::string> step_cells(const StepTimeline& s) {
+    return {milliseconds(s.wall_ns),
+            milliseconds(s.kernel_busy_ns),
+            milliseconds(s.transfer_ns),
+            milliseconds(s.idle.ns),
+            milliseconds(s.idle.host_wait_ns),
+            milliseconds(s.idle.launch_latency_ns),
+            milliseconds(s.idle.unattributed_ns),
+            thousands(s.launch.launched),
+            gb_per_s(s.transfer_bytes, s.transfer_active_ns)};
 }
 
 std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t width,
@@ -75,9 +77,15 @@ std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t wi
     for (std::size_t i = 0; i < shown; ++i) {
         name_width = std::max(name_width, std::min<std::size_t>(24, width_of(t.steps[i].name)));
     }
-    out += paint(color, "\x1b[2m", step_head(name_width)) + '\n';
+    Columns columns = step_columns();
+    columns.fit(step_head());
     for (std::size_t i = 0; i < shown; ++i) {
-        out += step_line(t.steps[i], name_width);
+        columns.fit(step_cells(t.steps[i]));
+    }
+    out +=
+        paint(color, "\x1b[2m", step_cell("step", name_width) + columns.line(step_head())) + '\n';
+    for (std::size_t i = 0; i < shown; ++i) {
+        out += step_cell(t.steps[i].name, name_width) + columns.line(step_cells(t.steps[i])) + '\n';
     }
     if (shown < t.steps.size()) {
         out += "  (" + plural(t.steps.size() - shown, "more step", "more steps") +
@@ -155,8 +163,8 @@ std::string columns_head() {
 }
 
 std::string columns(const IdleTime& idle, const LaunchDelays& launch) {
-    return pad_left(milliseconds(idle.ns), 12) + pad_left(milliseconds(idle.host_wait_ns), 11) +
-           pad_left(launch.launched > 0 ? milliseconds(launch.median_ns) : std::string("-"), 12);
+    return cell(milliseconds(idle.ns), 12) + cell(milliseconds(idle.host_wait_ns), 11) +
+           cell(launch.launched > 0 ? milliseconds(launch.median_ns) : std::string("-"), 12);
 }
 
 } // namespace sdscprov::timeline_printers

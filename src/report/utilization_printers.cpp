@@ -17,11 +17,6 @@ using namespace profile_format;
 
 namespace {
 
-// A cell `width` columns wide, at least one space before it however long it is.
-std::string cell(const std::string& s, std::size_t width) {
-    return " " + pad_left(s, width - 1);
-}
-
 // The utilization column: a percentage too wide for it (an ideal far longer than the kernel ran:
 // 464358.1) without its decimal, so that the columns stay aligned.
 std::string util_cell(const IdealTime& i) {

@@ -9,6 +9,8 @@
 #include "sdscprov/report/rank_printers.hpp"
 #include "sdscprov/sidecars/spyre_provenance.hpp"
 
+#include "text_lines.hpp"
+
 #include <doctest/doctest.h>
 #include <sstream>
 #include <string>
@@ -47,15 +49,6 @@ ProfileReport two_ranks() {
         {rank_report(s, 0, "1000000", "100"), rank_report(s, 1, "1004400", "174")}, refusal);
     REQUIRE(merged);
     return std::move(*merged);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        out.push_back(line);
-    }
-    return out;
 }
 
 // The first row under the title `title` (the title, its note, the head, then the rows).
