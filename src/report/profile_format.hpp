@@ -197,10 +197,11 @@ inline std::string cell(const std::string& s, std::size_t width) {
 
 // Right-aligned columns sized to what they show: each as wide as given, or two columns more than
 // its widest cell, so that a table stays aligned however large its figures grow. fit() every row
-// (the heads too) before the first line().
+// (the heads too) before the first line(); a column left out (drop()) is in no line.
 class Columns {
 public:
-    explicit Columns(std::vector<std::size_t> widths) : widths_(std::move(widths)) {}
+    explicit Columns(std::vector<std::size_t> widths)
+        : widths_(std::move(widths)), shown_(widths_.size(), true) {}
 
     void fit(const std::vector<std::string>& cells) {
         for (std::size_t i = 0; i < cells.size() && i < widths_.size(); ++i) {
@@ -208,16 +209,30 @@ public:
         }
     }
 
+    void drop(std::size_t i) { shown_.at(i) = false; }
+
+    // The columns' width in all (the ones shown).
+    std::size_t width() const {
+        std::size_t w = 0;
+        for (std::size_t i = 0; i < widths_.size(); ++i) {
+            w += shown_[i] ? widths_[i] : 0;
+        }
+        return w;
+    }
+
     std::string line(const std::vector<std::string>& cells) const {
         std::string out;
         for (std::size_t i = 0; i < cells.size(); ++i) {
-            out += pad_left(cells[i], i < widths_.size() ? widths_[i] : 0);
+            if (i >= widths_.size() || shown_[i]) {
+                out += pad_left(cells[i], i < widths_.size() ? widths_[i] : 0);
+            }
         }
         return out;
     }
 
 private:
     std::vector<std::size_t> widths_;
+    std::vector<bool> shown_;
 };
 
 } // namespace sdscprov::profile_format

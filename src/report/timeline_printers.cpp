@@ -39,6 +39,11 @@ Columns step_columns() {
     return Columns({11, 9, 9, 9, 9, 9, 9, 9, 8});
 }
 
+// The columns left out, in turn, while the table is wider than the report: the bandwidth, the
+// launches, the transfer time, then the parts of the idle time (the step, its wall time, kernel
+// time and idle time always stay).
+constexpr std::size_t step_drop_order[] = {8, 7, 2, 6, 5, 4};
+
 std::vector<std::string> step_head() {
     return {"wall (ms)", "kernel",  "transfer", "idle", "wait",
             "latency",   "unattr.", "launches", "GB/s"};
@@ -82,6 +87,14 @@ std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t wi
     for (std::size_t i = 0; i < shown; ++i) {
         columns.fit(step_cells(t.steps[i]));
     }
+    std::vector<bool> left_out(step_head().size(), false);
+    for (std::size_t c : step_drop_order) {
+        if (2 + name_width + columns.width() <= width) {
+            break;
+        }
+        columns.drop(c);
+        left_out[c] = true;
+    }
     out +=
         paint(color, "\x1b[2m", step_cell("step", name_width) + columns.line(step_head())) + '\n';
     for (std::size_t i = 0; i < shown; ++i) {
@@ -90,6 +103,15 @@ std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t wi
     if (shown < t.steps.size()) {
         out += "  (" + plural(t.steps.size() - shown, "more step", "more steps") +
                "; --top 0 shows all)\n";
+    }
+    std::string names;
+    for (std::size_t c = 0; c < left_out.size(); ++c) {
+        names += left_out[c] ? (names.empty() ? "" : ", ") + step_head()[c] : "";
+    }
+    if (!names.empty()) {
+        out += "  " + wrapped("(not shown at this width: " + names +
+                                  "; --format json has every figure)",
+                              width > 2 ? width - 2 : width);
     }
     if (t.step_spans && t.outside_activities > 0) {
         out += "  " + plural(t.outside_activities, "device activity", "device activities") +

@@ -9,6 +9,7 @@
 #include "sdscprov/profile/profile.hpp"
 #include "text_lines.hpp"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <sstream>
 #include <string>
@@ -102,6 +103,59 @@ TEST_CASE("table widths: a step table of figures of any size keeps them apart an
                    {"ProfilerStep#8", "1.000", "0.000", "0.000", "0.000", "0.000", "0.000", "0.000",
                     "0", "-"}},
                   1, 10, 0);
+}
+
+TEST_CASE(
+    "table widths: a step table too wide for the report leaves out its least needed columns") {
+    ProfileReport r;
+    r.timeline.launch_events = 1;
+    r.timeline.step_spans = true;
+    StepTimeline step;
+    // 2 + 14 columns, then 11, 5 x 9, 10 twice (two more than "transfer", "launches") and 8: 100
+    step.name = "ProfilerStep#7";
+    step.wall_ns = 15'848'000;
+    r.timeline.steps = {step};
+    const std::vector<std::string> all = {"step", "wall (ms)", "kernel",  "transfer", "idle",
+                                          "wait", "latency",   "unattr.", "launches", "GB/s"};
+    const std::pair<std::size_t, std::vector<std::string>> widths[] = {
+        {100, all},
+        {99,
+         {"step", "wall (ms)", "kernel", "transfer", "idle", "wait", "latency", "unattr.",
+          "launches"}},
+        {72, {"step", "wall (ms)", "kernel", "idle", "wait", "latency", "unattr."}},
+        {71, {"step", "wall (ms)", "kernel", "idle", "wait", "latency"}},
+        {20, {"step", "wall (ms)", "kernel", "idle"}},
+    };
+    for (const auto& row : widths) {
+        const std::size_t width = row.first; // not a structured binding: clang cannot capture one
+        const std::vector<std::string>& shown = row.second;
+        CAPTURE(width);
+        auto text = timeline_printers::text(r, 0, width, false);
+        auto t = table(text, "wall (ms)", 1);
+        std::vector<std::string> head;
+        for (const auto& c : cells(t[0])) {
+            head.push_back(c.first);
+        }
+        CHECK(head == shown);
+        CHECK(cells(t[1]).size() == shown.size());
+        std::string left_out;
+        for (const auto& name : all) {
+            if (std::find(shown.begin(), shown.end(), name) == shown.end()) {
+                left_out += (left_out.empty() ? "" : ", ") + name;
+            }
+        }
+        std::string joined = text; // the note's lines wrapped at the width, as one
+        for (auto at = joined.find("\n  "); at != std::string::npos; at = joined.find("\n  ")) {
+            joined.replace(at, 3, " ");
+        }
+        CHECK((joined.find("(not shown at this width: " + left_out + ";") != std::string::npos) ==
+              !left_out.empty());
+        if (width >= 72) {
+            for (const auto& line : lines_of(text)) {
+                CHECK(profile_format::width_of(line) <= width);
+            }
+        }
+    }
 }
 
 TEST_CASE("table widths: the host span table of figures of any size keeps them apart and aligned") {
