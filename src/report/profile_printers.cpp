@@ -26,6 +26,10 @@ namespace {
 
 using namespace profile_format;
 
+// The fewest columns a ranking's label gets before the timeline's wait and launch columns give
+// way to it.
+constexpr std::size_t min_label = 24;
+
 class TextPrinter {
 public:
     TextPrinter(const ProfileReport& r, const ProfileTextOptions& o)
@@ -287,11 +291,12 @@ private:
         out_ += span_printers::header_lines(r_, timeline_, width_);
     }
 
-    // The column heads of a ranking: time, share, events, the utilization and stage columns.
-    std::string table_head(bool ideal) const {
+    // The column heads of a ranking: time, share, events, the timeline's (idle alone with
+    // `idle_only`), the utilization and stage columns.
+    std::string table_head(bool ideal, bool idle_only) const {
         std::string head = pad_left("time (ms)", 13) + pad_left("%", 7) + pad_left("events", 10);
         if (timeline_) {
-            head += timeline_printers::columns_head();
+            head += timeline_printers::columns_head(idle_only);
         }
         if (ideal) {
             head += utilization_printers::columns_head();
@@ -311,6 +316,7 @@ private:
         bool kernels;            // the kernel ranking: names shortened in the middle, directories
         bool lines;              // source lines: shortened keeping the line number
         bool ideal;              // the utilization columns
+        bool idle_only;          // of the timeline's columns, idle alone
     };
 
     // One row of a ranking, with its kernel's directories and its source line's text below it.
@@ -319,7 +325,7 @@ private:
                            cell(percent(row.time.ns, r_.coverage.kernel_ns), 7) +
                            cell(thousands(row.time.events), 10);
         if (timeline_) {
-            line += timeline_printers::columns(row.idle, row.launch);
+            line += timeline_printers::columns(row.idle, row.launch, shape.idle_only);
         }
         if (shape.ideal) {
             line += utilization_printers::columns(row.time);
@@ -379,13 +385,16 @@ private:
             return;
         }
         const bool ideal = utilization_printers::has_columns(r_);
-        const std::string head = table_head(ideal);
+        // A terminal too narrow for a label of min_label columns beside the timeline's three
+        // columns shows its idle column alone.
+        const bool idle_only = timeline_ && width_ < table_head(ideal, false).size() + min_label;
+        const std::string head = table_head(ideal, idle_only);
         std::size_t label_width = width_ > head.size() + 12 ? width_ - head.size() : 12;
         out_ += paint("\x1b[2m", head + what) + '\n';
         std::size_t shown = o_.top == 0 ? rows.size() : std::min(o_.top, rows.size());
         const std::vector<std::size_t> order = order_of(rows);
         for (std::size_t i = 0; i < shown; ++i) {
-            row_lines(rows[order[i]], {head.size(), label_width, kernels, lines, ideal});
+            row_lines(rows[order[i]], {head.size(), label_width, kernels, lines, ideal, idle_only});
         }
         if (shown < rows.size()) {
             // Only kernels add up (each event is in one kernel row): the rest's time.
@@ -400,6 +409,11 @@ private:
             out_ += "  (" + thousands(rows.size() - shown) + " more " + std::string(spec.plural) +
                     rest_time +
                     "; --top 0 shows all)\n";
+        }
+        if (idle_only) {
+            out_ += fit("  (wait, launch: not shown at this width; --format json has every figure)",
+                        width_, false) +
+                    '\n';
         }
     }
 

@@ -180,12 +180,17 @@ std::string text(const ProfileReport& r, std::size_t top, std::size_t width, boo
     return out;
 }
 
-std::string columns_head() {
-    return pad_left("idle (ms)", 12) + pad_left("wait (ms)", 11) + pad_left("launch (ms)", 12);
+std::string columns_head(bool idle_only) {
+    std::string head = pad_left("idle (ms)", 12);
+    return idle_only ? head : head + pad_left("wait (ms)", 11) + pad_left("launch (ms)", 12);
 }
 
-std::string columns(const IdleTime& idle, const LaunchDelays& launch) {
-    return cell(milliseconds(idle.ns), 12) + cell(milliseconds(idle.host_wait_ns), 11) +
+std::string columns(const IdleTime& idle, const LaunchDelays& launch, bool idle_only) {
+    std::string line = cell(milliseconds(idle.ns), 12);
+    if (idle_only) {
+        return line;
+    }
+    return line + cell(milliseconds(idle.host_wait_ns), 11) +
            cell(launch.launched > 0 ? milliseconds(launch.median_ns) : std::string("-"), 12);
 }
 

@@ -19,9 +19,10 @@ bool shown(const ProfileReport& r, bool asked);
 // breakdown, launch and queue delays.
 std::string text(const ProfileReport& r, std::size_t top, std::size_t width, bool color);
 
-// The rows' extra column heads and one row's columns.
-std::string columns_head();
-std::string columns(const IdleTime& idle, const LaunchDelays& launch);
+// The rows' extra column heads and one row's columns: idle, wait and launch, or idle alone
+// (`idle_only`: a terminal too narrow for the three and a label of some length).
+std::string columns_head(bool idle_only);
+std::string columns(const IdleTime& idle, const LaunchDelays& launch, bool idle_only);
 
 template <class W> void idle_json(W& w, const IdleTime& t) {
     w.StartObject();

@@ -7,6 +7,8 @@
 #include "report/timeline_printers.hpp"
 #include "sdscprov/profile/compare.hpp"
 #include "sdscprov/profile/profile.hpp"
+#include "sdscprov/profile/ranking.hpp"
+#include "sdscprov/report/profile_printers.hpp"
 #include "text_lines.hpp"
 
 #include <algorithm>
@@ -210,6 +212,44 @@ TEST_CASE("table widths: a ranking's figures too wide for their columns stay apa
     LaunchDelays launch;
     launch.launched = 1;
     launch.median_ns = big;
-    auto line = timeline_printers::columns(idle, launch);
+    auto line = timeline_printers::columns(idle, launch, false);
     CHECK(line == " 123,456,789.012 123,456,789.012 123,456,789.012");
+    CHECK(timeline_printers::columns(idle, launch, true) == " 123,456,789.012");
+}
+
+TEST_CASE("table widths: a ranking too narrow for its label beside the idle columns keeps idle "
+          "alone and says so") {
+    ProfileReport r;
+    r.timeline.launch_events = 1;
+    ProfileRow row;
+    row.label = "/home/ci-runner/work/llm/run_inference.py:98"; // 44 columns
+    row.time.ns = 48'837'000;
+    row.time.events = 60;
+    row.idle = IdleTime{5, 15'363'000, 2'000'000, 0, 13'363'000};
+    row.launch.launched = 60;
+    row.launch.median_ns = 93'000;
+    r.rows(ProfileRanking::line).push_back(row);
+    r.coverage.kernel_ns = row.time.ns;
+    ProfileTextOptions o;
+    o.rankings = {&ranking_spec(ProfileRanking::line)};
+    // time 13, % 7, events 10, idle 12, wait 11, launch 12, two spaces: 67 before the label
+    const std::pair<std::size_t, bool> widths[] = {{91, false}, {90, true}, {80, true}};
+    for (const auto& w : widths) {
+        const std::size_t width = w.first;
+        const bool idle_only = w.second;
+        CAPTURE(width);
+        o.width = width;
+        auto text = render_profile_text(r, o);
+        auto t = table(text, "source line", 1);
+        CHECK((t[0].find("idle (ms)  wait (ms) launch (ms)  source line") != std::string::npos) ==
+              !idle_only);
+        CHECK((t[0].find("idle (ms)  source line") != std::string::npos) == idle_only);
+        auto got = cells(t[1]);
+        CHECK(got.size() == (idle_only ? 5 : 7));
+        if (idle_only && width >= 90) { // 46 columns before the label, 44 of it: whole at 90
+            CHECK(got.back().first == row.label);
+        }
+        CHECK((text.find("(wait, launch: not shown at this width") != std::string::npos) ==
+              idle_only);
+    }
 }
