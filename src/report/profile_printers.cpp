@@ -248,7 +248,15 @@ private:
         out_ += "kernel events: " + thousands(c.kernel_events) + " of " +
                 thousands(c.trace_events) + " trace events, " + milliseconds(c.kernel_ns) +
                 " ms of device time\n";
-        if (c.kernel_events == 0) {
+        if (c.kernel_events == 0 && r_.timeline.activities > 0) {
+            // Device events of another kind: a CUDA trace, say, not a missing activity.
+            out_ += wrap("no torch-spyre kernel event in the trace: none of its " +
+                             thousands(r_.timeline.activities) +
+                             " device activities (cat kernel, gpu_memcpy, gpu_memset) is named "
+                             "spyre_kernel_... or carries args.provenance_key (a trace of another "
+                             "device?)",
+                         "");
+        } else if (c.kernel_events == 0) {
             out_ += wrap("no device kernel event found in the trace: torch-spyre writes them "
                          "when the profiler records ProfilerActivity.PrivateUse1 "
                          "(torch.profiler.profile(activities=[ProfilerActivity.CPU, "

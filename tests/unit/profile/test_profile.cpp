@@ -468,4 +468,21 @@ TEST_CASE("a trace without device kernel events says where torch-spyre writes th
     CHECK(text.find("ProfilerActivity.PrivateUse1") != std::string::npos);
     ProfileReport some = profile(sources, kernel("spyre_kernel_v1_fused_x_aaaaaaaaaaaaaaaa", "1"));
     CHECK(render_profile_text(some, options).find("no device kernel event") == std::string::npos);
+    CHECK(render_profile_text(some, options).find("no torch-spyre kernel") == std::string::npos);
+}
+
+TEST_CASE("a trace of another device's kernels says none is torch-spyre's, not where they are "
+          "written") {
+    PairingSources sources;
+    ProfileReport r = profile(sources, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                                       "\"ampere_sgemm_128x64_nn\", \"ts\": 10, \"dur\": 50},\n"
+                                       "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": "
+                                       "\"Memcpy HtoD\", \"ts\": 70, \"dur\": 5}");
+    CHECK(r.coverage.kernel_events == 0);
+    ProfileTextOptions options;
+    options.width = 1000;
+    std::string text = render_profile_text(r, options);
+    CHECK(text.find("no torch-spyre kernel event in the trace: none of its 2 device activities") !=
+          std::string::npos);
+    CHECK(text.find("no device kernel event found") == std::string::npos);
 }
