@@ -71,7 +71,10 @@ std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t wi
                            milliseconds(t.step_max_ns) + " ms"
                      : std::string("Steps: no ProfilerStep span in the trace: the whole trace is "
                                    "one step");
-    out += paint(color, "\x1b[1m", fit(title, width, false)) + '\n';
+    // wrapped, not cut: its end (the slowest step's time) matters most
+    std::string lines = wrapped(title, width);
+    lines.pop_back();
+    out += paint(color, "\x1b[1m", lines) + '\n';
     out += paint(color, "\x1b[2m",
                  fit("(activities in the step of their launch; kernel: busy union; transfer: "
                      "outside kernels; idle: gaps)",

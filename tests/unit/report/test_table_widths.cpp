@@ -117,6 +117,7 @@ TEST_CASE(
     step.name = "ProfilerStep#7";
     step.wall_ns = 15'848'000;
     r.timeline.steps = {step};
+    r.timeline.step_min_ns = r.timeline.step_median_ns = r.timeline.step_max_ns = step.wall_ns;
     const std::vector<std::string> all = {"step", "wall (ms)", "kernel",  "transfer", "idle",
                                           "wait", "latency",   "unattr.", "launches", "GB/s"};
     const std::pair<std::size_t, std::vector<std::string>> widths[] = {
@@ -150,6 +151,8 @@ TEST_CASE(
         for (auto at = joined.find("\n  "); at != std::string::npos; at = joined.find("\n  ")) {
             joined.replace(at, 3, " ");
         }
+        // the title wrapped, not cut: its end, the slowest step's time, is there
+        CHECK(joined.find("median 15.848, max 15.848 ms\n") != std::string::npos);
         CHECK((joined.find("(not shown at this width: " + left_out + ";") != std::string::npos) ==
               !left_out.empty());
         if (width >= 72) {
