@@ -239,6 +239,27 @@ private:
         return o_.color ? std::string(tone) + s + "\x1b[0m" : s;
     }
 
+    // Why a report has no kernel event: none recorded, or recorded but none torch-spyre's
+    // (a CUDA trace, say); nothing when --span kept none of them (its line says so).
+    std::string no_kernel_hint() const {
+        if (r_.spans.filter.has_value() && r_.spans.seen > 0) {
+            return {};
+        }
+        if (r_.timeline.activities > 0) {
+            return wrap("no torch-spyre kernel event in the trace: none of its " +
+                            thousands(r_.timeline.activities) +
+                            " device activities (cat kernel, gpu_memcpy, gpu_memset) is named "
+                            "spyre_kernel_... or carries args.provenance_key (a trace of another "
+                            "device?)",
+                        "");
+        }
+        return wrap("no device kernel event found in the trace: torch-spyre writes them when the "
+                    "profiler records ProfilerActivity.PrivateUse1 "
+                    "(torch.profiler.profile(activities=[ProfilerActivity.CPU, "
+                    "ProfilerActivity.PrivateUse1]))",
+                    "");
+    }
+
     void header() {
         const auto& c = r_.coverage;
         out_ += paint("\x1b[1m",
@@ -248,20 +269,8 @@ private:
         out_ += "kernel events: " + thousands(c.kernel_events) + " of " +
                 thousands(c.trace_events) + " trace events, " + milliseconds(c.kernel_ns) +
                 " ms of device time\n";
-        if (c.kernel_events == 0 && r_.timeline.activities > 0) {
-            // Device events of another kind: a CUDA trace, say, not a missing activity.
-            out_ += wrap("no torch-spyre kernel event in the trace: none of its " +
-                             thousands(r_.timeline.activities) +
-                             " device activities (cat kernel, gpu_memcpy, gpu_memset) is named "
-                             "spyre_kernel_... or carries args.provenance_key (a trace of another "
-                             "device?)",
-                         "");
-        } else if (c.kernel_events == 0) {
-            out_ += wrap("no device kernel event found in the trace: torch-spyre writes them "
-                         "when the profiler records ProfilerActivity.PrivateUse1 "
-                         "(torch.profiler.profile(activities=[ProfilerActivity.CPU, "
-                         "ProfilerActivity.PrivateUse1]))",
-                         "");
+        if (c.kernel_events == 0) {
+            out_ += no_kernel_hint();
         }
         out_ += "paired: " + thousands(c.resolved_events) + " events (" +
                 percent(c.resolved_events, c.kernel_events) + "%), " + milliseconds(c.resolved_ns) +

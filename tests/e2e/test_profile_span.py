@@ -279,11 +279,14 @@ def test_span_matching_nothing_says_so():
         assert ("--span 'nowhere': no host span's name matches it (6 host spans in the trace): "
                 "no device activity is kept, nothing to report") in flat, text
         assert 'Source lines by device time' not in text and 'Host spans' not in text
+        # The kernel events are there, --span kept none: no hint on how to record them.
+        assert 'no device kernel event' not in text and 'no torch-spyre kernel' not in text, text
         # A matching span that launched nothing: said too.
         rc, text, _ = run('profile', trace, cache, '--span', '^empty$')
         assert rc == 0
         assert ("--span '^empty$': 1 host span matches, and no device activity was launched "
                 "inside one: nothing to report") in ' '.join(text.split()), text
+        assert 'no device kernel event' not in text and 'no torch-spyre kernel' not in text, text
         report, _ = profile_json(trace, cache, '--span', 'nowhere')
         assert report['span_filter']['kept_activities'] == 0
         assert report['coverage']['kernel_events'] == 0 and report['timeline']['activities'] == 0
