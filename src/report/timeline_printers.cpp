@@ -144,6 +144,13 @@ std::string idle_text(const TimelineSummary& t) {
 }
 
 std::string launch_text(const TimelineSummary& t) {
+    if (t.launch.launched == 0) {
+        return t.launch_events == 0
+                   ? std::string("launch delay: not given (no runtime launch event in the trace)")
+                   : "launch delay: not given (none of the " +
+                         plural(t.launch_events, "runtime event", "runtime events") +
+                         " has the args.correlation of a device activity)";
+    }
     std::string out = "launch delay: median " + milliseconds(t.launch.median_ns) + " ms over " +
                       plural(t.launch.launched, "launched activity", "launched activities") +
                       " (" + plural(t.launch_events, "runtime event", "runtime events") + ")";
