@@ -1,6 +1,7 @@
 // The text tables of the time between kernels (report/timeline_printers.hpp, span_printers.hpp,
 // steps_compared.hpp) sized to their figures: a whole trace of hours or a step of days keeps every
-// figure under its heading, two columns at least from the one before.
+// figure under its heading, two columns at least from the one before; on a narrow terminal the
+// step table and the rankings leave out their least needed columns, and say so.
 #include "report/profile_format.hpp"
 #include "report/span_printers.hpp"
 #include "report/steps_compared.hpp"
@@ -40,7 +41,7 @@ std::vector<std::pair<std::string, std::size_t>> cells(const std::string& line) 
     return out;
 }
 
-// The line that starts with `head` (after the indent), and the `rows` lines after it.
+// The first line that holds `head`, and the `rows` lines after it.
 std::vector<std::string> table(const std::string& text, const std::string& head, std::size_t rows) {
     auto all = lines_of(text);
     for (std::size_t i = 0; i < all.size(); ++i) {
