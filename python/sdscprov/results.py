@@ -198,7 +198,8 @@ class Profile(Result):
     rows in its order, times in integer nanoseconds (``device_ns``; ``base_ns``, ``new_ns`` and
     ``change_ns`` when two runs are compared): ``lines``, ``ops``, ``kernels``, ``categories``,
     and each other ``by_X`` member as ``by_X`` and ``Xs``; ``rankings`` has them all by member
-    name. ``bundles`` (a row's ``bundles`` are positions in it), ``problems`` (the caches' and
+    name. ``steps``: the timeline's steps (a trace with runtime launch events). ``bundles`` (a
+    row's ``bundles`` are positions in it), ``problems`` (the caches' and
     sidecars' problems, then the trace's diagnostics), ``totals`` (the coverage: kernel events and
     ns, paired; when two runs are compared, each run's figures and the change), ``findings``
     (``fail_over``: the rows that grew too much, as the binary wrote them; exit 1)."""
@@ -225,6 +226,21 @@ class Profile(Result):
     @property
     def categories(self) -> Any:
         return self.table("by_category")
+
+    @property
+    def steps(self) -> Any:
+        """The time between kernels, per step (the report's ``timeline.steps``): one row per
+        ProfilerStep span, slowest first, or one for the whole trace; wall, kernel busy,
+        transfer and idle times in ns (``idle.host_wait_ns``, ``launch.median_ns``, ...). Only a
+        trace with runtime launch events has them (or ``by="idle"``): else KeyError."""
+        timeline = self.report.get("timeline")
+        steps = timeline.get("steps") if isinstance(timeline, dict) else None
+        if not _rows(steps):
+            raise KeyError("the profile report has no timeline steps: the trace has no runtime "
+                           "launch event (by=\"idle\" asks for them)")
+        if "timeline.steps" not in self._tables:
+            self._tables["timeline.steps"] = tables.table(steps)
+        return self._tables["timeline.steps"]
 
     @property
     def problems(self) -> List[Dict[str, Any]]:

@@ -186,6 +186,35 @@ def test_profile_of_a_generated_trace():
         assert len(ranks.report["traces"]) == 2
 
 
+def test_the_steps_of_a_trace_with_host_lanes():
+    """profile's timeline steps as a table (a trace with runtime launch events); none without."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "lanes")
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_trace.py"), out,
+                        "--files", "40", "--host-lanes", "--steps", "3"], check=True,
+                       capture_output=True, timeout=300)
+        trace, sidecar = os.path.join(out, "trace.json"), os.path.join(out, "spyre_provenance.json")
+        run = sdscprov.profile(trace, origins=sidecar)
+        ref = reference("profile", trace, "--origins", sidecar)
+        assert run.report == ref and len(ref["timeline"]["steps"]) == 3, ref.get("timeline")
+        same_table(run.steps, ref["timeline"]["steps"], "steps")
+        assert run.steps is run.steps  # made once
+        walls = [s["wall_ns"] for s in ref["timeline"]["steps"]]
+        if MODE == "pandas":
+            assert str(run.steps["idle.idle_ns"].dtype) == "int64"
+            assert list(run.steps["wall_ns"]) == walls == sorted(walls, reverse=True)
+        else:
+            assert [s["wall_ns"] for s in run.steps] == walls == sorted(walls, reverse=True)
+        demo = copy_demo(tmp, annotated=True)
+        plain = sdscprov.profile(os.path.join(demo, "trace.json"), demo)
+        assert "timeline" not in plain.report
+        try:
+            plain.steps
+            raise AssertionError("steps of a trace without runtime launch events")
+        except KeyError as e:
+            assert "no runtime launch event" in str(e), e
+
+
 def test_the_notebook_example_of_the_docs():
     """docs/usage.md's example runs as written (with pandas: it uses DataFrames) and its table is
     what the notebook shows."""
@@ -319,7 +348,8 @@ def test_errors_raise_with_the_problems():
 
 if __name__ == "__main__":
     checks = [test_the_package_and_pandas, test_profile_of_the_demo, test_profile_of_a_generated_trace,
-              test_the_notebook_example_of_the_docs, test_a_new_ranking_is_a_table_without_a_change, test_scan_check_and_explain,
+              test_the_steps_of_a_trace_with_host_lanes, test_the_notebook_example_of_the_docs,
+              test_a_new_ranking_is_a_table_without_a_change, test_scan_check_and_explain,
               test_errors_raise_with_the_problems, test_paths_that_are_not_utf8]
     for check in checks:
         check()
