@@ -202,7 +202,7 @@ void SpanLog::event(const TraceEvent& e, std::optional<std::uint64_t> decided_un
     ++sum_.spans;
     const std::uint32_t id = name_id(e.name);
     ++keys_[id].occurrences;
-    sum_.matching += filter_ && rows_[id].matches ? 1 : 0;
+    sum_.matching += filter_ && rows_[id].matches ? 1 : 0; // rows_ untouched without --span
     if (decided_until && start <= *decided_until) {
         ++sum_.late;
     }

@@ -220,6 +220,15 @@ public:
         return w;
     }
 
+    // The heads of the columns left out, in column order, joined by ", " ("" for none).
+    std::string left_out(const std::vector<std::string>& heads) const {
+        std::string out;
+        for (std::size_t i = 0; i < heads.size() && i < shown_.size(); ++i) {
+            out += shown_[i] ? "" : (out.empty() ? "" : ", ") + heads[i];
+        }
+        return out;
+    }
+
     std::string line(const std::vector<std::string>& cells) const {
         std::string out;
         for (std::size_t i = 0; i < cells.size(); ++i) {

@@ -85,21 +85,19 @@ std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t wi
     for (std::size_t i = 0; i < shown; ++i) {
         name_width = std::max(name_width, std::min<std::size_t>(24, width_of(t.steps[i].name)));
     }
+    const std::vector<std::string> head = step_head();
     Columns columns = step_columns();
-    columns.fit(step_head());
+    columns.fit(head);
     for (std::size_t i = 0; i < shown; ++i) {
         columns.fit(step_cells(t.steps[i]));
     }
-    std::vector<bool> left_out(step_head().size(), false);
     for (std::size_t c : step_drop_order) {
         if (2 + name_width + columns.width() <= width) {
             break;
         }
         columns.drop(c);
-        left_out[c] = true;
     }
-    out +=
-        paint(color, "\x1b[2m", step_cell("step", name_width) + columns.line(step_head())) + '\n';
+    out += paint(color, "\x1b[2m", step_cell("step", name_width) + columns.line(head)) + '\n';
     for (std::size_t i = 0; i < shown; ++i) {
         out += step_cell(t.steps[i].name, name_width) + columns.line(step_cells(t.steps[i])) + '\n';
     }
@@ -107,11 +105,7 @@ std::string steps_text(const TimelineSummary& t, std::size_t top, std::size_t wi
         out += "  (" + plural(t.steps.size() - shown, "more step", "more steps") +
                "; --top 0 shows all)\n";
     }
-    std::string names;
-    for (std::size_t c = 0; c < left_out.size(); ++c) {
-        names += left_out[c] ? (names.empty() ? "" : ", ") + step_head()[c] : "";
-    }
-    if (!names.empty()) {
+    if (std::string names = columns.left_out(head); !names.empty()) {
         out += "  " + wrapped("(not shown at this width: " + names +
                                   "; --format json has every figure)",
                               width > 2 ? width - 2 : width);
